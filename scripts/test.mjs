@@ -1,0 +1,74 @@
+// The one test command: build, typecheck, then every test under out/test with node:test.
+// `--no-e2e` skips the code-server end-to-end suite (it provisions code-server + Chromium first).
+import { spawn } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+const argv = process.argv.slice(2);
+const noE2e = argv.includes('--no-e2e') || process.env.AGENT_TEAMS_NO_E2E === '1';
+const filters = argv.filter((a) => !a.startsWith('--'));
+
+function run(cmd, args, opts = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: 'inherit', ...opts });
+    child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+const totals = { pass: 0, fail: 0 };
+// Runs node --test, echoing its output and adding its summary counts to `totals`.
+function runTests(args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    child.on('exit', (code, signal) => {
+      const pass = /[ℹ#] pass (\d+)/.exec(tail);
+      const fail = /[ℹ#] fail (\d+)/.exec(tail);
+      totals.pass += pass ? Number(pass[1]) : 0;
+      totals.fail += fail ? Number(fail[1]) : (code ? 1 : 0);
+      resolve(code ?? (signal ? 1 : 0));
+    });
+  });
+}
+
+async function walk(dir, out = []) {
+  let entries = [];
+  try { entries = await readdir(dir, { withFileTypes: true }); } catch { return out; }
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) await walk(p, out);
+    else if (e.name.endsWith('.test.js')) out.push(p);
+  }
+  return out;
+}
+
+let code = await run(process.execPath, ['esbuild.mjs', '--tests']);
+if (code !== 0) process.exit(code);
+code = await run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', '.', '--noEmit']);
+if (code !== 0) { console.error('typecheck failed'); process.exit(code); }
+
+let files = (await walk('out/test')).sort();
+const isE2e = (f) => f.includes(`${join('out', 'test', 'e2e')}`);
+if (noE2e) files = files.filter((f) => !isE2e(f));
+if (filters.length) files = files.filter((f) => filters.some((x) => f.includes(x)));
+if (!noE2e && files.some(isE2e)) {
+  code = await run(process.execPath, ['scripts/provision-e2e.mjs']);
+  if (code !== 0) { console.error('e2e provisioning failed'); process.exit(code); }
+}
+const unit = files.filter((f) => !isE2e(f));
+const e2e = files.filter(isE2e);
+// Unit/integration files run two at a time; e2e files one at a time (each drives a whole VS Code).
+const nodeArgs = ['--test', '--test-reporter=spec', '--test-timeout=600000'];
+const all = [...unit, ...e2e];
+if (all.length === 0) { console.error('no test files found'); process.exit(1); }
+code = unit.length ? await runTests([...nodeArgs, '--test-concurrency=2', ...unit]) : 0;
+if (e2e.length) {
+  const c2 = await runTests([...nodeArgs, '--test-concurrency=1', ...e2e]);
+  code = code || c2;
+}
+console.log(`\n${totals.pass} passed, ${totals.fail} failed`);
+process.exit(code);
