@@ -1,0 +1,29 @@
+// Participant names: the one check every path built from a name goes through.
+export const NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+export const RESERVED = ['lead', 'user'] as const;
+
+export class NameError extends Error {}
+
+/** A valid participant name (teammate, `lead` or `user`). */
+export function isParticipantName(name: unknown): name is string {
+  return typeof name === 'string' && NAME_RE.test(name);
+}
+
+/** Throws NameError unless `name` may be a teammate (valid and not reserved). */
+export function assertTeammateName(name: unknown): string {
+  if (!isParticipantName(name)) {
+    throw new NameError(`invalid name ${JSON.stringify(name)}: must match ${NAME_RE}`);
+  }
+  if ((RESERVED as readonly string[]).includes(name)) {
+    throw new NameError(`"${name}" is reserved and cannot be a teammate`);
+  }
+  return name;
+}
+
+/** Throws NameError unless `name` is a valid participant (teammate, lead or user). */
+export function assertParticipantName(name: unknown): string {
+  if (!isParticipantName(name)) {
+    throw new NameError(`invalid name ${JSON.stringify(name)}: must match ${NAME_RE}`);
+  }
+  return name;
+}
