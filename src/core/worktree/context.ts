@@ -1,0 +1,61 @@
+// Where everything lives for one workspace, shared by the manager and its helpers.
+import { stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { assertTeammateName, NameError } from '../util/names';
+import { WorktreeError } from './errors';
+import type { GitEnvOptions } from './git';
+
+export const WORKTREES_DIR = '.worktrees';
+export const branchOf = (name: string): string => `wt/${name}`;
+
+export interface WorktreeContext {
+  root: string;
+  /** `<root>/.worktrees`: checkouts, index, event log and lock. */
+  dir: string;
+  indexPath: string;
+  eventsPath: string;
+  lockPath: string;
+  git: GitEnvOptions;
+  lockTimeoutMs: number;
+}
+
+export function makeContext(root: string, git: GitEnvOptions, lockTimeoutMs: number): WorktreeContext {
+  const abs = resolve(root);
+  const dir = join(abs, WORKTREES_DIR);
+  return {
+    root: abs, dir, git, lockTimeoutMs,
+    indexPath: join(dir, 'index.json'),
+    eventsPath: join(dir, 'events.jsonl'),
+    lockPath: join(dir, '.lock'),
+  };
+}
+
+/** Validates a teammate name into the module's error type: the only way a name enters a path. */
+export function checkName(name: unknown): string {
+  try {
+    return assertTeammateName(name);
+  } catch (err) {
+    if (err instanceof NameError) throw new WorktreeError('invalid-name', err.message, [], { cause: err });
+    throw err;
+  }
+}
+
+export function checkoutPath(ctx: WorktreeContext, name: string): string {
+  return join(ctx.dir, checkName(name));
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return stat(path).then(() => true, () => false);
+}
+
+export type EventName = 'create' | 'remove' | 'keep' | 'merge';
+
+export interface EventExtra {
+  error?: string;
+  base?: string;
+  commit?: string;
+  files?: string[];
+}
+
+/** Appends to events.jsonl; see store.ts for the line format. */
+export type EventLogger = (event: EventName, phase: 'before' | 'after' | 'failed', name: string, extra?: EventExtra) => Promise<void>;
