@@ -1,0 +1,143 @@
+// Mailboxes (.team/inbox/<name>.jsonl): append-only threads. Reading never deletes; what
+// the owner has consumed is a byte cursor kept beside the inbox. A consumer that needs
+// exactly-once effect records the cursor with its own effect (the agent loop stores it in
+// its transcript) and acks after, so a crash between the two re-reads nothing twice.
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import {
+  Message,
+  MessageType,
+  normalizeLegacyMessage,
+  type Message as MessageT,
+} from '../../shared/team-schemas';
+import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
+import { assertParticipantName } from '../util/names';
+import { reportProblem } from '../util/problems';
+import type { DirWatcher, Disposable } from './dir-watcher';
+import { appendJsonLine, readJsonLines } from './jsonl';
+import type { TeamPaths } from './paths';
+import type { Roster } from './roster';
+
+export class MailboxError extends Error {}
+
+const Cursor = z.looseObject({ offset: z.number().int().nonnegative() });
+
+export type SendInput = {
+  from: string;
+  to: string;
+  type: MessageType;
+  content: string;
+} & Record<string, unknown>;
+
+export interface Delivery {
+  messages: MessageT[];
+  /** Cursor value to ack once the messages have been handled. */
+  cursor: number;
+}
+
+export class Mailbox {
+  constructor(
+    private readonly paths: TeamPaths,
+    private readonly roster: Roster,
+    private readonly watcher: DirWatcher,
+  ) {}
+
+  /** Throws MailboxError unless `name` can receive mail now. */
+  async assertRecipient(name: string): Promise<void> {
+    assertParticipantName(name);
+    if (name === 'lead' || name === 'user') return;
+    const member = await this.roster.get(name);
+    if (!member) throw new MailboxError(`unknown recipient "${name}"`);
+    if (member.status === 'shutdown') throw new MailboxError(`recipient "${name}" has shut down`);
+  }
+
+  /** Validates and appends a message; resolves when it is durable in the recipient's inbox. */
+  async send(input: SendInput): Promise<MessageT> {
+    // id and timestamp are always ours, whatever the caller passes.
+    const { from, to, type, content, id: _id, timestamp: _ts, ...extra } = input;
+    const typeCheck = MessageType.safeParse(type);
+    if (!typeCheck.success) throw new MailboxError(`unknown message type ${JSON.stringify(type)}`);
+    assertParticipantName(from);
+    await this.assertRecipient(to);
+    // `id` first: a reader recovering from a torn line looks for this prefix.
+    const candidate = { id: randomUUID(), type, from, to, content, timestamp: Date.now() / 1000, ...extra };
+    const parsed = Message.safeParse(candidate);
+    if (!parsed.success) {
+      throw new MailboxError(`invalid ${type}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+    }
+    await appendJsonLine(this.paths.inbox(to), candidate);
+    return parsed.data;
+  }
+
+  /** Sends `content` to every teammate except the sender and shut-down members. */
+  async broadcast(from: string, content: string): Promise<MessageT[]> {
+    const members = await this.roster.list();
+    const targets = members.filter((m) => m.name !== from && m.status !== 'shutdown').map((m) => m.name);
+    return Promise.all(targets.map((to) => this.send({ from, to, type: 'broadcast', content })));
+  }
+
+  /** Messages in `name`'s inbox from byte `offset` on (invalid records reported, skipped). */
+  async readFrom(name: string, offset: number): Promise<Delivery> {
+    const path = this.paths.inbox(name);
+    const { records, nextOffset } = await readJsonLines(path, offset);
+    const messages: MessageT[] = [];
+    for (const r of records) {
+      const parsed = Message.safeParse(normalizeLegacyMessage(r.value));
+      if (parsed.success) messages.push(parsed.data);
+      else reportProblem({ path, message: `invalid message at byte ${r.offset} skipped: ${parsed.error.issues[0]?.message}` });
+    }
+    return { messages, cursor: nextOffset };
+  }
+
+  async cursor(name: string): Promise<number> {
+    const r = await readJsonFile(this.paths.cursor(name), Cursor);
+    return r.kind === 'ok' ? r.value.offset : 0;
+  }
+
+  /** Marks everything before `cursor` as delivered. Never moves backwards. */
+  async ack(name: string, cursor: number): Promise<void> {
+    if (cursor <= (await this.cursor(name))) return;
+    await writeJsonAtomic(this.paths.cursor(name), { offset: cursor });
+  }
+
+  /** Undelivered messages (from the stored cursor or a later one the caller holds). */
+  async unread(name: string, atLeast = 0): Promise<Delivery> {
+    return this.readFrom(name, Math.max(atLeast, await this.cursor(name)));
+  }
+
+  /** Reads and acks in one step: for consumers that do not need exactly-once effect. */
+  async readUnread(name: string): Promise<MessageT[]> {
+    const d = await this.unread(name);
+    await this.ack(name, d.cursor);
+    return d.messages;
+  }
+
+  /** Everything ever sent to `name`, oldest first. */
+  async history(name: string): Promise<MessageT[]> {
+    return (await this.readFrom(name, 0)).messages;
+  }
+
+  /** The conversation between two participants, merged by time. */
+  async thread(a: string, b: string): Promise<MessageT[]> {
+    const [toA, toB] = await Promise.all([this.history(a), this.history(b)]);
+    return [...toA.filter((m) => m.from === b), ...toB.filter((m) => m.from === a)].sort(
+      (x, y) => x.timestamp - y.timestamp,
+    );
+  }
+
+  /** Calls `onMail()` whenever `name`'s inbox changes, from this process or another. */
+  subscribe(name: string, onMail: () => void): Promise<Disposable> {
+    const file = `${assertParticipantName(name)}.jsonl`;
+    return this.watcher.watchDir(this.paths.inboxDir, (f) => {
+      if (f === file) onMail();
+    }, [file]);
+  }
+
+  /** Calls `onChange(name)` when any inbox changes (for views). */
+  subscribeAll(onChange: (name: string) => void): Promise<Disposable> {
+    return this.watcher.watchDir(this.paths.inboxDir, (f) => {
+      const m = /^([a-z][a-z0-9_-]{0,31})\.jsonl$/.exec(f);
+      if (m) onChange(m[1]!);
+    });
+  }
+}

@@ -1,0 +1,45 @@
+// Where each piece of team state lives in the workspace (SPEC §1). Names are validated
+// before they ever become part of a path.
+import { join } from 'node:path';
+import { assertParticipantName } from '../util/names';
+
+export class TeamPaths {
+  readonly teamDir: string;
+  readonly config: string;
+  readonly inboxDir: string;
+  readonly requestsDir: string;
+  readonly transcriptsDir: string;
+  readonly tasksDir: string;
+
+  constructor(readonly root: string) {
+    this.teamDir = join(root, '.team');
+    this.config = join(this.teamDir, 'config.json');
+    this.inboxDir = join(this.teamDir, 'inbox');
+    this.requestsDir = join(this.teamDir, 'requests');
+    this.transcriptsDir = join(this.teamDir, 'transcripts');
+    this.tasksDir = join(root, '.tasks');
+  }
+
+  inbox(name: string): string {
+    return join(this.inboxDir, `${assertParticipantName(name)}.jsonl`);
+  }
+
+  /** Delivery cursor of an inbox: how far its owner has consumed it. */
+  cursor(name: string): string {
+    return join(this.inboxDir, `${assertParticipantName(name)}.cursor.json`);
+  }
+
+  transcript(name: string): string {
+    return join(this.transcriptsDir, `${assertParticipantName(name)}.jsonl`);
+  }
+
+  request(requestId: string): string {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(requestId)) throw new Error(`invalid request_id ${JSON.stringify(requestId)}`);
+    return join(this.requestsDir, `${requestId}.json`);
+  }
+
+  task(id: number): string {
+    if (!Number.isSafeInteger(id) || id <= 0) throw new Error(`invalid task id ${JSON.stringify(id)}`);
+    return join(this.tasksDir, `task_${id}.json`);
+  }
+}

@@ -1,0 +1,243 @@
+// The task board (.tasks/task_<id>.json). Reads are lock-free (files are replaced
+// atomically); every change — create, update, claim — holds one board lock, which is what
+// makes ids unique and claims exclusive across processes.
+// Each change also advances a generation record (.tasks/.generation) naming the ids it
+// touched, so a process can refresh its view of a 1000-task board by re-reading only what
+// changed instead of every file. Hand edits (no generation bump) are picked up within 10 s.
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { Task, type TaskStatus } from '../../shared/team-schemas';
+import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
+import { withFileLock } from '../util/file-lock';
+import type { TeamPaths } from './paths';
+
+export class TaskError extends Error {}
+
+export interface TaskUpdate {
+  status?: TaskStatus;
+  owner?: string;
+  addBlockedBy?: number[];
+  removeBlockedBy?: number[];
+}
+
+export type ClaimResult = { ok: true; task: Task } | { ok: false; reason: string };
+
+const TASK_FILE = /^task_(\d+)\.json$/;
+const KEEP_CHANGES = 256;
+const TRUST_MS = 10_000;
+
+const Generation = z.object({
+  gen: z.number().int(),
+  changes: z.array(z.tuple([z.number().int(), z.array(z.number().int())])),
+});
+type Generation = z.infer<typeof Generation>;
+
+export function isClaimable(t: Task): boolean {
+  return t.status === 'pending' && !t.owner && t.blockedBy.length === 0;
+}
+
+export class TaskBoard {
+  private view: { gen: number; at: number; tasks: Map<number, Task> } | null = null;
+  private touched = new Set<number>();
+
+  constructor(private readonly paths: TeamPaths) {}
+
+  private get generationPath(): string {
+    return join(this.paths.tasksDir, '.generation');
+  }
+
+  private async generation(): Promise<Generation> {
+    const r = await readJsonFile(this.generationPath, Generation);
+    return r.kind === 'ok' ? r.value : { gen: 0, changes: [] };
+  }
+
+  private async ids(): Promise<number[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.paths.tasksDir);
+    } catch {
+      return [];
+    }
+    const ids: number[] = [];
+    for (const n of names) {
+      const m = TASK_FILE.exec(n);
+      if (m) ids.push(Number(m[1]));
+    }
+    return ids.sort((a, b) => a - b);
+  }
+
+  /** One task, always read from disk. */
+  async get(id: number): Promise<Task | undefined> {
+    const r = await readJsonFile(this.paths.task(id), Task);
+    return r.kind === 'ok' && r.value.id === id ? r.value : undefined;
+  }
+
+  /** The whole board (shared objects: callers clone before handing out or changing). */
+  private async snapshot(): Promise<Task[]> {
+    const g = await this.generation();
+    const v = this.view;
+    const fresh = v && Date.now() - v.at < TRUST_MS;
+    if (v && fresh && g.gen === v.gen) return [...v.tasks.values()];
+    const changed = new Set<number>();
+    const covered = v && fresh && g.changes.length > 0 && g.changes[0]![0] <= v.gen + 1;
+    if (v && covered) {
+      for (const [gen, ids] of g.changes) if (gen > v.gen) ids.forEach((id) => changed.add(id));
+      for (const id of changed) {
+        const t = await this.get(id);
+        if (t) v.tasks.set(id, t);
+        else v.tasks.delete(id);
+      }
+      v.gen = g.gen;
+      v.tasks = new Map([...v.tasks].sort((a, b) => a[0] - b[0]));
+      return [...v.tasks.values()];
+    }
+    const all = await Promise.all((await this.ids()).map((id) => this.get(id)));
+    const tasks = new Map<number, Task>();
+    for (const t of all) if (t) tasks.set(t.id, t);
+    this.view = { gen: g.gen, at: Date.now(), tasks };
+    return [...tasks.values()];
+  }
+
+  /** All tasks in numeric id order. */
+  async list(): Promise<Task[]> {
+    return structuredClone(await this.snapshot());
+  }
+
+  private async write(task: Task): Promise<void> {
+    await writeJsonAtomic(this.paths.task(task.id), task);
+    this.touched.add(task.id);
+  }
+
+  /** Runs a change under the board lock, then publishes the ids it wrote. */
+  private mutate<T>(fn: () => Promise<T>): Promise<T> {
+    return withFileLock(join(this.paths.tasksDir, '.lock'), async () => {
+      this.touched.clear();
+      try {
+        return await fn();
+      } finally {
+        if (this.touched.size) {
+          const g = await this.generation();
+          const gen = g.gen + 1;
+          const changes = [...g.changes, [gen, [...this.touched]] as [number, number[]]].slice(-KEEP_CHANGES);
+          await writeJsonAtomic(this.generationPath, { gen, changes });
+        }
+      }
+    });
+  }
+
+  private async mustGet(id: number): Promise<Task> {
+    const t = await this.get(id);
+    if (!t) throw new TaskError(`task ${id} not found`);
+    return t;
+  }
+
+  async create(input: { subject: string; description?: string; blockedBy?: number[] }): Promise<Task> {
+    const subject = input.subject.trim();
+    if (!subject) throw new TaskError('a task needs a subject');
+    return this.mutate(async () => {
+      const ids = await this.ids();
+      const open: number[] = [];
+      for (const b of new Set(input.blockedBy ?? [])) {
+        const blocker = await this.get(b);
+        if (!blocker) throw new TaskError(`blockedBy: task ${b} not found`);
+        // A blocker that is already completed does not block.
+        if (blocker.status !== 'completed') open.push(b);
+      }
+      const task: Task = {
+        id: (ids[ids.length - 1] ?? 0) + 1,
+        subject,
+        description: input.description ?? '',
+        status: 'pending',
+        owner: '',
+        blockedBy: open,
+      };
+      await this.write(task);
+      return task;
+    });
+  }
+
+  async update(id: number, change: TaskUpdate): Promise<Task> {
+    return this.mutate(async () => {
+      const task = await this.mustGet(id);
+      if (change.owner !== undefined) task.owner = change.owner;
+      for (const b of change.addBlockedBy ?? []) {
+        if (b === id) throw new TaskError('a task cannot block itself');
+        if (!(await this.get(b))) throw new TaskError(`blockedBy: task ${b} not found`);
+      }
+      task.blockedBy = [...new Set([...task.blockedBy, ...(change.addBlockedBy ?? [])])];
+      const drop = new Set(change.removeBlockedBy ?? []);
+      task.blockedBy = task.blockedBy.filter((b) => !drop.has(b));
+      if (change.status !== undefined) task.status = change.status;
+      // Putting a task back to pending without naming an owner releases it.
+      if (change.status === 'pending' && change.owner === undefined) task.owner = '';
+      await this.write(task);
+      if (change.status === 'completed') await this.unblockDependents(id);
+      return task;
+    });
+  }
+
+  private async unblockDependents(id: number): Promise<void> {
+    for (const other of await this.snapshot()) {
+      if (!other.blockedBy.includes(id)) continue;
+      const fresh = await this.get(other.id);
+      if (!fresh) continue;
+      fresh.blockedBy = fresh.blockedBy.filter((b) => b !== id);
+      await this.write(fresh);
+    }
+  }
+
+  /** Atomically claims a pending, unowned, unblocked task for `owner`. */
+  async claim(id: number, owner: string): Promise<ClaimResult> {
+    return this.mutate(() => this.claimLocked(id, owner));
+  }
+
+  private async claimLocked(id: number, owner: string): Promise<ClaimResult> {
+    const task = await this.get(id);
+    if (!task) return { ok: false, reason: `task ${id} not found` };
+    if (task.owner === owner && task.status === 'in_progress') return { ok: true, task };
+    if (task.owner) return { ok: false, reason: `task ${id} is owned by ${task.owner}` };
+    if (task.status !== 'pending') return { ok: false, reason: `task ${id} is ${task.status}` };
+    if (task.blockedBy.length) return { ok: false, reason: `task ${id} is blocked by ${task.blockedBy.join(', ')}` };
+    task.owner = owner;
+    task.status = 'in_progress';
+    await this.write(task);
+    return { ok: true, task };
+  }
+
+  /**
+   * Own in-progress task first, then the lowest-id claimable task, claimed in the same
+   * locked step so concurrent claimers never race for one candidate; null when none.
+   */
+  async nextWorkFor(owner: string): Promise<Task | null> {
+    const tasks = await this.snapshot();
+    const own = tasks.find((t) => t.owner === owner && t.status === 'in_progress');
+    if (own) return structuredClone(own);
+    if (!tasks.some(isClaimable)) return null;
+    return this.mutate(async () => {
+      for (const t of await this.snapshot()) {
+        if (!isClaimable(t)) continue;
+        const r = await this.claimLocked(t.id, owner);
+        if (r.ok) return r.task;
+      }
+      return null;
+    });
+  }
+
+  /** Returns `owner`'s in-progress tasks to `pending` (on shutdown or stop). */
+  async releaseOwnedBy(owner: string): Promise<Task[]> {
+    return this.mutate(async () => {
+      const released: Task[] = [];
+      for (const t of await this.snapshot()) {
+        if (t.owner !== owner || t.status !== 'in_progress') continue;
+        const fresh = await this.get(t.id);
+        if (!fresh || fresh.owner !== owner || fresh.status !== 'in_progress') continue;
+        fresh.owner = '';
+        fresh.status = 'pending';
+        await this.write(fresh);
+        released.push(fresh);
+      }
+      return released;
+    });
+  }
+}

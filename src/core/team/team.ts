@@ -1,0 +1,112 @@
+// The team engine over one workspace: roster, mailboxes, protocol requests and the task
+// board, plus the protocol operations that touch several of them at once.
+import { mkdir } from 'node:fs/promises';
+import type { Member, RequestRecord } from '../../shared/team-schemas';
+import { DirWatcher, type Disposable } from './dir-watcher';
+import { Mailbox } from './mailbox';
+import { TeamPaths } from './paths';
+import { Requests, type RespondResult } from './requests';
+import { Roster } from './roster';
+import { TaskBoard } from './task-board';
+
+export interface TeamOptions {
+  /** Fallback poll interval for change notification (file watching is primary). */
+  pollMs?: number;
+}
+
+export type TeamChange = 'roster' | 'inbox' | 'requests' | 'tasks';
+
+export class Team {
+  readonly paths: TeamPaths;
+  readonly roster: Roster;
+  readonly mailbox: Mailbox;
+  readonly requests: Requests;
+  readonly tasks: TaskBoard;
+  readonly watcher: DirWatcher;
+
+  constructor(readonly root: string, opts: TeamOptions = {}) {
+    this.paths = new TeamPaths(root);
+    this.watcher = new DirWatcher(opts.pollMs ?? 5000);
+    this.roster = new Roster(this.paths);
+    this.mailbox = new Mailbox(this.paths, this.roster, this.watcher);
+    this.requests = new Requests(this.paths);
+    this.tasks = new TaskBoard(this.paths);
+  }
+
+  /** Creates the directory layout (idempotent). */
+  async init(): Promise<this> {
+    const p = this.paths;
+    await Promise.all([p.inboxDir, p.requestsDir, p.transcriptsDir, p.tasksDir].map((d) => mkdir(d, { recursive: true })));
+    return this;
+  }
+
+  /** Spawns or re-spawns a teammate; requests addressed to an earlier incarnation expire. */
+  async spawnMember(name: string, role: string, extra: Partial<Member> = {}): Promise<Member> {
+    const member = await this.roster.spawn(name, role, extra);
+    await this.requests.expireStale(name, member.incarnation ?? 1);
+    return member;
+  }
+
+  /** Lead or user asks a teammate to shut down (record + message). */
+  async requestShutdown(from: string, teammate: string, content = 'Please shut down.'): Promise<RequestRecord> {
+    await this.mailbox.assertRecipient(teammate);
+    const member = await this.roster.get(teammate);
+    const record = await this.requests.create({
+      kind: 'shutdown', from, to: teammate, subject: teammate, incarnation: member?.incarnation ?? 1,
+    });
+    await this.mailbox.send({ from, to: teammate, type: 'shutdown_request', content, request_id: record.request_id });
+    return record;
+  }
+
+  /** The addressed teammate answers a shutdown request; the requester is told. */
+  async respondShutdown(teammate: string, requestId: string, approve: boolean, reason = ''): Promise<RespondResult> {
+    const r = await this.requests.respond({ requestId, kind: 'shutdown', responder: teammate, approve, reason });
+    if (r.ok) {
+      await this.mailbox.send({
+        from: teammate, to: r.record.from, type: 'shutdown_response', content: reason || (approve ? 'Shutting down.' : 'Declined.'),
+        request_id: requestId, approve, reason,
+      }).catch(() => undefined);
+    }
+    return r;
+  }
+
+  /** A teammate submits a plan to its approver (`user` or `lead`). */
+  async submitPlan(teammate: string, plan: string, approver: 'user' | 'lead'): Promise<RequestRecord> {
+    const member = await this.roster.get(teammate);
+    const record = await this.requests.create({
+      kind: 'plan', from: teammate, to: approver, subject: teammate, incarnation: member?.incarnation ?? 1, plan,
+    });
+    await this.mailbox.send({
+      from: teammate, to: approver, type: 'plan_approval_request', content: plan, request_id: record.request_id, plan,
+    });
+    return record;
+  }
+
+  /** The approver decides on a plan; the teammate is told with the feedback. */
+  async decidePlan(responder: string, requestId: string, approve: boolean, feedback = ''): Promise<RespondResult> {
+    const r = await this.requests.respond({ requestId, kind: 'plan', responder, approve, feedback });
+    if (r.ok) {
+      await this.mailbox.send({
+        from: responder, to: r.record.from, type: 'plan_approval_response',
+        content: feedback || (approve ? 'Plan approved.' : 'Plan rejected.'), request_id: requestId, approve, feedback,
+      }).catch(() => undefined);
+    }
+    return r;
+  }
+
+  /** Notifies `onChange` of any change to team state, from this process or another. */
+  async subscribe(onChange: (what: TeamChange) => void): Promise<Disposable> {
+    const p = this.paths;
+    const subs = await Promise.all([
+      this.watcher.watchDir(p.teamDir, (f) => f === 'config.json' && onChange('roster'), ['config.json']),
+      this.watcher.watchDir(p.inboxDir, (f) => f.endsWith('.jsonl') && onChange('inbox')),
+      this.watcher.watchDir(p.requestsDir, (f) => /\.json$/.test(f) && onChange('requests')),
+      this.watcher.watchDir(p.tasksDir, (f) => /^task_\d+\.json$/.test(f) && onChange('tasks')),
+    ]);
+    return { dispose: () => subs.forEach((s) => s.dispose()) };
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
+  }
+}

@@ -1,0 +1,82 @@
+// Atomic JSON files: written by temp file + rename so no reader ever sees half a file;
+// a file that fails to parse or validate is moved aside and reported, never reset silently.
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { z } from 'zod';
+import { reportProblem } from './problems';
+
+/** Writes `data` to `path` so that readers see either the old or the new content. */
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  try {
+    await writeFile(tmp, data);
+    await rename(tmp, path);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+      // Parent directory missing: create it once and retry.
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(tmp, data);
+      await rename(tmp, path);
+      return;
+    }
+    throw err;
+  }
+}
+
+export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
+  await writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
+}
+
+export class CorruptFileError extends Error {
+  constructor(readonly path: string, readonly movedTo: string, detail: string) {
+    super(`${path} is corrupt (${detail}); moved aside to ${movedTo}`);
+  }
+}
+
+/** Moves a bad file out of the way (keeping it for inspection) and reports it. */
+export async function quarantine(path: string, detail: string): Promise<string> {
+  const movedTo = `${path}.corrupt-${Date.now()}-${randomBytes(2).toString('hex')}`;
+  try {
+    await rename(path, movedTo);
+  } catch (err) {
+    // Another process may have moved or replaced it already; nothing to lose here.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  reportProblem({ path, message: `${detail}; moved aside to ${movedTo}` });
+  return movedTo;
+}
+
+function describeZodError(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+export type JsonRead<T> = { kind: 'ok'; value: T } | { kind: 'missing' } | { kind: 'corrupt'; movedTo: string; detail: string };
+
+/**
+ * Reads and validates a JSON file. Missing → `missing`; unparsable or invalid → moved aside,
+ * reported, `corrupt`. Never throws for bad content.
+ */
+export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promise<JsonRead<T>> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw err;
+  }
+  let detail: string;
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    if (parsed.success) return { kind: 'ok', value: parsed.data };
+    detail = `invalid: ${describeZodError(parsed.error)}`;
+  } catch (err) {
+    detail = `not valid JSON: ${(err as Error).message}`;
+  }
+  const movedTo = await quarantine(path, detail);
+  return { kind: 'corrupt', movedTo, detail };
+}

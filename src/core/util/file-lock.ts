@@ -1,0 +1,115 @@
+// Cross-process mutual exclusion with an O_EXCL lock file holding the owner's pid and host.
+// A lock whose owner died (kill -9) is taken over at once on the same host, or after
+// `staleMs` when the owner is elsewhere. Within one process, waiters queue in memory first
+// so they do not spin against each other.
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+
+const HOST = hostname();
+const inProcess = new Map<string, Promise<unknown>>();
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function tryCreate(lockPath: string, token: string): Promise<boolean> {
+  try {
+    const fh = await open(lockPath, 'wx');
+    try {
+      await fh.writeFile(JSON.stringify({ pid: process.pid, host: HOST, token }));
+    } finally {
+      await fh.close();
+    }
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+}
+
+async function isStale(lockPath: string, staleMs: number): Promise<string | null> {
+  let text: string;
+  let mtime: number;
+  try {
+    [text, mtime] = await Promise.all([readFile(lockPath, 'utf8'), stat(lockPath).then((s) => s.mtimeMs)]);
+  } catch {
+    return null; // gone already: retry the create
+  }
+  try {
+    const owner = JSON.parse(text) as { pid: number; host: string };
+    if (owner.host === HOST) return isAlive(owner.pid) ? null : text;
+  } catch {
+    // Half-written by an owner that died between create and write: judge by age.
+    return Date.now() - mtime > 1000 ? text : null;
+  }
+  return Date.now() - mtime > staleMs ? text : null;
+}
+
+/** Removes a stale lock only if it is still the same stale lock we inspected. */
+async function breakStale(lockPath: string, staleText: string): Promise<void> {
+  const aside = `${lockPath}.stale-${process.pid}-${randomBytes(3).toString('hex')}`;
+  try {
+    await rename(lockPath, aside);
+  } catch {
+    return;
+  }
+  const moved = await readFile(aside, 'utf8').catch(() => '');
+  if (moved !== staleText) {
+    // We took a live lock that replaced the stale one: put it back unless a new one exists.
+    await link(aside, lockPath).catch(() => undefined);
+  }
+  await unlink(aside).catch(() => undefined);
+}
+
+async function acquire(lockPath: string, staleMs: number, timeoutMs: number): Promise<string> {
+  const token = randomBytes(8).toString('hex');
+  const deadline = Date.now() + timeoutMs;
+  let wait = 1;
+  for (let i = 0; ; i++) {
+    if (await tryCreate(lockPath, token)) return token;
+    if (i % 4 === 3) {
+      const stale = await isStale(lockPath, staleMs);
+      if (stale !== null) await breakStale(lockPath, stale);
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for lock ${lockPath}`);
+    await sleep(Math.random() * wait);
+    wait = Math.min(wait * 2, 8);
+  }
+}
+
+async function release(lockPath: string): Promise<void> {
+  // Only a dead owner's lock is ever broken, so while we run the lock is still ours.
+  await unlink(lockPath).catch(() => undefined);
+}
+
+export interface LockOptions {
+  staleMs?: number;
+  timeoutMs?: number;
+}
+
+/** Runs `fn` holding the lock at `lockPath` (in this process and across processes). */
+export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+  const prev = inProcess.get(lockPath) ?? Promise.resolve();
+  const run = prev.then(async () => {
+    await acquire(lockPath, opts.staleMs ?? 30_000, opts.timeoutMs ?? 30_000);
+    try {
+      return await fn();
+    } finally {
+      await release(lockPath);
+    }
+  });
+  const tail = run.catch(() => undefined);
+  inProcess.set(lockPath, tail);
+  void tail.then(() => {
+    if (inProcess.get(lockPath) === tail) inProcess.delete(lockPath);
+  });
+  return run;
+}

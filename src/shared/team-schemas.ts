@@ -1,0 +1,137 @@
+// zod schemas for every file format in SPEC §1–4; TypeScript types are inferred from them.
+// Objects are loose so fields written by newer versions or other tools survive a rewrite.
+import { z } from 'zod';
+import { NAME_RE } from '../core/util/names';
+
+export const ParticipantName = z.string().regex(NAME_RE, 'must match ^[a-z][a-z0-9_-]{0,31}$');
+
+export const MemberStatus = z.enum(['working', 'idle', 'shutdown']);
+export type MemberStatus = z.infer<typeof MemberStatus>;
+
+export const Usage = z.looseObject({
+  input: z.number().default(0),
+  output: z.number().default(0),
+  cache_read: z.number().default(0),
+  cache_write: z.number().default(0),
+});
+export type Usage = z.infer<typeof Usage>;
+
+export const HostLease = z.looseObject({
+  id: z.string(),
+  pid: z.number(),
+  heartbeat_at: z.number(),
+});
+export type HostLease = z.infer<typeof HostLease>;
+
+export const Member = z.looseObject({
+  name: ParticipantName,
+  role: z.string(),
+  status: MemberStatus,
+  incarnation: z.number().int().optional(),
+  model: z.string().optional(),
+  usage: Usage.optional(),
+  current_task: z.number().int().nullable().optional(),
+  host: HostLease.nullable().optional(),
+  worktree: z.string().nullable().optional(),
+});
+export type Member = z.infer<typeof Member>;
+
+export const TeamConfig = z.looseObject({
+  team_name: z.string(),
+  members: z.array(Member),
+});
+export type TeamConfig = z.infer<typeof TeamConfig>;
+
+// ── Messages (SPEC §2): a discriminated union on `type`. ──
+const base = {
+  id: z.string().min(1),
+  from: ParticipantName,
+  to: ParticipantName,
+  content: z.string(),
+  timestamp: z.number(),
+};
+export const MESSAGE_TYPES = [
+  'message',
+  'broadcast',
+  'shutdown_request',
+  'shutdown_response',
+  'plan_approval_request',
+  'plan_approval_response',
+] as const;
+export const MessageType = z.enum(MESSAGE_TYPES);
+export type MessageType = z.infer<typeof MessageType>;
+
+export const Message = z.discriminatedUnion('type', [
+  z.looseObject({ ...base, type: z.literal('message') }),
+  z.looseObject({ ...base, type: z.literal('broadcast') }),
+  z.looseObject({ ...base, type: z.literal('shutdown_request'), request_id: z.string() }),
+  z.looseObject({
+    ...base,
+    type: z.literal('shutdown_response'),
+    request_id: z.string(),
+    approve: z.boolean(),
+    reason: z.string().optional(),
+  }),
+  z.looseObject({ ...base, type: z.literal('plan_approval_request'), request_id: z.string(), plan: z.string() }),
+  z.looseObject({
+    ...base,
+    type: z.literal('plan_approval_response'),
+    request_id: z.string(),
+    approve: z.boolean(),
+    feedback: z.string().optional(),
+  }),
+]);
+export type Message = z.infer<typeof Message>;
+
+/**
+ * The tutorial sent plan submissions as `plan_approval_response` carrying `plan` and no
+ * `approve`; readers accept that form as a request (SPEC §2).
+ */
+export function normalizeLegacyMessage(raw: unknown): unknown {
+  if (raw && typeof raw === 'object') {
+    const r = raw as Record<string, unknown>;
+    if (r.type === 'plan_approval_response' && typeof r.plan === 'string' && typeof r.approve !== 'boolean') {
+      return { ...r, type: 'plan_approval_request' };
+    }
+  }
+  return raw;
+}
+
+// ── Protocol requests (SPEC §3) ──
+export const RequestKind = z.enum(['shutdown', 'plan']);
+export type RequestKind = z.infer<typeof RequestKind>;
+export const RequestStatus = z.enum(['pending', 'approved', 'rejected', 'expired']);
+export type RequestStatus = z.infer<typeof RequestStatus>;
+
+export const RequestRecord = z.looseObject({
+  request_id: z.string(),
+  kind: RequestKind,
+  from: ParticipantName,
+  to: ParticipantName,
+  status: RequestStatus,
+  created_at: z.number(),
+  updated_at: z.number().optional(),
+  /** Incarnation of the teammate the request concerns; a re-spawn expires older ones. */
+  incarnation: z.number().int().optional(),
+  subject: ParticipantName.optional(),
+  plan: z.string().optional(),
+  feedback: z.string().optional(),
+  reason: z.string().optional(),
+  responded_by: ParticipantName.optional(),
+});
+export type RequestRecord = z.infer<typeof RequestRecord>;
+
+// ── Tasks (SPEC §4) ──
+export const TaskStatus = z.enum(['pending', 'in_progress', 'completed']);
+export type TaskStatus = z.infer<typeof TaskStatus>;
+
+export const Task = z.looseObject({
+  id: z.number().int().positive(),
+  subject: z.string(),
+  description: z.string().default(''),
+  status: TaskStatus,
+  owner: z.string().nullable().default('').transform((o) => o ?? ''),
+  blockedBy: z.array(z.number().int()).default([]),
+  worktree: z.string().nullable().optional(),
+});
+export type Task = z.infer<typeof Task>;
