@@ -1,0 +1,82 @@
+// Killing whole process groups, and remembering which groups belong to whom.
+// Commands run as the leader of their own group (spawned detached), so one signal
+// to -pgid reaches background jobs and grandchildren that a plain child.kill()
+// would orphan.
+
+/** How long a group gets to exit on SIGTERM before it is sent SIGKILL. */
+export const DEFAULT_KILL_GRACE_MS = 500;
+
+/** Sends `sig` to every process in group `pgid`; false if the group is already gone. */
+export function signalGroup(pgid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(-pgid, sig);
+    return true;
+  } catch {
+    return false; // ESRCH: nobody left; EPERM cannot happen for our own children
+  }
+}
+
+/**
+ * SIGTERM to the group now, SIGKILL after `graceMs`. SIGKILL is sent without first
+ * asking whether anyone survived: liveness probes (kill 0) also see zombies, which a
+ * container's non-reaping init leaves in the group forever. The promise settles once
+ * SIGKILL has been sent, or at once when the group was already empty.
+ */
+export function killGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
+  if (!signalGroup(pgid, 'SIGTERM')) return Promise.resolve();
+  return new Promise((resolve) => {
+    setTimeout(() => {
+      signalGroup(pgid, 'SIGKILL');
+      resolve();
+    }, graceMs);
+  });
+}
+
+/** A running command as the registry sees it. */
+export interface TrackedProcess {
+  readonly command: string;
+  /** Kills the process group; resolves once the command has finished. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Live process groups per owner (a teammate's name), so a force stop can kill
+ * every command that teammate started, and deactivation can kill everything.
+ */
+export class ProcessRegistry {
+  private readonly byOwner = new Map<string, Set<TrackedProcess>>();
+
+  /** Registers `proc`; call the returned function when it has finished. */
+  track(owner: string, proc: TrackedProcess): () => void {
+    let set = this.byOwner.get(owner);
+    if (!set) this.byOwner.set(owner, (set = new Set()));
+    set.add(proc);
+    return () => {
+      const s = this.byOwner.get(owner);
+      if (!s) return;
+      s.delete(proc);
+      if (s.size === 0) this.byOwner.delete(owner);
+    };
+  }
+
+  /** Commands currently running for `owner` (or for everyone). */
+  list(owner?: string): TrackedProcess[] {
+    if (owner !== undefined) return [...(this.byOwner.get(owner) ?? [])];
+    return [...this.byOwner.values()].flatMap((s) => [...s]);
+  }
+
+  /** Kills all of `owner`'s commands; resolves with how many once all have finished. */
+  async killAll(owner: string): Promise<number> {
+    return stopAll(this.list(owner));
+  }
+
+  /** Kills every tracked command (extension deactivation, team shutdown). */
+  async killEverything(): Promise<number> {
+    return stopAll(this.list());
+  }
+}
+
+async function stopAll(procs: TrackedProcess[]): Promise<number> {
+  await Promise.all(procs.map((p) => p.stop()));
+  return procs.length;
+}
