@@ -1,0 +1,270 @@
+// File access for the agents' read_file / write_file / edit_file tools, confined
+// to one root (the workspace or a teammate's worktree). Every path is resolved to
+// a real path and checked against the real root, so `..`, absolute paths and
+// symlinks cannot reach outside. Errors carry the path as the model typed it,
+// never the real location of something outside the root.
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, open, readFile, realpath, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import path from 'node:path';
+import { isInside, realpathAllowMissing } from './confine';
+import { incompleteUtf8Tail } from './output-buffer';
+
+export const DEFAULT_READ_MAX_BYTES = 100 * 1024;
+export const DEFAULT_MAX_WRITE_BYTES = 5 * 1024 * 1024;
+/** Same heuristic as git and grep: a NUL early on means binary. */
+const BINARY_SNIFF_BYTES = 8 * 1024;
+
+export type WorkspaceFsErrorCode =
+  | 'invalid_path' | 'outside_root' | 'not_found' | 'not_a_file' | 'binary'
+  | 'too_large' | 'no_match' | 'ambiguous' | 'invalid_input' | 'io';
+
+export class WorkspaceFsError extends Error {
+  constructor(readonly code: WorkspaceFsErrorCode, message: string) {
+    super(message);
+    this.name = 'WorkspaceFsError';
+  }
+}
+
+export interface ReadOptions {
+  /** Return at most this many lines (models send null for "no limit"). */
+  limit?: number | null;
+  maxBytes?: number;
+}
+
+export interface WriteResult {
+  /** Real absolute path written. */
+  path: string;
+  bytes: number;
+  created: boolean;
+}
+
+export class WorkspaceFs {
+  private realRoot: Promise<string> | undefined;
+
+  constructor(
+    readonly root: string,
+    private readonly maxWriteBytes = DEFAULT_MAX_WRITE_BYTES,
+  ) {}
+
+  /** The real absolute path for `userPath`, which must stay inside the root. */
+  async resolve(userPath: string): Promise<string> {
+    if (typeof userPath !== 'string' || userPath.length === 0) {
+      throw new WorkspaceFsError('invalid_path', 'path is empty');
+    }
+    if (userPath.includes('\0')) throw new WorkspaceFsError('invalid_path', `${q(userPath)} contains a NUL byte`);
+    const root = await this.getRealRoot();
+    const lexical = path.resolve(root, userPath);
+    // An absolute path may be spelled through the root as configured (a symlink itself).
+    if (!isInside(root, lexical) && !isInside(path.resolve(this.root), path.resolve(this.root, userPath))) {
+      throw new WorkspaceFsError('outside_root', `${q(userPath)} is outside the workspace`);
+    }
+    let real: string;
+    try {
+      real = await realpathAllowMissing(lexical);
+    } catch (e) {
+      throw fsError(e, userPath);
+    }
+    if (!isInside(root, real)) {
+      throw new WorkspaceFsError('outside_root', `${q(userPath)} is a symbolic link (or lies under one) that points outside the workspace`);
+    }
+    return real;
+  }
+
+  /** Text of a file, capped at `maxBytes` and optionally at `limit` lines, with a note when cut. */
+  async readFile(userPath: string, opts: ReadOptions = {}): Promise<string> {
+    const limit = opts.limit ?? undefined;
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+      throw new WorkspaceFsError('invalid_input', `limit must be a positive whole number of lines, got ${limit}`);
+    }
+    const maxBytes = Math.max(1, opts.maxBytes ?? DEFAULT_READ_MAX_BYTES);
+    const abs = await this.resolve(userPath);
+    const st = await this.fileStat(abs, userPath);
+    let buf: Buffer;
+    try {
+      buf = await readHead(abs, Math.min(maxBytes, st.size) + 1);
+    } catch (e) {
+      throw fsError(e, userPath);
+    }
+    if (isBinary(buf)) throw binaryError(userPath);
+    const byteCut = buf.length > maxBytes;
+    if (byteCut) buf = buf.subarray(0, maxBytes - incompleteUtf8Tail(buf.subarray(0, maxBytes)));
+    const text = buf.toString('utf8');
+    const sizeNote = `file is ${st.size} bytes, showing the first ${buf.length}`;
+
+    if (limit !== undefined) {
+      const lines = text.split('\n');
+      if (!byteCut && lines[lines.length - 1] === '') lines.pop(); // a final newline ends a line, not starts one
+      if (lines.length > limit) {
+        const more = lines.length - limit;
+        const tail = byteCut ? `${more}+ more lines; ${sizeNote}` : `${more} more lines`;
+        return `${lines.slice(0, limit).join('\n')}\n... (${tail})`;
+      }
+    }
+    return byteCut ? `${text}\n... (truncated: ${sizeNote}; pass a line limit to read less)` : text;
+  }
+
+  /** Creates or replaces a file atomically, creating missing parent directories. */
+  async writeFile(userPath: string, content: string): Promise<WriteResult> {
+    if (typeof content !== 'string') throw new WorkspaceFsError('invalid_input', 'content must be a string');
+    const bytes = Buffer.byteLength(content, 'utf8');
+    this.checkSize(bytes, userPath);
+    const abs = await this.resolve(userPath);
+    const existing = await stat(abs).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return undefined;
+      throw fsError(e, userPath);
+    });
+    if (existing && !existing.isFile()) throw notAFile(userPath, existing);
+    try {
+      await mkdir(path.dirname(abs), { recursive: true });
+      await atomicWrite(abs, content, existing?.mode);
+    } catch (e) {
+      throw fsError(e, userPath);
+    }
+    return { path: abs, bytes, created: !existing };
+  }
+
+  /** Replaces the one occurrence of `oldText`; refuses when it is missing or ambiguous. */
+  async editFile(userPath: string, oldText: string, newText: string): Promise<WriteResult> {
+    if (typeof oldText !== 'string' || oldText.length === 0) {
+      throw new WorkspaceFsError('invalid_input', 'old_text must not be empty');
+    }
+    if (typeof newText !== 'string') throw new WorkspaceFsError('invalid_input', 'new_text must be a string');
+    if (oldText === newText) throw new WorkspaceFsError('invalid_input', 'old_text and new_text are identical');
+    const abs = await this.resolve(userPath);
+    const st = await this.fileStat(abs, userPath);
+    this.checkSize(st.size, userPath);
+    let text: string;
+    try {
+      const buf = await readFile(abs);
+      if (isBinary(buf)) throw binaryError(userPath);
+      // fatal: re-encoding a non-UTF-8 file would silently corrupt it. ignoreBOM keeps the BOM.
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf);
+    } catch (e) {
+      if (e instanceof WorkspaceFsError) throw e;
+      if (e instanceof TypeError) throw new WorkspaceFsError('binary', `${q(userPath)} is not valid UTF-8 text; refusing to edit it`);
+      throw fsError(e, userPath);
+    }
+    let [from, to] = [oldText, newText];
+    let hits = occurrences(text, from);
+    // Models write \n; a CRLF file should still match, and keep its line endings.
+    if (hits.length === 0 && text.includes('\r\n') && from.includes('\n') && !from.includes('\r')) {
+      [from, to] = [from.replace(/\n/g, '\r\n'), to.replace(/\r?\n/g, '\r\n')];
+      hits = occurrences(text, from);
+    }
+    if (hits.length === 0) {
+      throw new WorkspaceFsError('no_match', `old_text was not found in ${q(userPath)}; it must match the file exactly, including whitespace and indentation`);
+    }
+    if (hits.length > 1) {
+      throw new WorkspaceFsError('ambiguous', `old_text was found ${hits.length} times in ${q(userPath)}; include more surrounding lines so it matches exactly once`);
+    }
+    // slice, not String.replace: `$&` and friends in new_text must stay literal.
+    const updated = text.slice(0, hits[0]) + to + text.slice(hits[0] + from.length);
+    const bytes = Buffer.byteLength(updated, 'utf8');
+    this.checkSize(bytes, userPath);
+    try {
+      await atomicWrite(abs, updated, st.mode);
+    } catch (e) {
+      throw fsError(e, userPath);
+    }
+    return { path: abs, bytes, created: false };
+  }
+
+  private getRealRoot(): Promise<string> {
+    this.realRoot ??= realpath(this.root).catch((e: unknown) => {
+      this.realRoot = undefined; // the root may appear later; do not cache the failure
+      throw new WorkspaceFsError('io', `the workspace folder is not accessible (${(e as NodeJS.ErrnoException).code ?? e})`);
+    });
+    return this.realRoot;
+  }
+
+  private async fileStat(abs: string, userPath: string): Promise<Stats> {
+    let st: Stats;
+    try {
+      st = await stat(abs);
+    } catch (e) {
+      throw fsError(e, userPath);
+    }
+    if (!st.isFile()) throw notAFile(userPath, st);
+    return st;
+  }
+
+  private checkSize(bytes: number, userPath: string): void {
+    if (bytes > this.maxWriteBytes) {
+      throw new WorkspaceFsError('too_large', `${q(userPath)}: ${bytes} bytes is over the ${this.maxWriteBytes}-byte limit for writes and edits`);
+    }
+  }
+}
+
+/** Start positions of `needle`, overlapping ones included: any second match is ambiguity. */
+function occurrences(text: string, needle: string): number[] {
+  const hits: number[] = [];
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + 1)) hits.push(i);
+  return hits;
+}
+
+async function readHead(abs: string, max: number): Promise<Buffer> {
+  const fh = await open(abs, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(max);
+    let got = 0;
+    while (got < max) {
+      const { bytesRead } = await fh.read(buf, got, max - got, got);
+      if (bytesRead === 0) break;
+      got += bytesRead;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Temp file + rename in the same directory: readers never see half a file, and
+ * rename replaces a symlink at the destination instead of writing through it.
+ * 'wx' refuses to open an existing path, so a planted symlink is not followed.
+ */
+async function atomicWrite(abs: string, data: string, mode?: number): Promise<void> {
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 64)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await writeFile(tmp, data, { flag: 'wx' });
+    if (mode !== undefined) await chmod(tmp, mode & 0o7777); // keep e.g. the executable bit
+    await rename(tmp, abs);
+  } catch (e) {
+    await unlink(tmp).catch(() => undefined);
+    throw e;
+  }
+}
+
+function isBinary(buf: Buffer): boolean {
+  return buf.subarray(0, BINARY_SNIFF_BYTES).includes(0);
+}
+
+function binaryError(userPath: string): WorkspaceFsError {
+  return new WorkspaceFsError('binary', `${q(userPath)} looks like a binary file (it contains NUL bytes); only text files can be read or edited`);
+}
+
+function notAFile(userPath: string, st: Stats): WorkspaceFsError {
+  return new WorkspaceFsError('not_a_file', `${q(userPath)} is ${st.isDirectory() ? 'a directory' : 'not a regular file'}`);
+}
+
+/** Maps an fs error to one that names the user's path and leaks no absolute path. */
+function fsError(e: unknown, userPath: string): WorkspaceFsError {
+  if (e instanceof WorkspaceFsError) return e;
+  const code = (e as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT': return new WorkspaceFsError('not_found', `${q(userPath)} does not exist`);
+    case 'ENOTDIR': return new WorkspaceFsError('invalid_path', `${q(userPath)}: a parent of it is a file, not a directory`);
+    case 'EISDIR': return new WorkspaceFsError('not_a_file', `${q(userPath)} is a directory`);
+    case 'ELOOP': return new WorkspaceFsError('invalid_path', `${q(userPath)}: too many levels of symbolic links`);
+    case 'ENAMETOOLONG': return new WorkspaceFsError('invalid_path', `${q(userPath)}: name too long`);
+    case 'EACCES': case 'EPERM': return new WorkspaceFsError('io', `${q(userPath)}: permission denied`);
+    case 'ENOSPC': return new WorkspaceFsError('io', `${q(userPath)}: no space left on device`);
+    default: return new WorkspaceFsError('io', `${q(userPath)}: ${code ?? 'I/O error'}`);
+  }
+}
+
+/** JSON quoting shows the path exactly, control characters included. */
+function q(userPath: string): string {
+  return JSON.stringify(userPath);
+}
