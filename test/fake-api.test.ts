@@ -194,7 +194,10 @@ test('standalone process: prints its port, follows its script file and control e
   await write({ agentPattern: 'I am (\\w+)', agents: { erin: ['from file'] } });
   const child = spawn(process.execPath, [join(__dirname, 'fake-api', 'main.js'), '--port', '0', '--script', file], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const line = await new Promise<string>((ok) => createInterface({ input: child.stdout! }).once('line', ok));
+    const line = await new Promise<string>((ok, fail) => {
+      createInterface({ input: child.stdout! }).once('line', ok);
+      child.once('exit', (code) => fail(new Error(`fake-api process exited early (${code})`)));
+    });
     const { port } = JSON.parse(line) as { port: number };
     const client = new Anthropic({ apiKey: KEY, baseURL: `http://127.0.0.1:${port}`, maxRetries: 0 });
     const say = async () => ((await client.messages.create({ ...ask('x'), system: 'I am erin' })).content[0] as Anthropic.TextBlock).text;
@@ -210,9 +213,11 @@ test('standalone process: prints its port, follows its script file and control e
     const usage = (await (await fetch(`http://127.0.0.1:${port}/_control/usage`)).json()) as { agents: Record<string, { requests: number }> };
     assert.equal(usage.agents.erin.requests, 4);
   } finally {
-    const exited = new Promise((ok) => child.once('exit', ok));
-    child.kill('SIGTERM');
-    await exited;
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((ok) => child.once('exit', ok));
+      child.kill('SIGTERM');
+      await exited;
+    }
     await rm(dir, { recursive: true, force: true });
   }
 });

@@ -1,0 +1,64 @@
+// The model client's vocabulary. Request shapes are the SDK's param types (what the agent loop
+// builds and persists); results are narrowed to the blocks our agents use.
+import type Anthropic from '@anthropic-ai/sdk';
+import type { RetryPolicy } from './retry';
+
+export type ModelMessage = Anthropic.MessageParam;
+export type ModelTool = Anthropic.Tool;
+export type SystemPrompt = string | Anthropic.TextBlockParam[];
+
+export type AssistantBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown };
+
+export interface ModelUsage {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+}
+
+/** What a UI shows while a call is in flight. */
+export type ModelStatus =
+  | { state: 'requesting'; attempt: number }
+  | { state: 'streaming' }
+  /** `attempt`: the retry about to happen (1 = first retry); `inMs`: the wait before it. */
+  | { state: 'retrying'; attempt: number; inMs: number; reason: string };
+
+export interface SendRequest {
+  system?: SystemPrompt;
+  tools?: ModelTool[];
+  messages: ModelMessage[];
+  signal?: AbortSignal;
+  /** Per-call status listener, in addition to the client's. */
+  onStatus?: (s: ModelStatus) => void;
+}
+
+export interface SendResult {
+  content: AssistantBlock[];
+  stopReason: Anthropic.StopReason;
+  usage: ModelUsage;
+  /** Requests it took (1 = no retry). */
+  attempts: number;
+}
+
+export interface ModelClientOptions {
+  apiKey: string;
+  /** Without it: https://api.anthropic.com (the SDK's env fallback is not used; see resolveModelConfig). */
+  baseURL?: string;
+  model: string;
+  /** Default 8192. */
+  maxTokens?: number;
+  retry?: Partial<RetryPolicy>;
+  caching: boolean;
+  onStatus?: (s: ModelStatus) => void;
+  /** Time to response headers per attempt; default 120 s. */
+  timeoutMs?: number;
+  /** A stream silent this long counts as dropped and is retried; default 120 s. */
+  streamIdleMs?: number;
+}
+
+export interface ModelClient {
+  readonly model: string;
+  send(req: SendRequest): Promise<SendResult>;
+}
