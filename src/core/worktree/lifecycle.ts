@@ -46,19 +46,21 @@ export async function createWorktree(env: OpEnv, name: string, opts: CreateOptio
   if (existing) {
     throw new WorktreeError('exists', `worktree "${name}" already exists (${existing.status}, branch ${existing.branch}); merge or remove it first`);
   }
-  if (await branchExists(ctx.root, branch, ctx.git)) {
-    throw new WorktreeError('branch-taken', `branch ${branch} already exists; delete or rename it, or pick another teammate name`);
-  }
-  if (await exists(path)) throw new WorktreeError('path-exists', `${path} already exists; move it away first`);
   const baseRef = opts.base ?? 'HEAD';
-  const baseCommit = await resolveCommit(ctx.root, baseRef, ctx.git);
+  const checkDirty = baseRef === 'HEAD' && !opts.allowDirtyBase;
+  const [branchTaken, pathTaken, baseCommit, dirty] = await Promise.all([
+    branchExists(ctx.root, branch, ctx.git),
+    exists(path),
+    resolveCommit(ctx.root, baseRef, ctx.git),
+    checkDirty ? dirtyFiles(ctx.root, ctx.git, false) : Promise.resolve([]),
+  ]);
+  if (branchTaken) throw new WorktreeError('branch-taken', `branch ${branch} already exists; delete or rename it, or pick another teammate name`);
+  if (pathTaken) throw new WorktreeError('path-exists', `${path} already exists; move it away first`);
   if (!baseCommit) {
     throw new WorktreeError('bad-base', `base "${baseRef}" does not name a commit${baseRef === 'HEAD' ? ' (does the repository have a commit yet?)' : ''}`);
   }
-  if (baseRef === 'HEAD' && !opts.allowDirtyBase) {
-    refuseDirty('dirty-base', await dirtyFiles(ctx.root, ctx.git, false), 'the main checkout',
-      'the new worktree starts from the last commit and would not contain them: commit or stash them first');
-  }
+  refuseDirty('dirty-base', dirty, 'the main checkout',
+    'the new worktree starts from the last commit and would not contain them: commit or stash them first');
 
   await env.log('create', 'before', name, { base: baseCommit });
   const added = await git(['worktree', 'add', '--quiet', '-b', branch, path, baseCommit], { ...g, allowFail: true });
@@ -142,11 +144,13 @@ export async function removeWorktree(env: OpEnv, name: string, opts: RemoveOptio
   const path = join(ctx.dir, name);
   const g = { ...ctx.git, cwd: ctx.root };
   const hasCheckout = rec.status === 'active';
-  const pending = hasCheckout ? await dirtyFiles(path, ctx.git, true) : [];
+  const [pending, hasBranch] = await Promise.all([
+    hasCheckout ? dirtyFiles(path, ctx.git, true) : Promise.resolve([]),
+    branchExists(ctx.root, rec.branch, ctx.git),
+  ]);
   if (pending.length && !opts.force) {
     refuseDirty('dirty-worktree', pending, `worktree "${name}"`, 'merge or keep it, or remove with force to discard them');
   }
-  const hasBranch = await branchExists(ctx.root, rec.branch, ctx.git);
   // Commits the teammate made that the current branch lacks; the base's own history does not count.
   const unmerged = hasBranch
     ? Number((await git(['rev-list', '--count', rec.branch, '^HEAD', `^${rec.baseCommit}`, '--'], g)).stdout.trim())

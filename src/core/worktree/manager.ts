@@ -1,6 +1,19 @@
 // Public entry point of worktree isolation: one WorktreeManager per workspace folder.
 // Mutations take a cross-process lock, reconcile the index with git, then act; reads are
 // lock-free over the atomically written index. Nothing here imports `vscode`.
+//
+// Decisions callers can rely on:
+// - Every refusal throws WorktreeError (with `code`) before anything is written; an
+//   operation that fails midway undoes its own work (create rolls back add + branch).
+// - merge: into the branch checked out in the main checkout, --no-ff. Refused while the
+//   main checkout has uncommitted tracked changes or a merge in progress, and while the
+//   worktree has uncommitted changes unless `commitMessage` is given (then they are
+//   committed first). A conflict is aborted and returned as `{status: 'conflict', files}`.
+// - keep: branch stays, checkout goes (see lifecycle.ts). remove: checkout, branch and
+//   record go; uncommitted files or commits the current branch lacks need `force`.
+// - Mutations are not cancellable: a git killed halfway leaves exactly the half-made state
+//   this module promises not to; each git call is bounded by `timeoutMs` instead.
+// - Reconcile policy (adopt, mark missing, never delete the unknown): see reconcile.ts.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {

@@ -24,19 +24,22 @@ export async function mergeRecord(
   beforeWrite: BeforeWrite,
 ): Promise<MergeResult> {
   const run = (args: string[], cwd = root) => git(args, { ...ctx, cwd, allowFail: true });
-  if (!(await branchExists(root, rec.branch, ctx))) {
-    throw new WorktreeError('branch-missing', `branch ${rec.branch} of worktree "${rec.name}" no longer exists`);
-  }
-  const into = await currentBranch(root, ctx);
+  // Independent read-only probes run together; their verdicts are still checked in order.
+  const [hasBranch, into, merging, mainDirty, pending, identity] = await Promise.all([
+    branchExists(root, rec.branch, ctx),
+    currentBranch(root, ctx),
+    run(['rev-parse', '--quiet', '--verify', 'MERGE_HEAD']).then((r) => r.code === 0),
+    dirtyFiles(root, ctx, false),
+    checkout ? dirtyFiles(checkout, ctx, true) : Promise.resolve([]),
+    identityArgs(root, ctx),
+  ]);
+  if (!hasBranch) throw new WorktreeError('branch-missing', `branch ${rec.branch} of worktree "${rec.name}" no longer exists`);
   if (!into) throw new WorktreeError('detached-head', 'the main checkout is not on a branch (detached HEAD); check out the branch to merge into first');
   if (into === rec.branch) throw new WorktreeError('merge-failed', `the main checkout has ${rec.branch} itself checked out`);
-  if ((await run(['rev-parse', '--quiet', '--verify', 'MERGE_HEAD'])).code === 0) {
-    throw new WorktreeError('dirty-main', 'a merge is already in progress in the main checkout; finish or abort it first');
-  }
+  if (merging) throw new WorktreeError('dirty-main', 'a merge is already in progress in the main checkout; finish or abort it first');
   // Simplest rule that can never lose the user's edits: any tracked change in the main
   // checkout refuses the merge, whether or not the merge would touch that file.
-  refuseDirty('dirty-main', await dirtyFiles(root, ctx, false), 'the main checkout', 'commit or stash them before merging');
-  const pending = checkout ? await dirtyFiles(checkout, ctx, true) : [];
+  refuseDirty('dirty-main', mainDirty, 'the main checkout', 'commit or stash them before merging');
   if (pending.length && !opts.commitMessage) {
     refuseDirty('dirty-worktree', pending, `worktree "${rec.name}"`, 'commit them first, or pass a commit message to merge them too');
   }
@@ -50,10 +53,14 @@ export async function mergeRecord(
 
   const message = `Merge ${rec.branch} (teammate ${rec.name}) into ${into}`;
   // --no-ff: one merge commit per teammate hand-in, revertible as a unit (`git revert -m 1`).
-  const merged = await run([...(await identityArgs(root, ctx)), 'merge', '--no-ff', '--no-edit', '-m', message, rec.branch]);
+  const merged = await run([...identity, 'merge', '--no-ff', '--no-edit', '-m', message, rec.branch]);
   if (merged.code === 0) {
-    const commit = (await git(['rev-parse', 'HEAD'], { ...ctx, cwd: root })).stdout.trim();
-    const files = splitZ((await git(['diff', '--name-only', '-z', 'HEAD^1', 'HEAD', '--'], { ...ctx, cwd: root })).stdout);
+    const [head, names] = await Promise.all([
+      git(['rev-parse', 'HEAD'], { ...ctx, cwd: root }),
+      git(['diff', '--name-only', '-z', 'HEAD^1', 'HEAD', '--'], { ...ctx, cwd: root }),
+    ]);
+    const commit = head.stdout.trim();
+    const files = splitZ(names.stdout);
     return { status: 'merged', into, commit, files, ...withPending };
   }
   const conflicts = splitZ((await run(['diff', '--name-only', '--diff-filter=U', '-z'])).stdout);
