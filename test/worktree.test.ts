@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { WorktreeError } from '../src/core/worktree/errors';
+import { withFileLock } from '../src/core/worktree/lock';
 import { WorktreeManager, type WorktreeManagerOptions } from '../src/core/worktree/manager';
 
 const temps: string[] = [];
@@ -299,5 +300,49 @@ describe('worktree manager', () => {
     assert.equal(wt.workdir, join(sub, '.worktrees', 'kim', 'pkg'));
     assert.equal(await readFile(join(wt.workdir, 'a.txt'), 'utf8'), 'a\n');
     assert.equal(await g(root, 'status', '--porcelain', '--untracked-files=all'), '');
+  });
+
+  it('ensure() hands back the existing active worktree', async () => {
+    const root = await repo();
+    const m = await manager(root);
+    const first = await m.ensure('lena');
+    await writeFile(join(first.path, 'note.txt'), 'still here\n');
+    const again = await m.ensure('lena');
+    assert.equal(again.path, first.path);
+    assert.equal(await readFile(join(again.path, 'note.txt'), 'utf8'), 'still here\n');
+    assert.equal((await events(root)).filter((e) => e.event === 'create').length, 2);
+  });
+});
+
+describe('worktree lock', () => {
+  it('serializes read-modify-write across processes', async () => {
+    const dir = await tmp('lock');
+    const counter = join(dir, 'n');
+    await writeFile(counter, '0');
+    const lockJs = join(__dirname, '..', 'src', 'core', 'worktree', 'lock.js');
+    const script = `const { withFileLock } = require(${JSON.stringify(lockJs)});
+      const fs = require('node:fs/promises');
+      (async () => { for (let i = 0; i < 25; i++) await withFileLock(${JSON.stringify(join(dir, '.lock'))}, async () => {
+        const n = Number(await fs.readFile(${JSON.stringify(counter)}, 'utf8'));
+        await new Promise((r) => setTimeout(r, 1));
+        await fs.writeFile(${JSON.stringify(counter)}, String(n + 1));
+      }); })().catch((e) => { console.error(e); process.exit(1); });`;
+    const codes = await Promise.all([1, 2, 3].map(() => new Promise<number>((resolve) => {
+      execFile(process.execPath, ['-e', script], (err) => resolve(err ? 1 : 0));
+    })));
+    assert.deepEqual(codes, [0, 0, 0]);
+    assert.equal(await readFile(counter, 'utf8'), '75');
+    assert.equal(await exists(join(dir, '.lock')), false);
+  });
+
+  it('breaks a lock whose owner is dead and times out on a live one', async () => {
+    const dir = await tmp('lock');
+    const lock = join(dir, '.lock');
+    // A pid that cannot be alive: above Linux's pid_max limit.
+    await writeFile(lock, JSON.stringify({ pid: 2 ** 30, token: 'x', ts: 0 }));
+    assert.equal(await withFileLock(lock, async () => 'ran', { timeoutMs: 1000 }), 'ran');
+    await writeFile(lock, JSON.stringify({ pid: process.ppid, token: 'y', ts: 0 }));
+    await assert.rejects(withFileLock(lock, async () => 'ran', { timeoutMs: 200 }), (e: unknown) => e instanceof WorktreeError && e.code === 'locked');
+    assert.match(await readFile(lock, 'utf8'), /"token":"y"/, 'a live lock is never broken');
   });
 });
