@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Anthropic, { APIError } from '@anthropic-ai/sdk';
-import { approxTokens, canonicalJson, fault, keyFingerprint, reply, shaped, startFakeApi, toolUse, type FakeApi, type ScriptJson } from './fake-api';
+import { approxTokens, cachedFraction, canonicalJson, fault, keyFingerprint, reply, shaped, startFakeApi, toolUse, type FakeApi, type ScriptJson } from './fake-api';
 
 const KEY = 'sk-ant-test-fake-key-0123456789';
 const sdk = (api: FakeApi, key = KEY) => new Anthropic({ apiKey: key, baseURL: api.url, maxRetries: 0, timeout: 5000 });
@@ -79,7 +79,9 @@ describe('fake-api', () => {
     assert.equal(await say('bob'), 'done');
     api.setDefault('nothing left');
     assert.equal(await say('alice'), 'nothing left');
-    assert.deepEqual(api.requests().map((r) => r.agent), ['alice', 'bob', 'alice', 'bob', 'bob', 'alice']);
+    api.setDefault((r) => `default for ${r.agent}`);
+    assert.equal(await say('bob'), 'default for bob');
+    assert.deepEqual(api.requests().map((r) => r.agent), ['alice', 'bob', 'alice', 'bob', 'bob', 'alice', 'bob']);
   });
 
   test('a function turn answers from what the agent was sent', async () => {
@@ -157,6 +159,7 @@ describe('fake-api', () => {
     assert.equal(a.cacheWrite, u1.cache_creation_input_tokens! + u2.cache_creation_input_tokens!);
     assert.equal(a.input, u1.input_tokens + u2.input_tokens + u3.input_tokens);
     assert.deepEqual(api.usage(), a);
+    assert.equal(cachedFraction(a), a.cacheRead / (a.input + a.cacheRead + a.cacheWrite));
   });
 
   test('rejects more than four cache breakpoints, like the API', async () => {

@@ -26,6 +26,12 @@ export function publicHeaders(headers: IncomingHttpHeaders): Record<string, stri
   return out;
 }
 
+/** Share of prompt tokens served from cache: what `runtime.cache` reports as cached_fraction. */
+export function cachedFraction(u: TokenUsage): number {
+  const prompt = u.input + u.cacheRead + u.cacheWrite;
+  return prompt === 0 ? 0 : u.cacheRead / prompt;
+}
+
 const zero = (): AgentUsage => ({ requests: 0, input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
 
 interface Waiter {

@@ -83,7 +83,7 @@ export function regexMatcher(re: RegExp | string = /You are (\w+)/): AgentMatche
 /** Per-agent FIFO queues of turns; `*` serves anyone whose own queue is empty. */
 export class ScriptBook {
   private queues = new Map<string, TurnSpec[]>();
-  private fallback: StaticTurn = reply('done');
+  private fallback: TurnSpec = reply('done');
 
   /** Appends turns to an agent's queue. */
   add(agent: string, turns: TurnSpec[]): void {
@@ -92,8 +92,9 @@ export class ScriptBook {
     this.queues.set(agent, q);
   }
 
-  setDefault(turn: string | StaticTurn): void {
-    this.fallback = normalizeTurn(turn);
+  /** The answer once a queue is empty; a function default can answer from the request. */
+  setDefault(turn: TurnSpec): void {
+    this.fallback = turn;
   }
 
   /** Replaces everything with a JSON script. */

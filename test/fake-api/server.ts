@@ -35,7 +35,7 @@ export interface FakeApi {
   /** Appends turns to `agent`'s queue (`*` = any agent whose own queue is empty). */
   script(agent: string, ...turns: TurnSpec[]): void;
   /** The answer once an agent's turns are used up (initially: end_turn, text "done"). */
-  setDefault(turn: string | StaticTurn): void;
+  setDefault(turn: TurnSpec): void;
   /** Replaces the whole script. */
   load(script: ScriptJson): void;
   /** Recorded requests, in arrival order, optionally of one agent. */
