@@ -53,7 +53,10 @@ export async function mergeRecord(
 
   const message = `Merge ${rec.branch} (teammate ${rec.name}) into ${into}`;
   // --no-ff: one merge commit per teammate hand-in, revertible as a unit (`git revert -m 1`).
-  const merged = await run([...identity, 'merge', '--no-ff', '--no-edit', '-m', message, rec.branch]);
+  const merged = await run([...identity, 'merge', '--no-ff', '--no-edit', '-m', message, rec.branch]).catch(async (err: unknown) => {
+    await abortMerge(root, ctx); // a git stopped by the timeout may have left MERGE_HEAD
+    throw err;
+  });
   if (merged.code === 0) {
     const [head, names] = await Promise.all([
       git(['rev-parse', 'HEAD'], { ...ctx, cwd: root }),
