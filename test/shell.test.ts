@@ -101,6 +101,16 @@ test('AbortSignal mid-run kills the group within a second', async () => {
   await assertNoSurvivors(marker, 300);
 });
 
+test('a group that dies on SIGTERM does not wait out the SIGKILL grace', async () => {
+  const ac = new AbortController();
+  setTimeout(() => ac.abort(), 100);
+  // A lone command leaves no orphans, so the group empties as soon as the leader is reaped.
+  const r = await runShell('exec sleep 100', { ...base, signal: ac.signal, killGraceMs: 5000 });
+  assert.equal(r.aborted, true);
+  assert.equal(r.signal, 'SIGTERM');
+  assert.ok(r.durationMs < 100 + 1000, `took ${r.durationMs} ms`);
+});
+
 test('an already aborted signal starts nothing', async () => {
   const ac = new AbortController();
   ac.abort();

@@ -6,8 +6,11 @@
 /** How long a group gets to exit on SIGTERM before it is sent SIGKILL. */
 export const DEFAULT_KILL_GRACE_MS = 500;
 
-/** Sends `sig` to every process in group `pgid`; false if the group is already gone. */
-export function signalGroup(pgid: number, sig: NodeJS.Signals): boolean {
+/** How often a terminating group is checked for members during the grace period. */
+const POLL_MS = 25;
+
+/** Sends `sig` (0 = only probe) to group `pgid`; false if the group is already gone. */
+export function signalGroup(pgid: number, sig: NodeJS.Signals | 0): boolean {
   try {
     process.kill(-pgid, sig);
     return true;
@@ -17,18 +20,25 @@ export function signalGroup(pgid: number, sig: NodeJS.Signals): boolean {
 }
 
 /**
- * SIGTERM to the group now, SIGKILL after `graceMs`. SIGKILL is sent without first
- * asking whether anyone survived: liveness probes (kill 0) also see zombies, which a
- * container's non-reaping init leaves in the group forever. The promise settles once
- * SIGKILL has been sent, or at once when the group was already empty.
+ * SIGTERM to the group now; SIGKILL once `graceMs` have passed with members left.
+ * Settles when the group is empty or SIGKILL has gone out. Zombies count as
+ * members, so under a container init that never reaps orphans the full grace is
+ * spent before SIGKILL; with a reaping init a prompt exit ends the wait early.
  */
 export function killGroup(pgid: number, graceMs = DEFAULT_KILL_GRACE_MS): Promise<void> {
   if (!signalGroup(pgid, 'SIGTERM')) return Promise.resolve();
+  const deadline = performance.now() + graceMs;
   return new Promise((resolve) => {
-    setTimeout(() => {
-      signalGroup(pgid, 'SIGKILL');
-      resolve();
-    }, graceMs);
+    const poll = () => {
+      if (!signalGroup(pgid, 0)) return resolve();
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        signalGroup(pgid, 'SIGKILL');
+        return resolve();
+      }
+      setTimeout(poll, Math.min(POLL_MS, left));
+    };
+    setTimeout(poll, Math.min(POLL_MS, graceMs));
   });
 }
 

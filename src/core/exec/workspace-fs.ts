@@ -75,7 +75,7 @@ export class WorkspaceFs {
   async readFile(userPath: string, opts: ReadOptions = {}): Promise<string> {
     const limit = opts.limit ?? undefined;
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-      throw new WorkspaceFsError('invalid_input', `limit must be a positive whole number of lines, got ${limit}`);
+      throw new WorkspaceFsError('invalid_input', `${q(userPath)}: limit must be a positive whole number of lines, got ${limit}`);
     }
     const maxBytes = Math.max(1, opts.maxBytes ?? DEFAULT_READ_MAX_BYTES);
     const abs = await this.resolve(userPath);
@@ -106,7 +106,7 @@ export class WorkspaceFs {
 
   /** Creates or replaces a file atomically, creating missing parent directories. */
   async writeFile(userPath: string, content: string): Promise<WriteResult> {
-    if (typeof content !== 'string') throw new WorkspaceFsError('invalid_input', 'content must be a string');
+    if (typeof content !== 'string') throw new WorkspaceFsError('invalid_input', `${q(userPath)}: content must be a string`);
     const bytes = Buffer.byteLength(content, 'utf8');
     this.checkSize(bytes, userPath);
     const abs = await this.resolve(userPath);
@@ -127,10 +127,10 @@ export class WorkspaceFs {
   /** Replaces the one occurrence of `oldText`; refuses when it is missing or ambiguous. */
   async editFile(userPath: string, oldText: string, newText: string): Promise<WriteResult> {
     if (typeof oldText !== 'string' || oldText.length === 0) {
-      throw new WorkspaceFsError('invalid_input', 'old_text must not be empty');
+      throw new WorkspaceFsError('invalid_input', `${q(userPath)}: old_text must not be empty`);
     }
-    if (typeof newText !== 'string') throw new WorkspaceFsError('invalid_input', 'new_text must be a string');
-    if (oldText === newText) throw new WorkspaceFsError('invalid_input', 'old_text and new_text are identical');
+    if (typeof newText !== 'string') throw new WorkspaceFsError('invalid_input', `${q(userPath)}: new_text must be a string`);
+    if (oldText === newText) throw new WorkspaceFsError('invalid_input', `${q(userPath)}: old_text and new_text are identical, nothing to change`);
     const abs = await this.resolve(userPath);
     const st = await this.fileStat(abs, userPath);
     this.checkSize(st.size, userPath);
