@@ -1,0 +1,157 @@
+// Drives the code-server workbench in Debian's Chromium through playwright-core. Selectors
+// and waits follow /work/shared/E2E.md; every helper waits for a condition, never a fixed time.
+import { rmSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type FrameLocator, type Locator, type Page } from 'playwright-core';
+import { onExitCleanup } from './cleanup';
+import { provisionedPaths } from './paths';
+
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+/** Workbench start (5–9 s on 2 cores) plus extension activation, with headroom for a loaded machine. */
+const STARTUP_TIMEOUT_MS = 60_000;
+const ACTION_TIMEOUT_MS = 20_000;
+
+export interface BrowserSession {
+  context: BrowserContext;
+  page: Page;
+  /** The page's console messages and errors so far (last 500), for failure reports. */
+  consoleLog(): string;
+  close(): Promise<void>;
+}
+
+/** A fresh Chromium with its own profile dir and one blank page. */
+export async function launchBrowser(opts: { headless?: boolean } = {}): Promise<BrowserSession> {
+  const profile = await mkdtemp(join(tmpdir(), 'agent-teams-e2e-chromium-'));
+  const forget = onExitCleanup(() => rmSync(profile, { recursive: true, force: true }));
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: provisionedPaths().chromium, headless: opts.headless ?? true, args: CHROMIUM_ARGS,
+      viewport: { width: 1400, height: 900 },
+    });
+  } catch (err) {
+    await rm(profile, { recursive: true, force: true });
+    forget();
+    throw err;
+  }
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS);
+  const page = context.pages()[0] ?? await context.newPage();
+  const consoleLog = collectConsole(page);
+  const close = async () => {
+    await context.close().catch(() => undefined);
+    await rm(profile, { recursive: true, force: true });
+    forget();
+  };
+  return { context, page, consoleLog, close };
+}
+
+function collectConsole(page: Page): () => string {
+  const lines: string[] = [];
+  const add = (line: string) => { lines.push(line); if (lines.length > 500) lines.shift(); };
+  page.on('console', (m) => add(`[${m.type()}] ${m.text()}`));
+  page.on('pageerror', (e) => add(`[pageerror] ${e.message}`));
+  return () => lines.join('\n');
+}
+
+/** Opens the workbench at `url` in a fresh browser and waits for it to render. */
+export async function openWorkbench(url: string, opts: { headless?: boolean } = {}): Promise<Workbench> {
+  const session = await launchBrowser(opts);
+  try {
+    await session.page.goto(url);
+    await session.page.locator('.monaco-workbench').waitFor({ timeout: STARTUP_TIMEOUT_MS });
+  } catch (err) {
+    await session.close();
+    throw err;
+  }
+  return new Workbench(session);
+}
+
+export class Workbench {
+  readonly page: Page;
+
+  constructor(private readonly session: BrowserSession) {
+    this.page = session.page;
+  }
+
+  /**
+   * Waits for a view container's activity-bar entry. Commands are registered 2–3 s after the
+   * workbench appears, so wait for this before pressing keys.
+   */
+  async waitForContainer(title: string): Promise<Locator> {
+    // The tab (li) rather than its inner link: the tab carries aria-expanded.
+    const tab = this.page.locator(`.activitybar li.action-item:has(> a.action-label[aria-label=${cssString(title)}])`);
+    await tab.waitFor({ timeout: STARTUP_TIMEOUT_MS });
+    return tab;
+  }
+
+  /** Shows a view container; clicking an already active entry would hide the sidebar instead. */
+  async openContainer(title: string): Promise<void> {
+    const tab = await this.waitForContainer(title);
+    if ((await tab.getAttribute('aria-expanded')) !== 'true') await tab.click();
+    await this.page.locator(`.activitybar li.action-item[aria-expanded="true"]:has(> a[aria-label=${cssString(title)}])`).waitFor();
+  }
+
+  /** Runs a command by its palette title ("Category: Title"). */
+  async runCommand(title: string): Promise<void> {
+    await this.page.keyboard.press('F1');
+    const input = this.page.locator('.quick-input-widget input');
+    await input.fill(`>${title}`);
+    // The palette matches fuzzily: wait until our command is the focused row, not just any row.
+    await this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).waitFor();
+    await input.press('Enter');
+  }
+
+  /** Rows of a tree view inside view container `containerId` whose accessible label contains `label`. */
+  treeRow(containerId: string, label: string): Locator {
+    // Scoped to the container: unscoped rows would also match the Explorer.
+    const container = `[id=${cssString(`workbench.view.extension.${containerId}`)}]`;
+    return this.page.locator(`${container} .monaco-list-row[aria-label*=${cssString(label)}]`);
+  }
+
+  /** The content frame of the webview of `extensionId` (<publisher>.<name>). */
+  webview(extensionId: string): FrameLocator {
+    return this.page
+      .frameLocator(`iframe.webview.ready[src*=${cssString(`extensionId=${extensionId}`)}]`)
+      .frameLocator('iframe#active-frame');
+  }
+
+  /** A visible notification, as a toast or in the notification center; its buttons are getByRole('button'). */
+  notification(text: string): Locator {
+    return this.page
+      .locator('.notifications-toasts .notification-list-item, .notifications-center .notification-list-item')
+      .filter({ hasText: text, visible: true });
+  }
+
+  /** Opens the notification center (toasts hide while it is open and in extension-test mode). */
+  async showNotificationCenter(): Promise<Locator> {
+    const center = this.page.locator('.notifications-center.visible');
+    if (!(await center.isVisible())) await this.runCommand('Notifications: Show Notifications');
+    await center.waitFor();
+    return center;
+  }
+
+  /** The modal dialog (e.g. the Workspace Trust prompt); its buttons are getByRole('button'). */
+  dialog(): Locator {
+    return this.page.locator('.monaco-dialog-box');
+  }
+
+  async screenshot(path: string): Promise<void> {
+    await this.page.screenshot({ path });
+  }
+
+  consoleLog(): string {
+    return this.session.consoleLog();
+  }
+
+  async close(): Promise<void> {
+    await this.session.close();
+  }
+}
+
+/** A quoted CSS string for attribute selectors. */
+function cssString(value: string): string {
+  return JSON.stringify(value);
+}
