@@ -98,6 +98,6 @@ export interface RecordedRequest {
   usage?: TokenUsage;
   /** Time the response was completely written. */
   finishedAt?: number;
-  /** Time the client went away before the response was complete. */
+  /** Time the connection closed before the response was complete (client gone, or a scripted reset). */
   disconnectedAt?: number;
 }
