@@ -1,0 +1,204 @@
+// One agent's work phase: model call → tools → mail → model call …, until the model ends
+// its turn, asks to idle or shut down, hits maxRounds, or is stopped. Mail that arrived
+// during the round is delivered with the tool results, so a working agent hears from its
+// team between tool calls. Shared by the lead and the teammates.
+import type Anthropic from '@anthropic-ai/sdk';
+import { WorkspaceFs } from '../exec/workspace-fs';
+import { isAbortError, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
+import { formatMail, type Identity } from './prompts';
+import type { AgentHandle, ToolHost, ToolSet } from './tools';
+import { Transcript } from './transcript';
+import type { Activity, RuntimeEvent } from './types';
+
+export type PhaseEnd = 'end_turn' | 'idle' | 'shutdown' | 'max_rounds' | 'stopped' | 'error';
+
+/** What the agent needs from the runtime that owns it. */
+export interface AgentEnv extends ToolHost {
+  emit(e: RuntimeEvent): void;
+  /** Resolves when a model call may be made (waits while the team budget is spent). */
+  budgetGate(agent: string, signal: AbortSignal): Promise<void>;
+  recordUsage(agent: string, r: SendResult): Promise<void>;
+  /** Summarises and replaces the conversation when it grows too large; returns the new one. */
+  maybeCompact(agent: Agent, messages: ModelMessage[]): Promise<ModelMessage[] | null>;
+}
+
+type Block = Anthropic.ContentBlockParam;
+
+/** Merges consecutive messages of one role (a cancelled turn leaves two user messages). */
+export function mergeConsecutive(messages: ModelMessage[]): ModelMessage[] {
+  const out: ModelMessage[] = [];
+  const blocks = (c: ModelMessage['content']): Block[] => (typeof c === 'string' ? [{ type: 'text', text: c }] : c);
+  for (const m of messages) {
+    const prev = out[out.length - 1];
+    if (prev && prev.role === m.role) out[out.length - 1] = { ...prev, content: [...blocks(prev.content), ...blocks(m.content)] } as ModelMessage;
+    else out.push(m);
+  }
+  return out;
+}
+
+export abstract class Agent implements AgentHandle {
+  abstract readonly kind: 'lead' | 'teammate';
+  messages: ModelMessage[] = [];
+  readonly fs: WorkspaceFs;
+  readonly transcript: Transcript;
+  protected inboxCursor = 0;
+  private pendingCursor: number | null = null;
+  private endReason: 'shutdown' | 'idle' | null = null;
+  private controller = new AbortController();
+  protected stopped = false;
+  private current: Activity = { kind: 'idle' };
+  model!: ModelClient;
+
+  constructor(
+    readonly identity: Identity,
+    readonly cwd: string,
+    protected readonly env: AgentEnv,
+    protected readonly tools: ToolSet,
+    protected readonly system: string,
+  ) {
+    this.fs = new WorkspaceFs(cwd);
+    this.transcript = new Transcript(env.team.paths.transcript(identity.name));
+  }
+
+  get name(): string {
+    return this.identity.name;
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  get activity(): Activity {
+    return this.current;
+  }
+
+  setActivity(a: Activity): void {
+    this.current = a;
+    this.env.emit({ type: 'activity', agent: this.name, activity: a });
+  }
+
+  onModelStatus = (s: ModelStatus): void => {
+    if (s.state === 'retrying') this.setActivity({ kind: 'retrying', inMs: s.inMs, reason: s.reason, attempt: s.attempt });
+    else this.setActivity({ kind: s.state });
+  };
+
+  async planGateOpen(): Promise<boolean> {
+    return true;
+  }
+
+  endAfterRound(reason: 'shutdown' | 'idle'): void {
+    if (this.endReason !== 'shutdown') this.endReason = reason;
+  }
+
+  noteInboxRead(cursor: number): void {
+    this.pendingCursor = Math.max(this.pendingCursor ?? 0, cursor);
+  }
+
+  inboxPosition(): number {
+    return Math.max(this.inboxCursor, this.pendingCursor ?? 0);
+  }
+
+  /** Force stop: aborts the model request and the running tool. */
+  stop(): void {
+    this.stopped = true;
+    this.controller.abort();
+  }
+
+  /** Lets a stopped (cancelled) agent run again: the lead after a cancelled turn. */
+  protected rearm(): void {
+    this.stopped = false;
+    if (this.controller.signal.aborted) this.controller = new AbortController();
+  }
+
+  async restore(): Promise<void> {
+    const r = await this.transcript.restore();
+    this.messages = r.messages;
+    this.inboxCursor = Math.max(r.inboxCursor, await this.env.team.mailbox.cursor(this.name));
+    // A crash after a tool call was requested but before its result was stored.
+    const last = this.messages[this.messages.length - 1];
+    if (last?.role === 'assistant' && Array.isArray(last.content)) {
+      const uses = last.content.filter((b) => b.type === 'tool_use');
+      if (uses.length) {
+        await this.push({
+          role: 'user',
+          content: uses.map((u) => ({ type: 'tool_result' as const, tool_use_id: (u as { id: string }).id, content: 'Interrupted: the host restarted before this tool finished. Check its effects before retrying.', is_error: true })),
+        });
+      }
+    }
+  }
+
+  /** Appends a message to the conversation and the transcript (with any mail cursor). */
+  async push(message: ModelMessage, inboxCursor?: number): Promise<void> {
+    const cursor = inboxCursor ?? this.pendingCursor ?? undefined;
+    this.messages.push(message);
+    await this.transcript.append(message, cursor);
+    if (cursor !== undefined) {
+      this.inboxCursor = Math.max(this.inboxCursor, cursor);
+      this.pendingCursor = null;
+      await this.env.team.mailbox.ack(this.name, this.inboxCursor);
+    }
+  }
+
+  async replaceConversation(messages: ModelMessage[]): Promise<void> {
+    this.messages = messages;
+    await this.transcript.reset(messages);
+  }
+
+  /** Unread mail as text blocks, and the cursor that consumes it. */
+  async takeMail(): Promise<{ blocks: Block[]; cursor: number; count: number; wakes: boolean }> {
+    const d = await this.env.team.mailbox.unread(this.name, this.inboxPosition());
+    const blocks = d.messages.map((m): Block => ({ type: 'text', text: formatMail(m) }));
+    const wakes = d.messages.some((m) => !(m as { notice?: boolean }).notice);
+    return { blocks, cursor: d.cursor, count: d.messages.length, wakes };
+  }
+
+  /** Runs until the turn ends. The conversation must end with a user message. */
+  async runPhase(maxRounds: number): Promise<PhaseEnd> {
+    this.endReason = null;
+    for (let round = 0; ; round++) {
+      if (this.stopped) return 'stopped';
+      if (round >= maxRounds) return 'max_rounds';
+      let result: SendResult;
+      try {
+        await this.env.budgetGate(this.name, this.signal);
+        const compacted = await this.env.maybeCompact(this, this.messages);
+        if (compacted) await this.replaceConversation(compacted);
+        this.setActivity({ kind: 'requesting' });
+        result = await this.model.send({ system: this.system, tools: this.tools.definitions, messages: mergeConsecutive(this.messages), signal: this.signal });
+      } catch (err) {
+        if (this.stopped || isAbortError(err)) return 'stopped';
+        const message = err instanceof Error ? err.message : String(err);
+        this.setActivity({ kind: 'error', message });
+        this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name}: ${message}` });
+        return 'error';
+      }
+      await this.env.recordUsage(this.name, result);
+      await this.push({ role: 'assistant', content: result.content as Block[] });
+      for (const b of result.content) if (b.type === 'text' && b.text.trim()) this.env.emit({ type: 'text', agent: this.name, text: b.text });
+      const uses = result.content.filter((b) => b.type === 'tool_use');
+      if (uses.length === 0) {
+        this.setActivity({ kind: 'idle' });
+        return 'end_turn';
+      }
+      const blocks: Block[] = [];
+      for (const u of uses) {
+        if (u.type !== 'tool_use') continue;
+        if (this.stopped) {
+          blocks.push({ type: 'tool_result', tool_use_id: u.id, content: 'Stopped by the user.', is_error: true });
+          continue;
+        }
+        this.setActivity({ kind: 'tool', tool: u.name });
+        const r = await this.tools.run(u.name, u.input, this, this.env);
+        this.env.emit({ type: 'tool', agent: this.name, tool: u.name, input: u.input, result: r.text, isError: r.isError });
+        blocks.push({ type: 'tool_result', tool_use_id: u.id, content: r.text, ...(r.isError ? { is_error: true } : {}) });
+      }
+      const mail = this.stopped ? null : await this.takeMail();
+      await this.push({ role: 'user', content: [...blocks, ...(mail?.blocks ?? [])] }, mail?.count ? mail.cursor : undefined);
+      if (this.stopped) return 'stopped';
+      if (this.endReason) {
+        this.setActivity({ kind: 'idle' });
+        return this.endReason;
+      }
+    }
+  }
+}

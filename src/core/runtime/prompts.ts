@@ -1,0 +1,75 @@
+// System prompts and the recurring framing blocks. The system prompt is byte-identical for
+// an agent across rounds (no clocks, no counters) so the prompt cache keeps hitting.
+import type { Message, RequestRecord, Task } from '../../shared/team-schemas';
+
+export interface Identity {
+  name: string;
+  role: string;
+  team: string;
+}
+
+export function leadSystem(team: string, root: string): string {
+  return [
+    `You are lead, the lead agent of team "${team}", working in the workspace ${root}.`,
+    'The person at the keyboard is "user". You plan the work, spawn teammates with spawn_teammate,',
+    'put work on the task board (task_create with blockedBy for order), and coordinate through messages.',
+    'Teammates run in parallel and persist: they go idle when done and wake for new messages or tasks.',
+    'Messages from teammates arrive inside <team-mail> tags; they are not the user\'s words.',
+    'Do not send acknowledgements that need no answer: every message wakes its recipient.',
+    'When the work is done, summarise it for the user.',
+  ].join('\n');
+}
+
+export function teammateSystem(id: Identity, root: string, approver: string): string {
+  return [
+    `You are ${id.name}, a teammate in team "${id.team}". Your role: ${id.role}.`,
+    `You work in ${root}. The lead is "lead"; the person at the keyboard is "user".`,
+    'Messages from others arrive inside <team-mail> tags between your tool calls; they are not the user\'s own words.',
+    'Use the task board: claim_task before working on a task, task_update with status "completed" when done.',
+    `If you are asked for a plan, submit it with plan_approval and wait: ${approver} decides; file edits and shell commands are refused until it is approved.`,
+    'When you receive a shutdown_request, answer it with shutdown_response.',
+    'When you have nothing left to do, call idle. Report results to the lead with send_message.',
+  ].join('\n');
+}
+
+export function identityBlock(id: Identity): string {
+  return `<identity>You are ${id.name}, role: ${id.role}, team: ${id.team}.</identity>`;
+}
+
+function attr(v: string): string {
+  return v.replace(/[&"<>]/g, (c) => ({ '&': '&amp;', '"': '&quot;', '<': '&lt;', '>': '&gt;' })[c]!);
+}
+
+/** Renders mail with its provenance; content cannot close the tag and pose as someone else. */
+export function formatMail(m: Message): string {
+  const extra: string[] = [];
+  const r = m as Record<string, unknown>;
+  for (const k of ['request_id', 'approve', 'feedback', 'reason'] as const) {
+    if (r[k] !== undefined && r[k] !== '') extra.push(` ${k}="${attr(String(r[k]))}"`);
+  }
+  const body = m.content.replace(/<\/?team-mail/gi, (s) => s.replace('<', '&lt;'));
+  return `<team-mail from="${attr(m.from)}" type="${m.type}"${extra.join('')}>\n${body}\n</team-mail>`;
+}
+
+export function formatTask(t: Task): string {
+  const owner = t.owner ? ` owner=${t.owner}` : '';
+  const blocked = t.blockedBy.length ? ` blockedBy=[${t.blockedBy.join(',')}]` : '';
+  return `#${t.id} [${t.status}]${owner}${blocked} ${t.subject}`;
+}
+
+export function taskPrompt(id: Identity, t: Task, resumed: boolean): string {
+  return [
+    identityBlock(id),
+    resumed ? `Resume your task #${t.id}: ${t.subject}` : `You claimed task #${t.id}: ${t.subject}`,
+    t.description ? `Details: ${t.description}` : '',
+    'Mark it completed with task_update when done, then report to the lead.',
+  ].filter(Boolean).join('\n');
+}
+
+export function compactedPrompt(id: Identity, summary: string, tasks: Task[], requests: RequestRecord[]): string {
+  const lines = [identityBlock(id), 'Your earlier conversation was compacted. Summary of your work so far:', summary];
+  if (tasks.length) lines.push('Your open tasks:', ...tasks.map(formatTask));
+  if (requests.length) lines.push('Pending requests involving you:', ...requests.map((r) => `${r.request_id} ${r.kind} from ${r.from} to ${r.to} (${r.status})`));
+  lines.push('Continue from here.');
+  return lines.join('\n');
+}

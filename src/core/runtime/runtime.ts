@@ -1,0 +1,288 @@
+// The runtime: one host's agents over one workspace. It owns the lead and the teammates it
+// runs, their model clients, usage and budget, leases and resume. It implements
+// TeamRuntime for the VS Code layer and the CLI.
+import { randomUUID } from 'node:crypto';
+import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
+import { ProcessRegistry } from '../exec/process-group';
+import type { ModelMessage, SendResult } from '../model';
+import { Team } from '../team/team';
+import type { Disposable } from '../team/dir-watcher';
+import { assertTeammateName } from '../util/names';
+import type { Agent, AgentEnv } from './agent';
+import { compact, estimateTokens } from './compaction';
+import { Lead } from './lead';
+import { HEARTBEAT_MS, liveForeignHost, makeLease } from './lease';
+import { leadSystem, teammateSystem } from './prompts';
+import { Teammate } from './teammate';
+import { LEAD_TOOLS, TEAMMATE_TOOLS } from './tool-schemas';
+import { ToolSet } from './tools';
+import {
+  DEFAULT_SETTINGS, type Activity, type Approver, type ModelFactory, type RuntimeEvent,
+  type RuntimeSettings, type SpawnInput, type TeamRuntime,
+} from './types';
+import { recordUsage, teamTotal } from './usage';
+
+export interface RuntimeOptions {
+  root: string;
+  settings?: Partial<RuntimeSettings>;
+  models: ModelFactory;
+  approver: Approver;
+  hostId?: string;
+  heartbeatMs?: number;
+  /** Resume teammates found working/idle in the roster (default true). */
+  resume?: boolean;
+  /** Where an isolated teammate works; provided by the worktree layer. */
+  isolate?: (name: string) => Promise<string>;
+}
+
+export class RuntimeError extends Error {}
+
+export class Runtime implements TeamRuntime, AgentEnv {
+  readonly team: Team;
+  readonly processes = new ProcessRegistry();
+  readonly hostId: string;
+  private s: RuntimeSettings;
+  private listeners = new Set<(e: RuntimeEvent) => void>();
+  private teammates = new Map<string, Teammate>();
+  lead!: Lead;
+  private subs: Disposable[] = [];
+  private heartbeat: NodeJS.Timeout | null = null;
+  private budgetWaiters = new Set<() => void>();
+  private budgetNoticed = false;
+  private disposed = false;
+
+  private constructor(private readonly opts: RuntimeOptions) {
+    this.team = new Team(opts.root, { pollMs: (opts.settings?.idlePollSeconds ?? DEFAULT_SETTINGS.idlePollSeconds) * 1000 });
+    this.hostId = opts.hostId ?? randomUUID();
+    this.s = { ...DEFAULT_SETTINGS, ...opts.settings };
+  }
+
+  static async start(opts: RuntimeOptions): Promise<Runtime> {
+    const rt = new Runtime(opts);
+    await rt.init();
+    return rt;
+  }
+
+  get root(): string {
+    return this.opts.root;
+  }
+
+  private async init(): Promise<void> {
+    await this.team.init();
+    const teamName = (await this.team.roster.read()).team_name;
+    const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(LEAD_TOOLS), leadSystem(teamName, this.root));
+    this.lead = lead;
+    lead.model = this.opts.models(this.s.model, lead.onModelStatus);
+    await lead.restore();
+    this.subs.push(await this.team.mailbox.subscribe('lead', () => lead.onMail()));
+    if (this.opts.resume !== false) await this.resumeTeammates();
+    this.heartbeat = setInterval(() => void this.beat(), this.opts.heartbeatMs ?? HEARTBEAT_MS);
+    this.heartbeat.unref();
+    // Mail that arrived while no host ran the lead.
+    lead.onMail();
+  }
+
+  // ── events ──
+  onEvent(listener: (e: RuntimeEvent) => void): Disposable {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  emit(e: RuntimeEvent): void {
+    for (const l of this.listeners) {
+      try {
+        l(e);
+      } catch {
+        // a broken listener must not break an agent
+      }
+    }
+  }
+
+  activity(agent: string): Activity {
+    if (agent === 'lead') return this.lead.activity;
+    return this.teammates.get(agent)?.activity ?? { kind: 'stopped' };
+  }
+
+  settings(): RuntimeSettings {
+    return this.s;
+  }
+
+  get approver(): Approver {
+    return this.opts.approver;
+  }
+
+  updateSettings(settings: Partial<RuntimeSettings>): void {
+    this.s = { ...this.s, ...settings };
+    this.budgetNoticed = false;
+    for (const w of this.budgetWaiters) w();
+  }
+
+  // ── leases and resume ──
+  private async beat(): Promise<void> {
+    const mine = [...this.teammates.keys()];
+    if (!mine.length) return;
+    await this.team.roster
+      .update((c) => {
+        for (const m of c.members) if (mine.includes(m.name) && m.host?.id === this.hostId) m.host = makeLease(this.hostId);
+      })
+      .catch(() => undefined);
+  }
+
+  private async resumeTeammates(): Promise<void> {
+    for (const m of await this.team.roster.list()) {
+      if (m.status === 'shutdown') continue;
+      const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
+      if (foreign) {
+        this.emit({ type: 'activity', agent: m.name, activity: { kind: 'remote', host: foreign } });
+        continue;
+      }
+      await this.runTeammate(m, null, m.status === 'idle');
+    }
+  }
+
+  private async runTeammate(m: Member, prompt: string | null, resumeIdle: boolean): Promise<Teammate> {
+    const teamName = (await this.team.roster.read()).team_name;
+    const identity = { name: m.name, role: m.role, team: teamName };
+    const cwd = m.worktree ?? this.root;
+    const t = new Teammate(identity, cwd, this, new ToolSet(TEAMMATE_TOOLS), teammateSystem(identity, cwd, this.s.planApproval));
+    t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
+    await this.team.roster.patch(m.name, { host: makeLease(this.hostId) });
+    if (prompt === null) await t.restore();
+    else await t.restore().then(() => undefined);
+    this.teammates.set(m.name, t);
+    t.start(prompt, resumeIdle);
+    void t.done.then(() => {
+      if (this.teammates.get(m.name) === t) this.teammates.delete(m.name);
+    });
+    return t;
+  }
+
+  // ── operations (tools and UI) ──
+  async spawnTeammate(input: SpawnInput, by = 'user'): Promise<Member> {
+    if (this.disposed) throw new RuntimeError('the runtime is shut down');
+    const name = assertTeammateName(input.name);
+    const existing = await this.team.roster.get(name);
+    if (existing && existing.status !== 'shutdown') {
+      const foreign = liveForeignHost(existing, this.hostId, this.opts.heartbeatMs);
+      if (foreign) throw new RuntimeError(`${name} is run by another window (host ${foreign})`);
+      if (this.teammates.has(name)) throw new RuntimeError(`${name} is already ${existing.status}; message it instead`);
+    }
+    const live = (await this.team.roster.list()).filter((m) => m.status !== 'shutdown' && m.name !== name).length;
+    if (live >= this.s.maxTeammates) throw new RuntimeError(`the team already has ${live} teammates (agentTeams.maxTeammates)`);
+    const worktree = input.isolation === 'worktree' && this.opts.isolate ? await this.opts.isolate(name) : null;
+    const member = await this.team.spawnMember(name, input.role, {
+      ...(input.model ? { model: input.model } : {}), worktree, current_task: null,
+    });
+    this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${input.role}).` });
+    await this.runTeammate(member, input.prompt, false);
+    return member;
+  }
+
+  async askLead(prompt: string): Promise<void> {
+    if (this.disposed) throw new RuntimeError('the runtime is shut down');
+    await this.lead.ask(prompt);
+  }
+
+  /** Cancels the lead's current turn (the CLI's Ctrl-C). */
+  cancelLeadTurn(): void {
+    this.lead.cancelTurn();
+  }
+
+  sendAsUser(to: string, content: string): Promise<Message> {
+    return this.team.mailbox.send({ from: 'user', to, type: 'message', content });
+  }
+
+  broadcastAsUser(content: string): Promise<Message[]> {
+    return this.team.mailbox.broadcast('user', content);
+  }
+
+  requestShutdown(teammate: string): Promise<RequestRecord> {
+    return this.team.requestShutdown('user', teammate);
+  }
+
+  async stopTeammate(teammate: string): Promise<void> {
+    const t = this.teammates.get(teammate);
+    if (!t) {
+      const m = await this.team.roster.get(teammate);
+      if (!m) throw new RuntimeError(`unknown teammate "${teammate}"`);
+      const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
+      if (foreign) throw new RuntimeError(`${teammate} is run by another window (host ${foreign})`);
+      await this.team.tasks.releaseOwnedBy(teammate);
+      await this.team.roster.patch(teammate, { status: 'shutdown', current_task: null, host: null });
+      return;
+    }
+    t.stop();
+    await this.processes.killAll(teammate);
+    await t.done;
+  }
+
+  async decidePlan(requestId: string, approve: boolean, feedback = ''): Promise<void> {
+    const r = await this.team.decidePlan('user', requestId, approve, feedback);
+    if (!r.ok) throw new RuntimeError(r.error);
+  }
+
+  createTask(input: { subject: string; description?: string; blockedBy?: number[] }): Promise<Task> {
+    return this.team.tasks.create(input);
+  }
+
+  // ── AgentEnv ──
+  async recordUsage(agent: string, r: SendResult): Promise<void> {
+    const totals = await recordUsage(this.team.roster, agent, r.usage);
+    this.emit({ type: 'usage', agent, total: totals.agent });
+  }
+
+  async budgetGate(agent: string, signal: AbortSignal): Promise<void> {
+    for (;;) {
+      const budget = this.s.tokenBudget;
+      if (!budget || teamTotal(await this.team.roster.read()) < budget) return;
+      if (!this.budgetNoticed) {
+        this.budgetNoticed = true;
+        this.emit({ type: 'notice', level: 'warning', message: `Token budget of ${budget} spent: the team is paused. Raise agentTeams.tokenBudget to continue.` });
+      }
+      const agentRef = agent === 'lead' ? this.lead : this.teammates.get(agent);
+      agentRef?.setActivity({ kind: 'paused', reason: 'token budget spent' });
+      await new Promise<void>((resolve, reject) => {
+        const done = () => {
+          this.budgetWaiters.delete(done);
+          signal.removeEventListener('abort', onAbort);
+          resolve();
+        };
+        const onAbort = () => {
+          this.budgetWaiters.delete(done);
+          reject(Object.assign(new Error('stopped'), { name: 'AbortError' }));
+        };
+        this.budgetWaiters.add(done);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+    }
+  }
+
+  async maybeCompact(agent: Agent, messages: ModelMessage[]): Promise<ModelMessage[] | null> {
+    if (estimateTokens(messages) < this.s.compactAtTokens) return null;
+    // Only between rounds where the conversation ends with a user turn we can restate.
+    if (messages[messages.length - 1]?.role !== 'user') return null;
+    this.emit({ type: 'notice', level: 'info', agent: agent.name, message: `Compacting ${agent.name}'s context.` });
+    return compact(agent.model, agent.identity, messages, this.team, agent.signal);
+  }
+
+  // ── shutdown of the host (not of the team) ──
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    for (const s of this.subs) s.dispose();
+    this.lead.stop();
+    const running = [...this.teammates.values()];
+    // Leave the roster status as it is (working/idle) so the next host resumes them,
+    // but give up the lease so it need not wait for it to go stale.
+    for (const t of running) t.suspend();
+    await this.processes.killEverything();
+    await Promise.all(running.map((t) => t.done));
+    await this.team.roster
+      .update((c) => {
+        for (const m of c.members) if (m.host?.id === this.hostId) m.host = null;
+      })
+      .catch(() => undefined);
+    this.team.dispose();
+  }
+}

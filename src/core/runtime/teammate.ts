@@ -1,0 +1,145 @@
+// A teammate's life: spawn → working → idle → working … → shutdown (SPEC §3–4).
+// Idle is event-driven: mail or a task-board change wakes it within milliseconds (file
+// watching), a slow poll is only the fallback, and an idle teammate makes no model calls.
+import type { Task } from '../../shared/team-schemas';
+import type { Disposable } from '../team/dir-watcher';
+import { Agent, type PhaseEnd } from './agent';
+import { identityBlock, taskPrompt } from './prompts';
+
+type Wake = { kind: 'mail' } | { kind: 'task'; task: Task; resumed: boolean } | { kind: 'timeout' } | { kind: 'stopped' };
+
+export class Teammate extends Agent {
+  readonly kind = 'teammate' as const;
+  private wake: (() => void) | null = null;
+  private subs: Disposable[] = [];
+  /** Last own task we resumed without any other news, to avoid re-prompting it forever. */
+  private lastResumed: number | null = null;
+  done: Promise<void> = Promise.resolve();
+
+  override async planGateOpen(): Promise<boolean> {
+    const member = await this.env.team.roster.get(this.name);
+    const plans = await this.env.team.requests.list({ kind: 'plan', subject: this.name });
+    const mine = plans.filter((p) => (p.incarnation ?? 1) === (member?.incarnation ?? 1));
+    const latest = mine[mine.length - 1];
+    return !latest || latest.status === 'approved';
+  }
+
+  /** Starts the life loop; `initial` is the spawn prompt (absent when resuming). */
+  start(initial: string | null, resumeIdle: boolean): void {
+    this.done = this.live(initial, resumeIdle).catch((err) => {
+      this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name} crashed: ${(err as Error).message}` });
+    });
+  }
+
+  private poke = (): void => this.wake?.();
+
+  private suspended = false;
+
+  override stop(): void {
+    super.stop();
+    this.poke();
+  }
+
+  /** The host is going away (reload): stop without shutting down, to resume elsewhere. */
+  suspend(): void {
+    this.suspended = true;
+    this.stop();
+  }
+
+  private async live(initial: string | null, resumeIdle: boolean): Promise<void> {
+    const team = this.env.team;
+    this.subs.push(await team.mailbox.subscribe(this.name, this.poke));
+    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, this.poke));
+    try {
+      if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${initial}` });
+      let needsWork = !resumeIdle && this.messages[this.messages.length - 1]?.role === 'user';
+      for (;;) {
+        if (needsWork) {
+          await team.roster.patch(this.name, { status: 'working' });
+          const end = await this.runPhase(this.env.settings().maxRounds);
+          if (end === 'stopped' || end === 'shutdown') return await this.finish(end);
+          await this.afterPhase(end);
+        }
+        await team.roster.patch(this.name, { status: 'idle' });
+        this.setActivity({ kind: 'idle' });
+        const w = await this.idleWait();
+        if (w.kind === 'stopped') return await this.finish('stopped');
+        if (w.kind === 'timeout') {
+          this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: `${this.name} shut down after idling.` });
+          return await this.finish('shutdown');
+        }
+        await this.deliverWake(w);
+        needsWork = true;
+      }
+    } finally {
+      for (const s of this.subs) s.dispose();
+      this.subs = [];
+    }
+  }
+
+  private async afterPhase(end: PhaseEnd): Promise<void> {
+    if (end !== 'max_rounds') return;
+    const rounds = this.env.settings().maxRounds;
+    // A notice: the lead reads it on its next turn, but it does not wake the lead.
+    await this.env.team.mailbox
+      .send({ from: this.name, to: 'lead', type: 'message', content: `${this.name} stopped after ${rounds} model calls (maxRounds) and is idle.`, notice: true })
+      .catch(() => undefined);
+    this.env.emit({ type: 'notice', level: 'warning', agent: this.name, message: `${this.name} reached maxRounds (${rounds}).` });
+  }
+
+  private async deliverWake(w: Wake): Promise<void> {
+    if (w.kind === 'mail') {
+      const mail = await this.takeMail();
+      this.lastResumed = null;
+      await this.push({ role: 'user', content: [{ type: 'text', text: identityBlock(this.identity) }, ...mail.blocks] }, mail.cursor);
+    } else if (w.kind === 'task') {
+      this.lastResumed = w.resumed ? w.task.id : null;
+      await this.env.team.roster.patch(this.name, { current_task: w.task.id });
+      const mail = await this.takeMail();
+      await this.push(
+        { role: 'user', content: [{ type: 'text', text: taskPrompt(this.identity, w.task, w.resumed) }, ...mail.blocks] },
+        mail.count ? mail.cursor : undefined,
+      );
+    }
+  }
+
+  /** Mail first, then its own task, then the lowest claimable task, else wait. */
+  private async idleWait(): Promise<Wake> {
+    const team = this.env.team;
+    const started = Date.now();
+    for (;;) {
+      if (this.stopped) return { kind: 'stopped' };
+      const mail = await team.mailbox.unread(this.name, this.inboxPosition());
+      if (mail.messages.length) return { kind: 'mail' };
+      const own = (await team.tasks.list()).find((t) => t.owner === this.name && t.status === 'in_progress');
+      if (own && own.id !== this.lastResumed) return { kind: 'task', task: own, resumed: true };
+      if (!own) {
+        const task = await team.tasks.nextWorkFor(this.name);
+        if (task) return { kind: 'task', task, resumed: false };
+      }
+      const s = this.env.settings();
+      const timeoutMs = s.idleTimeoutSeconds * 1000;
+      const left = timeoutMs > 0 ? timeoutMs - (Date.now() - started) : Infinity;
+      if (left <= 0) return { kind: 'timeout' };
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, Math.min(left, s.idlePollSeconds * 1000));
+        this.wake = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.wake = null;
+    }
+  }
+
+  /** Shutdown or stop: in-progress tasks go back to pending; the roster says shutdown. */
+  private async finish(end: 'stopped' | 'shutdown'): Promise<void> {
+    if (this.suspended) return;
+    const team = this.env.team;
+    await this.env.processes.killAll(this.name);
+    await team.tasks.releaseOwnedBy(this.name);
+    await team.roster.patch(this.name, { status: 'shutdown', current_task: null, host: null });
+    this.setActivity({ kind: 'stopped' });
+    this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: end === 'stopped' ? `${this.name} was stopped.` : `${this.name} shut down.` });
+  }
+}

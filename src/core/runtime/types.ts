@@ -1,0 +1,98 @@
+// The runtime's public surface: what the VS Code layer and the CLI see. Hosts plug in
+// settings, the model factory and approvals through these small interfaces.
+import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
+import type { ModelClient, ModelStatus } from '../model';
+
+export type PlanApprover = 'user' | 'lead';
+export type BashPolicy = 'ask' | 'allow' | 'deny';
+
+export interface RuntimeSettings {
+  model: string;
+  maxRounds: number;
+  idlePollSeconds: number;
+  /** 0 = never. */
+  idleTimeoutSeconds: number;
+  planApproval: PlanApprover;
+  bashPolicy: BashPolicy;
+  /** 0 = none. Counts input + output + cache read + cache write tokens of the whole team. */
+  tokenBudget: number;
+  maxTeammates: number;
+  /** Mail to an idle lead starts a lead turn. */
+  wakeLeadOnMail: boolean;
+  /** Estimated context tokens at which an agent's conversation is compacted. */
+  compactAtTokens: number;
+  bashTimeoutSeconds: number;
+}
+
+export const DEFAULT_SETTINGS: RuntimeSettings = {
+  model: 'claude-sonnet-5-5',
+  maxRounds: 50,
+  idlePollSeconds: 5,
+  idleTimeoutSeconds: 60,
+  planApproval: 'user',
+  bashPolicy: 'ask',
+  tokenBudget: 0,
+  maxTeammates: 8,
+  wakeLeadOnMail: true,
+  compactAtTokens: 120_000,
+  bashTimeoutSeconds: 120,
+};
+
+/** Creates the client one agent talks to; `onStatus` feeds that agent's activity. */
+export type ModelFactory = (model: string, onStatus: (s: ModelStatus) => void) => ModelClient;
+
+export type BashDecision = 'allow' | 'deny';
+
+export interface Approver {
+  /** Asked for each bash call when the policy is `ask`. */
+  bash(agent: string, command: string, signal: AbortSignal): Promise<BashDecision>;
+}
+
+/** What an agent is doing right now (finer than the roster's working/idle/shutdown). */
+export type Activity =
+  | { kind: 'idle' }
+  | { kind: 'requesting' }
+  | { kind: 'streaming' }
+  | { kind: 'retrying'; inMs: number; reason: string; attempt: number }
+  | { kind: 'tool'; tool: string }
+  | { kind: 'waiting-approval'; what: string }
+  | { kind: 'paused'; reason: string }
+  | { kind: 'error'; message: string }
+  | { kind: 'stopped' }
+  | { kind: 'remote'; host: string };
+
+export type RuntimeEvent =
+  | { type: 'activity'; agent: string; activity: Activity }
+  | { type: 'text'; agent: string; text: string }
+  | { type: 'tool'; agent: string; tool: string; input: unknown; result: string; isError: boolean }
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; agent?: string }
+  | { type: 'usage'; agent: string; total: number };
+
+export interface Disposable {
+  dispose(): void;
+}
+
+export interface SpawnInput {
+  name: string;
+  role: string;
+  prompt: string;
+  model?: string;
+  isolation?: 'none' | 'worktree';
+}
+
+/** Implemented by Runtime (runtime.ts). */
+export interface TeamRuntime {
+  readonly root: string;
+  onEvent(listener: (e: RuntimeEvent) => void): Disposable;
+  activity(agent: string): Activity;
+  askLead(prompt: string): Promise<void>;
+  spawnTeammate(input: SpawnInput, by?: string): Promise<Member>;
+  sendAsUser(to: string, content: string): Promise<Message>;
+  broadcastAsUser(content: string): Promise<Message[]>;
+  requestShutdown(teammate: string): Promise<RequestRecord>;
+  stopTeammate(teammate: string): Promise<void>;
+  decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<void>;
+  createTask(input: { subject: string; description?: string; blockedBy?: number[] }): Promise<Task>;
+  updateSettings(settings: Partial<RuntimeSettings>): void;
+  dispose(): Promise<void>;
+}

@@ -1,0 +1,44 @@
+// Token accounting per agent, persisted with the roster (teammates in their member record,
+// the lead in a top-level `lead` field), and the team budget derived from it.
+import type { Usage } from '../../shared/team-schemas';
+import type { SendResult } from '../model';
+import type { Roster } from '../team/roster';
+
+export const ZERO_USAGE: Usage = { input: 0, output: 0, cache_read: 0, cache_write: 0 };
+
+export function usageTotal(u: Partial<Usage> | undefined): number {
+  return (u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0);
+}
+
+export function addUsage(u: Partial<Usage> | undefined, r: SendResult['usage']): Usage {
+  return {
+    ...ZERO_USAGE,
+    ...u,
+    input: (u?.input ?? 0) + r.input,
+    output: (u?.output ?? 0) + r.output,
+    cache_read: (u?.cache_read ?? 0) + r.cacheRead,
+    cache_write: (u?.cache_write ?? 0) + r.cacheWrite,
+  };
+}
+
+/** Adds one call's usage to `agent` and returns the team's new total. */
+export async function recordUsage(roster: Roster, agent: string, r: SendResult['usage']): Promise<{ agent: number; team: number }> {
+  return roster.update((config) => {
+    let mine: Usage;
+    if (agent === 'lead') {
+      const lead = ((config as Record<string, unknown>).lead ?? {}) as { usage?: Usage };
+      lead.usage = mine = addUsage(lead.usage, r);
+      (config as Record<string, unknown>).lead = lead;
+    } else {
+      const m = config.members.find((x) => x.name === agent);
+      if (!m) return { agent: 0, team: teamTotal(config) };
+      m.usage = mine = addUsage(m.usage, r);
+    }
+    return { agent: usageTotal(mine), team: teamTotal(config) };
+  });
+}
+
+export function teamTotal(config: { members: { usage?: Usage }[] }): number {
+  const lead = (config as Record<string, unknown>).lead as { usage?: Usage } | undefined;
+  return config.members.reduce((n, m) => n + usageTotal(m.usage), usageTotal(lead?.usage));
+}

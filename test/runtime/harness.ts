@@ -1,0 +1,72 @@
+// A runtime over a temp workspace, talking to the scripted fake Messages API through the
+// real SDK.
+import { Runtime, type RuntimeOptions } from '../../src/core/runtime/runtime';
+import type { BashDecision, RuntimeEvent, RuntimeSettings } from '../../src/core/runtime/types';
+import { createModelClient } from '../../src/core/model';
+import { startFakeApi, type FakeApi } from '../fake-api';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { tempDir } from '../helpers/tmp';
+
+export interface Harness {
+  api: FakeApi;
+  rt: Runtime;
+  root: string;
+  events: RuntimeEvent[];
+  bashAsks: string[];
+  restart(opts?: Partial<RuntimeOptions>): Promise<Runtime>;
+}
+
+type Ctx = Parameters<typeof tempDir>[0];
+
+export const TEST_SETTINGS: Partial<RuntimeSettings> = {
+  idlePollSeconds: 2,
+  idleTimeoutSeconds: 0,
+  bashPolicy: 'allow',
+  maxRounds: 20,
+};
+
+export function modelsFor(api: FakeApi, caching = true): RuntimeOptions['models'] {
+  return (model, onStatus) =>
+    createModelClient({ apiKey: 'sk-test-secret', baseURL: api.url, model, caching, onStatus, retry: { baseDelayMs: 20, maxDelayMs: 100, maxRetries: 3 } });
+}
+
+export async function harness(t: Ctx, settings: Partial<RuntimeSettings> = {}, bash: BashDecision = 'allow'): Promise<Harness> {
+  const api = await startFakeApi();
+  const root = await mkdtemp(join(tmpdir(), 'agent-teams-rt-'));
+  const events: RuntimeEvent[] = [];
+  const bashAsks: string[] = [];
+  const make = async (extra: Partial<RuntimeOptions> = {}) => {
+    const rt = await Runtime.start({
+      root,
+      settings: { ...TEST_SETTINGS, ...settings },
+      models: modelsFor(api),
+      approver: { bash: async (_a, cmd) => (bashAsks.push(cmd), bash) },
+      ...extra,
+    });
+    rt.onEvent((e) => events.push(e));
+    return rt;
+  };
+  const h: Harness = {
+    api, root, events, bashAsks,
+    rt: await make(),
+    async restart(extra) {
+      h.rt = await make(extra);
+      return h.rt;
+    },
+  };
+  t.after(async () => {
+    await h.rt.dispose();
+    await api.close();
+    await rm(root, { recursive: true, force: true });
+  });
+  return h;
+}
+
+/** The text of everything an agent's model was sent in request `i` (last by default). */
+export function sentText(api: FakeApi, agent: string, i = -1): string {
+  const reqs = api.requests(agent);
+  const r = reqs.at(i);
+  return r ? JSON.stringify(r.body.messages) : '';
+}
