@@ -10,9 +10,10 @@ import { provisionedPaths } from './paths';
 
 const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-/** Workbench start (5–9 s on 2 cores) plus extension activation, with headroom for a loaded machine. */
-const STARTUP_TIMEOUT_MS = 60_000;
-const ACTION_TIMEOUT_MS = 20_000;
+/** Workbench start (5–9 s on 2 cores) plus extension activation, with headroom for a loaded machine:
+ *  a timeout only costs time when something is already wrong. */
+const STARTUP_TIMEOUT_MS = 120_000;
+const ACTION_TIMEOUT_MS = 30_000;
 
 export interface BrowserSession {
   context: BrowserContext;
@@ -60,7 +61,8 @@ function collectConsole(page: Page): () => string {
 export async function openWorkbench(url: string, opts: { headless?: boolean } = {}): Promise<Workbench> {
   const session = await launchBrowser(opts);
   try {
-    await session.page.goto(url);
+    // Not waiting for 'load': that also waits on slow side requests and says nothing about the workbench.
+    await session.page.goto(url, { waitUntil: 'commit', timeout: STARTUP_TIMEOUT_MS });
     await session.page.locator('.monaco-workbench').waitFor({ timeout: STARTUP_TIMEOUT_MS });
   } catch (err) {
     await session.close();

@@ -53,7 +53,8 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
   'telemetry.telemetryLevel': 'off',
 };
 
-const HEALTH_TIMEOUT_MS = 30_000;
+// Generous: under load (2 cores shared with other suites) start-up can take many times longer.
+const HEALTH_TIMEOUT_MS = 60_000;
 const LOG_LIMIT = 256 * 1024;
 
 export async function startCodeServer(opts: CodeServerOptions = {}): Promise<CodeServer> {

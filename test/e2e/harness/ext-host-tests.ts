@@ -16,7 +16,7 @@ export interface ExtensionTestsOptions {
   server?: CodeServer;
   /** Options for the server started when `server` is not given. */
   serverOptions?: Omit<CodeServerOptions, 'smokeTestDriver'>;
-  /** Default 120 s: workbench start (5–9 s) plus the suite. */
+  /** Default 180 s: workbench start (5–9 s when idle, far more under load) plus the suite. */
   timeoutMs?: number;
   /** Receives the page's console output (extension-host output is forwarded there). */
   onConsole?: (line: string) => void;
@@ -41,9 +41,9 @@ async function runInBrowser(server: CodeServer, opts: ExtensionTestsOptions): Pr
     const exited = new Promise<number>((r) => { exit = r; });
     // Exposed before navigation so the workbench sees it from its first script on.
     await page.exposeFunction('codeAutomationExit', (code: unknown) => { exit(typeof code === 'number' ? code : 1); });
-    await page.goto(testUrl(server, opts));
-    const timeoutMs = opts.timeoutMs ?? 120_000;
-    return await withTimeout(exited, timeoutMs, () => new Error(
+    const timeoutMs = opts.timeoutMs ?? 180_000;
+    const started = page.goto(testUrl(server, opts), { waitUntil: 'commit', timeout: timeoutMs });
+    return await withTimeout(started.then(() => exited), timeoutMs, () => new Error(
       `extension tests ${opts.extensionTestsPath} did not finish within ${timeoutMs} ms ` +
       `(was code-server started with smokeTestDriver: true?)\n` +
       `--- server log tail ---\n${tail(server.logs())}\n--- browser console tail ---\n${tail(browser.consoleLog())}`));
