@@ -1,5 +1,5 @@
-// Proves the e2e harness on a fixture extension: the workbench shows its container, tree and
-// command, notifications can be clicked, and extension-host suites report pass and fail.
+// Proves the e2e harness on a fixture extension: the workbench shows its container, tree,
+// webview and command, notifications can be clicked, and extension-host suites report pass and fail.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -31,6 +31,12 @@ describe('e2e harness: workbench UI', () => {
     await alice.waitFor();
     assert.match((await alice.getAttribute('aria-label')) ?? '', /alice/);
     await wb!.treeRow('helloFixture', 'bob').waitFor();
+  });
+
+  it('reads the content of a webview view', async () => {
+    await wb!.openContainer('Hello Fixture');
+    const greeting = wb!.webview('fixture.hello').locator('#greeting');
+    assert.equal(await greeting.textContent(), 'Hello from the webview');
   });
 
   it('runs a command from the palette and clicks its notification button', async () => {
