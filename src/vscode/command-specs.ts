@@ -1,0 +1,172 @@
+// What each command takes and does (SPEC §7). A spec names its argument object's fields in
+// order — each with the question asked when the field is missing — the zod schema that
+// validates the object, how a tree element maps to it, and what it runs. commands.ts turns
+// the table into registered commands.
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { ParticipantName } from '../shared/team-schemas';
+import type { TreeNode } from './nodes';
+import { askText, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName, type Asked } from './prompts';
+import type { CommandContext } from './command-context';
+
+export interface Field {
+  key: string;
+  /** Optional fields are asked only when the command ran without any argument object. */
+  optional?: boolean;
+  ask(ctx: CommandContext, sofar: Record<string, unknown>): Promise<Asked<unknown>>;
+}
+
+export interface CommandSpec {
+  id: string;
+  title: string;
+  fields: Field[];
+  schema: z.ZodType<Record<string, unknown>>;
+  /** Runs agents: refused in Restricted Mode before anything is asked. */
+  runsAgents?: boolean;
+  fromNode?(node: TreeNode): Record<string, unknown> | undefined;
+  run(args: never, ctx: CommandContext): Promise<unknown>;
+}
+
+const text = z.string().trim().min(1, 'must not be empty');
+const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a request id');
+const taskId = z.coerce.number().int().positive();
+const live = (s: string) => s !== 'shutdown';
+
+function spec<S extends z.ZodType<Record<string, unknown>>>(
+  s: Omit<CommandSpec, 'schema' | 'run'> & { schema: S; run(args: z.infer<S>, ctx: CommandContext): Promise<unknown> },
+): CommandSpec {
+  return s as unknown as CommandSpec;
+}
+
+const memberName = (n: TreeNode) => (n.nodeKind === 'member' ? n.name : n.nodeKind === 'request' ? (n.record.subject ?? n.record.from) : undefined);
+const teammateOf = (n: TreeNode) => (n.nodeKind === 'member' && !n.lead ? { teammate: n.name } : undefined);
+const requestOf = (n: TreeNode) => (n.nodeKind === 'request' ? { requestId: n.record.request_id } : undefined);
+const taskOf = (n: TreeNode) => (n.nodeKind === 'task' ? { id: n.task.id } : undefined);
+
+export const COMMANDS: CommandSpec[] = [
+  spec({
+    id: 'agentTeams.askLead', title: 'Ask Lead', runsAgents: true,
+    fields: [{ key: 'prompt', ask: () => askText({ title: 'Ask Lead', prompt: 'What should the team do?' }) }],
+    schema: z.object({ prompt: text }),
+    run: (a, ctx) => ctx.askLead(a.prompt),
+  }),
+  spec({
+    id: 'agentTeams.spawnTeammate', title: 'Spawn Teammate', runsAgents: true,
+    fields: [
+      { key: 'name', ask: () => askText({ title: 'Spawn Teammate (1/3)', prompt: 'Name', placeHolder: 'alice', validate: validateName }) },
+      { key: 'role', ask: () => askText({ title: 'Spawn Teammate (2/3)', prompt: 'Role', placeHolder: 'backend engineer' }) },
+      { key: 'prompt', ask: () => askText({ title: 'Spawn Teammate (3/3)', prompt: 'First instructions' }) },
+    ],
+    schema: z.object({ name: ParticipantName, role: text, prompt: text }),
+    run: async (a, ctx) => (await ctx.runtime.ensure()).spawnTeammate({ name: a.name, role: a.role, prompt: a.prompt }, 'user'),
+  }),
+  spec({
+    id: 'agentTeams.sendMessage', title: 'Send Message',
+    fields: [
+      { key: 'to', ask: async (ctx) => pickParticipant(await ctx.team(), 'Send Message: to whom?', { lead: true, which: live }) },
+      { key: 'content', ask: (_c, s) => askText({ title: `Message to ${String(s.to)}`, prompt: 'Message' }) },
+    ],
+    schema: z.object({ to: ParticipantName, content: text }),
+    fromNode: (n) => (memberName(n) ? { to: memberName(n) } : undefined),
+    run: async (a, ctx) => ctx.runtime.current?.sendAsUser(a.to, a.content)
+      ?? (await ctx.team()).mailbox.send({ from: 'user', to: a.to, type: 'message', content: a.content }),
+  }),
+  spec({
+    id: 'agentTeams.broadcast', title: 'Broadcast',
+    fields: [{ key: 'content', ask: () => askText({ title: 'Broadcast', prompt: 'Message to every teammate' }) }],
+    schema: z.object({ content: text }),
+    run: async (a, ctx) => ctx.runtime.current?.broadcastAsUser(a.content) ?? (await ctx.team()).mailbox.broadcast('user', a.content),
+  }),
+  spec({
+    id: 'agentTeams.requestShutdown', title: 'Request Shutdown',
+    fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Request Shutdown', { which: live }) }],
+    schema: z.object({ teammate: ParticipantName }),
+    fromNode: teammateOf,
+    run: async (a, ctx) => ctx.runtime.current?.requestShutdown(a.teammate) ?? (await ctx.team()).requestShutdown('user', a.teammate),
+  }),
+  spec({
+    id: 'agentTeams.stopTeammate', title: 'Stop Teammate',
+    fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Stop Teammate', { which: (s) => s === 'working' }) }],
+    schema: z.object({ teammate: ParticipantName }),
+    fromNode: teammateOf,
+    run: async (a, ctx) => {
+      const rt = ctx.runtime.current;
+      if (!rt) throw new Error('No agent runs in this window, so there is nothing to stop here.');
+      await rt.stopTeammate(a.teammate);
+    },
+  }),
+  spec({
+    id: 'agentTeams.approvePlan', title: 'Approve Plan',
+    fields: [
+      { key: 'requestId', ask: async (ctx) => pickPendingPlan(await ctx.team(), 'Approve Plan') },
+      { key: 'feedback', optional: true, ask: () => askText({ title: 'Approve Plan', prompt: 'Feedback (optional)', optional: true }) },
+    ],
+    schema: z.object({ requestId, feedback: z.string().optional() }),
+    fromNode: requestOf,
+    run: (a, ctx) => ctx.decidePlan(a.requestId, true, a.feedback ?? ''),
+  }),
+  spec({
+    id: 'agentTeams.rejectPlan', title: 'Reject Plan',
+    fields: [
+      { key: 'requestId', ask: async (ctx) => pickPendingPlan(await ctx.team(), 'Reject Plan') },
+      { key: 'feedback', ask: () => askText({ title: 'Reject Plan', prompt: 'What should change?' }) },
+    ],
+    schema: z.object({ requestId, feedback: text }),
+    fromNode: requestOf,
+    run: (a, ctx) => ctx.decidePlan(a.requestId, false, a.feedback),
+  }),
+  spec({
+    id: 'agentTeams.createTask', title: 'Create Task',
+    fields: [
+      { key: 'subject', ask: () => askText({ title: 'Create Task', prompt: 'Subject' }) },
+      { key: 'description', optional: true, ask: () => askText({ title: 'Create Task', prompt: 'Description (optional)', optional: true }) },
+      { key: 'blockedBy', optional: true, ask: async (ctx) => pickTasks(await ctx.team(), 'Create Task: blocked by') },
+    ],
+    schema: z.object({ subject: text, description: z.string().optional(), blockedBy: z.array(taskId).optional() }),
+    run: async (a, ctx) => ctx.runtime.current?.createTask(a) ?? (await ctx.team()).tasks.create(a),
+  }),
+  spec({
+    id: 'agentTeams.openInbox', title: 'Open Inbox',
+    fields: [],
+    schema: z.object({ name: ParticipantName.optional() }),
+    fromNode: (n) => ({ name: memberName(n) }),
+    run: (a, ctx) => ctx.openInbox(a.name),
+  }),
+  spec({
+    id: 'agentTeams.setApiKey', title: 'Set API Key',
+    fields: [{ key: 'apiKey', ask: () => askText({ title: 'Set API Key', prompt: 'Anthropic API key (stored in VS Code secret storage; empty removes it)', password: true, optional: true }) }],
+    schema: z.object({ apiKey: z.string() }),
+    run: (a, ctx) => ctx.setApiKey(a.apiKey),
+  }),
+  spec({
+    id: 'agentTeams.showLog', title: 'Show Log', fields: [], schema: z.object({}),
+    run: async (_a, ctx) => ctx.log.show(true),
+  }),
+  spec({
+    id: 'agentTeams.completeTask', title: 'Complete Task',
+    fields: [{ key: 'id', ask: async (ctx) => pickTask(await ctx.team(), 'Complete Task', true) }],
+    schema: z.object({ id: taskId }),
+    fromNode: taskOf,
+    run: async (a, ctx) => (await ctx.team()).tasks.update(a.id, { status: 'completed' }),
+  }),
+  spec({
+    id: 'agentTeams.editTask', title: 'Edit Task',
+    fields: [{ key: 'id', ask: async (ctx) => pickTask(await ctx.team(), 'Edit Task', false) }],
+    schema: z.object({ id: taskId }),
+    fromNode: taskOf,
+    run: (a, ctx) => ctx.editTask(a.id),
+  }),
+  spec({
+    id: 'agentTeams.refresh', title: 'Refresh', fields: [], schema: z.object({}),
+    run: async (_a, ctx) => ctx.refresh(),
+  }),
+];
+
+export function titleOf(id: string): string {
+  return COMMANDS.find((c) => c.id === id)?.title ?? id;
+}
+
+export function showRestricted(): void {
+  void vscode.window.showWarningMessage('Agents do not run in Restricted Mode. Trust this workspace to start the team.', 'Manage Workspace Trust')
+    .then((b) => b && vscode.commands.executeCommand('workbench.trust.manage'));
+}

@@ -1,0 +1,104 @@
+// Activation: builds the VS Code surface over the core for the first workspace folder — team
+// host, runtime host, views, commands, notifications, status bar — and registers every
+// disposable in context.subscriptions so deactivation releases it all.
+import * as vscode from 'vscode';
+import { createApprover } from './approver';
+import { createCommandContext, type CommandContext } from './command-context';
+import { registerCommands, registerWithoutFolder } from './commands';
+import { InboxViewProvider } from './inbox-view';
+import { createLog, routeProblems } from './log';
+import { RequestNotifier, showNotice } from './notifications';
+import { RuntimeHost } from './runtime-host';
+import { ApiKeyStore } from './secrets';
+import { onSettingsChange } from './settings';
+import { TeamStatusBar } from './status-bar';
+import { TaskTreeProvider } from './task-tree';
+import { TeamHost } from './team-host';
+import { TeamTreeProvider } from './team-tree';
+
+export interface ExtensionApi {
+  /** For tests: the workspace root the team lives in. */
+  readonly root: string | undefined;
+  readonly teamTree: TeamTreeProvider | undefined;
+  readonly taskTree: TaskTreeProvider | undefined;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
+  const started = performance.now();
+  const log = createLog();
+  const keys = new ApiKeyStore(context.secrets);
+  context.subscriptions.push(log, routeProblems(log), keys);
+  void keys.refreshContext();
+  const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
+  if (!root) {
+    // The welcome view offers Open Folder; opening one restarts the extension host.
+    log.info('no folder open: Agent Teams waits for one');
+    context.subscriptions.push(...registerWithoutFolder(log));
+    return { root, teamTree: undefined, taskTree: undefined };
+  }
+
+  const host = new TeamHost(root, log);
+  const runtime = new RuntimeHost(root, keys, createApprover(context.workspaceState), log);
+  const leadTokens = { total: 0 };
+  const agents = { activity: (a: string) => runtime.activity(a), leadTokens: () => leadTokens.total };
+  const teamTree = new TeamTreeProvider(host, agents);
+  const taskTree = new TaskTreeProvider(host);
+  const statusBar = new TeamStatusBar(host, () => leadTokens.total);
+  let ctx: CommandContext | undefined;
+  const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
+  ctx = createCommandContext({
+    log, host, runtime, keys,
+    showInbox: (name) => inbox.show(name),
+    refreshViews: () => { teamTree.refresh(); taskTree.refresh(); },
+  });
+  const notifier = new RequestNotifier(host, ctx);
+  const teamView = vscode.window.createTreeView('agentTeams.team', { treeDataProvider: teamTree, showCollapseAll: false });
+  const taskView = vscode.window.createTreeView('agentTeams.tasks', { treeDataProvider: taskTree, showCollapseAll: true });
+  const setRestrictedMessage = () => {
+    const msg = vscode.workspace.isTrusted ? undefined : 'Restricted Mode: agents do not run in this untrusted workspace.';
+    teamView.message = msg;
+    taskView.message = msg;
+  };
+  setRestrictedMessage();
+
+  context.subscriptions.push(
+    host, runtime, teamTree, taskTree, statusBar, inbox, notifier, teamView, taskView,
+    vscode.window.registerWebviewViewProvider(InboxViewProvider.viewId, inbox),
+    ...registerCommands(ctx),
+    onSettingsChange((s, baseUrlChanged) => {
+      runtime.updateSettings(s);
+      if (baseUrlChanged) void runtime.refreshModelConfig();
+    }),
+    keys.onDidChange(() => void runtime.refreshModelConfig()),
+    runtime.onEvent((e) => {
+      if (e.type === 'usage' && e.agent === 'lead') leadTokens.total = e.total;
+      if (e.type === 'activity' || e.type === 'usage') host.fire(['roster']);
+      showNotice(e, log);
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      setRestrictedMessage();
+      void resumeTeam(host, runtime, keys, log);
+    }),
+  );
+
+  await host.start();
+  void statusBar.update();
+  void notifier.scan();
+  void resumeTeam(host, runtime, keys, log);
+  log.info(`activated in ${(performance.now() - started).toFixed(1)} ms for ${root}`);
+  return { root, teamTree, taskTree };
+}
+
+/** After a reload: a team that exists resumes when agents may run here. */
+async function resumeTeam(host: TeamHost, runtime: RuntimeHost, keys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
+  if (!vscode.workspace.isTrusted || runtime.current || !(await keys.hasKey()) || !(await host.hasTeam())) return;
+  try {
+    await runtime.ensure();
+  } catch (err) {
+    log.warn(`the team could not resume: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+export function deactivate(): void {
+  // Everything is in context.subscriptions.
+}

@@ -1,0 +1,46 @@
+// The "Agent Teams" LogOutputChannel: engine problems (corrupt files, malformed lines) and
+// runtime events land here, so nothing the core reports is lost while VS Code runs it.
+import * as vscode from 'vscode';
+import { onProblem } from '../core/util/problems';
+import type { RuntimeEvent } from '../core/runtime/types';
+
+export function createLog(): vscode.LogOutputChannel {
+  return vscode.window.createOutputChannel('Agent Teams', { log: true });
+}
+
+/** Routes core problem reports to `log` until disposed. */
+export function routeProblems(log: vscode.LogOutputChannel): vscode.Disposable {
+  const sub = onProblem((p) => log.warn(`${p.path}: ${p.message}`));
+  return new vscode.Disposable(() => sub.dispose());
+}
+
+/** One log line per runtime event; chatty events go to trace/debug. */
+export function logRuntimeEvent(log: vscode.LogOutputChannel, e: RuntimeEvent): void {
+  switch (e.type) {
+    case 'notice':
+      log[e.level === 'info' ? 'info' : e.level === 'warning' ? 'warn' : 'error'](`${e.agent ? `[${e.agent}] ` : ''}${e.message}`);
+      break;
+    case 'text':
+      log.debug(`[${e.agent}] ${e.text}`);
+      break;
+    case 'tool':
+      log[e.isError ? 'warn' : 'debug'](`[${e.agent}] ${e.tool} ${truncate(JSON.stringify(e.input))} → ${truncate(e.result)}`);
+      break;
+    case 'activity':
+      log.trace(`[${e.agent}] ${e.activity.kind}`);
+      break;
+    case 'usage':
+      log.trace(`[${e.agent}] ${e.total} tokens`);
+      break;
+  }
+}
+
+function truncate(s: string | undefined, n = 400): string {
+  if (s === undefined) return '';
+  return s.length > n ? `${s.slice(0, n)}…` : s;
+}
+
+/** The message of anything thrown, for a notification. */
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

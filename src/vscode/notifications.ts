@@ -1,0 +1,85 @@
+// Notifications: plan requests addressed to the user (Approve · Reject… · Open, at most one
+// per request), the outcome of shutdowns the user asked for, and runtime notices. The same
+// request can be answered from the tree or the inbox; a late click on a stale notification
+// says who answered instead of failing.
+import * as vscode from 'vscode';
+import type { RuntimeEvent } from '../core/runtime/types';
+import type { RequestRecord } from '../shared/team-schemas';
+import type { CommandContext } from './command-context';
+import { errorText } from './log';
+import { askText, CANCEL } from './prompts';
+import type { TeamHost } from './team-host';
+
+export class RequestNotifier implements vscode.Disposable {
+  private readonly notified = new Set<string>();
+  /** Shutdowns the user asked for, by id, until their outcome is told. */
+  private readonly watching = new Set<string>();
+  private readonly sub: vscode.Disposable;
+  private first = true;
+
+  constructor(private readonly host: TeamHost, private readonly ctx: CommandContext) {
+    this.sub = host.onDidChange((kinds) => {
+      if (kinds.has('requests')) void this.scan();
+    });
+  }
+
+  async scan(): Promise<void> {
+    const all = await this.host.team.requests.list().catch(() => [] as RequestRecord[]);
+    for (const r of all) {
+      if (r.kind === 'plan' && r.status === 'pending' && r.to === 'user' && !this.notified.has(r.request_id)) {
+        this.notified.add(r.request_id);
+        void this.askPlan(r);
+      }
+      if (r.kind === 'shutdown' && r.from === 'user') {
+        // Outcomes that happened before this window started are not news.
+        if (r.status === 'pending') this.watching.add(r.request_id);
+        else if (this.watching.delete(r.request_id) && !this.first) this.tellShutdown(r);
+      }
+    }
+    this.first = false;
+  }
+
+  private async askPlan(r: RequestRecord): Promise<void> {
+    const choice = await vscode.window.showInformationMessage(`${r.from} submitted a plan`, 'Approve', 'Reject…', 'Open');
+    try {
+      if (choice === 'Approve') await this.decide(r, true, '');
+      else if (choice === 'Reject…') {
+        const feedback = await askText({ title: `Reject ${r.from}'s plan`, prompt: 'What should change?' });
+        if (feedback !== CANCEL) await this.decide(r, false, feedback);
+      } else if (choice === 'Open') await this.ctx.openInbox(r.from);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`Agent Teams: ${errorText(err)}`);
+    }
+  }
+
+  private async decide(r: RequestRecord, approve: boolean, feedback: string): Promise<void> {
+    const now = await this.host.team.requests.get(r.request_id);
+    if (now && now.status !== 'pending') {
+      void vscode.window.showInformationMessage(`${r.from}'s plan was already ${now.status}${now.responded_by ? ` by ${now.responded_by}` : ''}.`);
+      return;
+    }
+    await this.ctx.decidePlan(r.request_id, approve, feedback);
+  }
+
+  private tellShutdown(r: RequestRecord): void {
+    const who = r.subject ?? r.to;
+    if (r.status === 'approved') void vscode.window.showInformationMessage(`${who} shut down${r.reason ? `: ${r.reason}` : '.'}`);
+    else if (r.status === 'rejected') void vscode.window.showWarningMessage(`${who} declined to shut down${r.reason ? `: ${r.reason}` : '.'}`);
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+  }
+}
+
+/** Runtime notices: warnings and errors (budget spent, API errors) as notifications. */
+export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel): void {
+  if (e.type !== 'notice') return;
+  const text = `${e.agent ? `${e.agent}: ` : ''}${e.message}`;
+  if (e.level === 'info') {
+    vscode.window.setStatusBarMessage(`Agent Teams: ${text}`, 5000);
+    return;
+  }
+  const show = e.level === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
+  void show(`Agent Teams: ${text}`, 'Show Log').then((b) => b && log.show(true));
+}

@@ -1,0 +1,116 @@
+// Starts and owns the agent runtime for this window. The runtime runs agents, so it starts
+// only in a trusted workspace with an API key; everything that merely reads or writes team
+// files works without it (see commands.ts). `createRuntime` is the one place that names the
+// implementation.
+import * as vscode from 'vscode';
+import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/model';
+import type { Activity, Approver, ModelFactory, RuntimeEvent, RuntimeSettings, TeamRuntime } from '../core/runtime/types';
+import { logRuntimeEvent } from './log';
+import type { ApiKeyStore } from './secrets';
+import { readBaseUrl, readSettings } from './settings';
+
+export interface RuntimeStartOptions {
+  root: string;
+  settings: RuntimeSettings;
+  models: ModelFactory;
+  approver: Approver;
+}
+
+/** The runtime implementation (src/core/runtime/runtime.ts) plugs in here. */
+async function createRuntime(_opts: RuntimeStartOptions): Promise<TeamRuntime> {
+  throw new Error('The agent runtime is not part of this build yet: agents cannot be started.');
+}
+
+export class RestrictedModeError extends Error {
+  constructor() {
+    super('Agents do not run in Restricted Mode. Trust this workspace to start the team.');
+  }
+}
+
+export class RuntimeHost implements vscode.Disposable {
+  private runtime: TeamRuntime | undefined;
+  private starting: Promise<TeamRuntime> | undefined;
+  private readonly events = new vscode.EventEmitter<RuntimeEvent>();
+  /** Runtime events of whichever runtime is current. */
+  readonly onEvent = this.events.event;
+  private eventSub: { dispose(): void } | undefined;
+  private config: ModelConfig | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly keys: ApiKeyStore,
+    private readonly approver: Approver,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  get current(): TeamRuntime | undefined {
+    return this.runtime;
+  }
+
+  activity(agent: string): Activity | undefined {
+    return this.runtime?.activity(agent);
+  }
+
+  /** The running runtime, started on first use. Throws in Restricted Mode or without a key. */
+  ensure(): Promise<TeamRuntime> {
+    if (this.runtime) return Promise.resolve(this.runtime);
+    if (!vscode.workspace.isTrusted) return Promise.reject(new RestrictedModeError());
+    this.starting ??= this.start().finally(() => { this.starting = undefined; });
+    return this.starting;
+  }
+
+  /** Resolves key and base URL now; throws a clear error without a key. */
+  private async modelConfig(): Promise<ModelConfig> {
+    this.config = resolveModelConfig({
+      settingBaseUrl: readBaseUrl(),
+      envBaseUrl: process.env.ANTHROPIC_BASE_URL,
+      secretKey: await this.keys.stored(),
+      envKey: process.env.ANTHROPIC_API_KEY,
+    });
+    return this.config;
+  }
+
+  /** Key or base URL changed: agents created from now on use the new ones. */
+  async refreshModelConfig(): Promise<void> {
+    if (!this.runtime) return;
+    try {
+      await this.modelConfig();
+    } catch (err) {
+      this.log.warn(`model configuration: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  private async start(): Promise<TeamRuntime> {
+    const config = await this.modelConfig();
+    const models: ModelFactory = (model, onStatus) => {
+      const c = this.config ?? config;
+      return createModelClient({ apiKey: c.apiKey, baseURL: c.baseURL, model, caching: true, onStatus });
+    };
+    const runtime = await createRuntime({ root: this.root, settings: readSettings(), models, approver: this.approver });
+    this.eventSub = runtime.onEvent((e) => {
+      logRuntimeEvent(this.log, e);
+      this.events.fire(e);
+    });
+    this.runtime = runtime;
+    this.log.info(`runtime started in ${this.root} (key from ${config.keySource === 'secret' ? 'secret storage' : 'ANTHROPIC_API_KEY'})`);
+    return runtime;
+  }
+
+  updateSettings(settings: RuntimeSettings): void {
+    this.runtime?.updateSettings(settings);
+  }
+
+  /** Stops the runtime; the next ensure() starts a new one. */
+  async stop(): Promise<void> {
+    const old = this.runtime;
+    this.runtime = undefined;
+    this.eventSub?.dispose();
+    this.eventSub = undefined;
+    await old?.dispose();
+  }
+
+  dispose(): void {
+    void this.stop();
+    this.events.dispose();
+  }
+}

@@ -1,0 +1,41 @@
+// Status bar item: who is working, total tokens, and Restricted Mode; click to open the team.
+import * as vscode from 'vscode';
+import { formatTokens, totalTokens } from './nodes';
+import type { TeamHost } from './team-host';
+
+export class TeamStatusBar implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem('agentTeams.status', vscode.StatusBarAlignment.Left, 50);
+  private readonly subs: vscode.Disposable[] = [];
+
+  constructor(private readonly host: TeamHost, private readonly leadTokens: () => number) {
+    this.item.name = 'Agent Teams';
+    this.item.command = 'agentTeams.team.focus';
+    this.subs.push(host.onDidChange((k) => { if (k.has('roster')) void this.update(); }));
+    this.subs.push(vscode.workspace.onDidGrantWorkspaceTrust(() => void this.update()));
+  }
+
+  async update(): Promise<void> {
+    const members = await this.host.team.roster.list().catch(() => []);
+    const has = await this.host.hasTeam();
+    if (!has && vscode.workspace.isTrusted) {
+      this.item.hide();
+      return;
+    }
+    const working = members.filter((m) => m.status === 'working').length;
+    const idle = members.filter((m) => m.status === 'idle').length;
+    const tokens = members.reduce((n, m) => n + totalTokens(m.usage), this.leadTokens());
+    const restricted = !vscode.workspace.isTrusted;
+    const words = restricted ? 'Restricted Mode' : `${working} working, ${idle} idle`;
+    this.item.text = `$(${restricted ? 'shield' : working ? 'sync~spin' : 'organization'}) ${words} · ${formatTokens(tokens)}`;
+    this.item.tooltip = restricted
+      ? 'Agent Teams: agents do not run in Restricted Mode.'
+      : `Agent Teams: ${members.length} teammate${members.length === 1 ? '' : 's'}, ${working} working, ${idle} idle; ${tokens} tokens used`;
+    this.item.accessibilityInformation = { label: `Agent Teams: ${words}, ${formatTokens(tokens)}` };
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.subs.forEach((s) => s.dispose());
+    this.item.dispose();
+  }
+}

@@ -1,0 +1,114 @@
+// Owns the Team of the workspace folder for the views and commands: opens it, turns the
+// core's change notifications (from any process) into one debounced VS Code event, and keeps
+// the context keys the views' welcome content depends on. Nothing is created in the
+// workspace until a team exists there or a command writes to it.
+import { watch, type FSWatcher } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { Team, type TeamChange } from '../core/team/team';
+
+/** Coalescing window for bursts of file events; well under the 200 ms tree-update target. */
+const DEBOUNCE_MS = 25;
+
+export class TeamHost implements vscode.Disposable {
+  readonly team: Team;
+  private readonly changed = new vscode.EventEmitter<ReadonlySet<TeamChange>>();
+  /** Fires with the kinds of state that changed (coalesced). */
+  readonly onDidChange = this.changed.event;
+  private pending = new Set<TeamChange>();
+  private timer: NodeJS.Timeout | undefined;
+  private sub: { dispose(): void } | undefined;
+  private rootWatcher: FSWatcher | undefined;
+  private opening: Promise<void> | undefined;
+  private disposed = false;
+  private hasTeamKey: boolean | undefined;
+
+  constructor(readonly root: string, private readonly log: vscode.LogOutputChannel) {
+    this.team = new Team(root);
+  }
+
+  /** Subscribes at once when team files exist, else when they appear. */
+  async start(): Promise<void> {
+    if (await this.exists()) await this.open();
+    else this.watchForTeam();
+    await this.updateHasTeam();
+    void vscode.commands.executeCommand('setContext', 'agentTeams.ready', true);
+  }
+
+  /** Creates the team layout (for commands that write) and starts watching it. */
+  async ensureTeam(): Promise<Team> {
+    await this.open();
+    return this.team;
+  }
+
+  private async exists(): Promise<boolean> {
+    const found = await Promise.all(['.team', '.tasks'].map((d) => stat(join(this.root, d)).then(() => true, () => false)));
+    return found.some(Boolean);
+  }
+
+  private watchForTeam(): void {
+    try {
+      this.rootWatcher = watch(this.root, { persistent: false }, (_e, f) => {
+        if (f === '.team' || f === '.tasks') void this.open().then(() => this.fire(['roster', 'tasks', 'inbox', 'requests']));
+      });
+      this.rootWatcher.on('error', () => this.closeRootWatcher());
+    } catch (err) {
+      this.log.warn(`cannot watch ${this.root} for a new team: ${String(err)}`);
+    }
+  }
+
+  private closeRootWatcher(): void {
+    this.rootWatcher?.close();
+    this.rootWatcher = undefined;
+  }
+
+  private open(): Promise<void> {
+    this.opening ??= (async () => {
+      this.closeRootWatcher();
+      await this.team.init();
+      const sub = await this.team.subscribe((what) => this.fire([what]));
+      if (this.disposed) sub.dispose();
+      else this.sub = sub;
+    })();
+    return this.opening;
+  }
+
+  /** Reports changes made in this window without waiting for the file watcher. */
+  fire(kinds: Iterable<TeamChange>): void {
+    for (const k of kinds) this.pending.add(k);
+    if (this.timer || this.disposed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const batch = this.pending;
+      this.pending = new Set();
+      if (batch.has('roster')) void this.updateHasTeam();
+      this.changed.fire(batch);
+    }, DEBOUNCE_MS);
+  }
+
+  /** A team exists once it has members or the lead has a conversation. */
+  async hasTeam(): Promise<boolean> {
+    const [members, lead] = await Promise.all([
+      this.team.roster.list().catch(() => []),
+      stat(this.team.paths.transcript('lead')).then(() => true, () => false),
+    ]);
+    return members.length > 0 || lead;
+  }
+
+  private async updateHasTeam(): Promise<void> {
+    const has = await this.hasTeam();
+    if (has === this.hasTeamKey) return;
+    this.hasTeamKey = has;
+    await vscode.commands.executeCommand('setContext', 'agentTeams.hasTeam', has);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.closeRootWatcher();
+    this.sub?.dispose();
+    this.team.dispose();
+    this.changed.dispose();
+  }
+}

@@ -1,0 +1,138 @@
+// The Team view (agentTeams.team): the lead and every teammate with status in words, role,
+// current task and tokens; pending plan and shutdown requests as children with inline
+// actions (contextValue-matched in package.json).
+import * as vscode from 'vscode';
+import type { Activity } from '../core/runtime/types';
+import type { Member, RequestRecord, Task } from '../shared/team-schemas';
+import { activityWords, ago, formatTokens, requestLabel, totalTokens, type MemberNode, type RequestNode } from './nodes';
+import type { TeamHost } from './team-host';
+
+type Node = MemberNode | RequestNode;
+
+interface Snapshot {
+  members: Member[];
+  pending: RequestRecord[];
+  tasks: Map<number, Task>;
+  hasTeam: boolean;
+}
+
+export interface ActivitySource {
+  activity(agent: string): Activity | undefined;
+  leadTokens(): number;
+}
+
+export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private snapshot: Promise<Snapshot> | undefined;
+  private readonly sub: vscode.Disposable;
+
+  constructor(private readonly host: TeamHost, private readonly agents: ActivitySource) {
+    this.sub = host.onDidChange((kinds) => {
+      if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks')) this.refresh();
+    });
+  }
+
+  refresh(): void {
+    this.snapshot = undefined;
+    this.changed.fire(undefined);
+  }
+
+  private load(): Promise<Snapshot> {
+    const team = this.host.team;
+    this.snapshot ??= Promise.all([
+      team.roster.list().catch(() => []),
+      team.requests.list({ status: 'pending' }).catch(() => []),
+      team.tasks.list().catch(() => []),
+      this.host.hasTeam(),
+    ]).then(([members, pending, tasks, hasTeam]) => ({ members, pending, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam }));
+    return this.snapshot;
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    const s = await this.load();
+    if (!node) {
+      if (!s.hasTeam) return [];
+      const lead: MemberNode = { nodeKind: 'member', name: 'lead', lead: true };
+      return [lead, ...s.members.map((m): MemberNode => ({ nodeKind: 'member', name: m.name, lead: false, member: m }))];
+    }
+    if (node.nodeKind !== 'member') return [];
+    return requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record }));
+  }
+
+  async getTreeItem(node: Node): Promise<vscode.TreeItem> {
+    const s = await this.load();
+    return node.nodeKind === 'member' ? this.memberItem(node, s) : requestItem(node.record);
+  }
+
+  private memberItem(node: MemberNode, s: Snapshot): vscode.TreeItem {
+    const activity = this.agents.activity(node.name);
+    const m = node.member;
+    const status = statusOf(m, activity, node.lead);
+    const detail = activityWords(activity);
+    const task = m?.current_task ? s.tasks.get(m.current_task) : undefined;
+    const tokens = node.lead ? this.agents.leadTokens() : totalTokens(m?.usage);
+    const role = node.lead ? 'Lead' : (m?.role ?? '');
+    const parts = [role, detail ? `${status} (${detail})` : status];
+    if (task) parts.push(`task #${task.id}`);
+    if (tokens) parts.push(formatTokens(tokens));
+    const item = new vscode.TreeItem(node.name);
+    const children = requestsOf(s, node.name).length;
+    item.collapsibleState = children ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
+    item.id = node.lead ? 'lead' : `member:${node.name}`;
+    item.description = parts.filter(Boolean).join(' · ');
+    item.iconPath = statusIcon(status);
+    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}`;
+    const spoken = [node.name, role, status, detail, task ? `working on task ${task.id}: ${task.subject}` : undefined,
+      tokens ? formatTokens(tokens) : undefined, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
+    item.accessibilityInformation = { label: spoken.filter(Boolean).join(', '), role: 'treeitem' };
+    item.tooltip = tooltip(node, status, detail, task, tokens);
+    return item;
+  }
+
+  dispose(): void {
+    this.sub.dispose();
+    this.changed.dispose();
+  }
+}
+
+function requestsOf(s: Snapshot, name: string): RequestRecord[] {
+  return s.pending.filter((r) => (r.subject ?? (r.kind === 'plan' ? r.from : r.to)) === name);
+}
+
+function statusOf(m: Member | undefined, activity: Activity | undefined, lead: boolean): string {
+  if (lead) return activity && !['idle', 'stopped'].includes(activity.kind) ? 'working' : 'idle';
+  return m?.status ?? 'idle';
+}
+
+function statusIcon(status: string): vscode.ThemeIcon {
+  if (status === 'working') return new vscode.ThemeIcon('sync~spin', new vscode.ThemeColor('charts.green'));
+  if (status === 'shutdown') return new vscode.ThemeIcon('circle-slash', new vscode.ThemeColor('disabledForeground'));
+  return new vscode.ThemeIcon('circle-large-outline');
+}
+
+function requestItem(r: RequestRecord): vscode.TreeItem {
+  const item = new vscode.TreeItem(requestLabel(r), vscode.TreeItemCollapsibleState.None);
+  item.id = `request:${r.request_id}`;
+  item.description = `pending · ${ago(r.created_at)}`;
+  item.contextValue = `request.${r.kind}.pending`;
+  item.iconPath = new vscode.ThemeIcon(r.kind === 'plan' ? 'checklist' : 'debug-disconnect');
+  item.accessibilityInformation = { label: `${requestLabel(r)}, pending, request ${r.request_id}`, role: 'treeitem' };
+  const md = new vscode.MarkdownString();
+  md.appendText(`${requestLabel(r)} (${r.request_id})\n\n`);
+  if (r.plan) md.appendCodeblock(r.plan, 'markdown');
+  item.tooltip = md;
+  return item;
+}
+
+function tooltip(node: MemberNode, status: string, detail: string | undefined, task: Task | undefined, tokens: number): vscode.MarkdownString {
+  const md = new vscode.MarkdownString();
+  md.appendText(`${node.name} — ${node.lead ? 'lead' : node.member?.role ?? ''}\n\nStatus: ${status}${detail ? ` (${detail})` : ''}\n\n`);
+  if (task) md.appendText(`Task #${task.id}: ${task.subject}\n\n`);
+  if (node.member?.model) md.appendText(`Model: ${node.member.model}\n\n`);
+  if (node.member?.worktree) md.appendText(`Worktree: ${node.member.worktree}\n\n`);
+  const u = node.member?.usage;
+  if (u) md.appendText(`Tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ${u.cache_write} cache write`);
+  else if (tokens) md.appendText(`Tokens: ${tokens}`);
+  return md;
+}

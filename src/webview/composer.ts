@@ -1,0 +1,91 @@
+// The composer: pick a participant, write, send as the user (button or Ctrl/Cmd+Enter).
+import type { ParticipantInfo } from '../shared/webview-protocol';
+import { button } from './render';
+
+type Send = (to: string, content: string, done: (ok: boolean, error?: string) => void) => void;
+type Field = HTMLElement & { value: string; disabled: boolean };
+
+export class Composer {
+  readonly root: HTMLFormElement;
+  private readonly to: Field;
+  private readonly text: Field;
+  private readonly status: HTMLElement;
+  private participants: ParticipantInfo[] = [];
+  private recipient = 'lead';
+
+  constructor(private readonly send: Send) {
+    this.root = document.createElement('form');
+    this.root.className = 'composer';
+    this.root.setAttribute('aria-label', 'Send a message as the user');
+    this.to = document.createElement('vscode-single-select') as Field;
+    this.to.setAttribute('aria-label', 'Recipient');
+    this.to.addEventListener('change', () => { this.recipient = this.to.value; });
+    this.text = document.createElement('vscode-textarea') as Field;
+    this.text.setAttribute('aria-label', 'Message');
+    this.text.setAttribute('placeholder', 'Message as user (Ctrl+Enter to send)');
+    this.text.setAttribute('rows', '3');
+    this.text.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        this.submit();
+      }
+    });
+    const sendButton = button('Send', false);
+    sendButton.addEventListener('click', () => this.submit());
+    this.status = document.createElement('p');
+    this.status.className = 'status';
+    this.status.setAttribute('role', 'status');
+    const row = document.createElement('div');
+    row.className = 'row';
+    row.append(this.to, sendButton);
+    this.root.append(this.text, row, this.status);
+    this.root.addEventListener('submit', (e) => e.preventDefault());
+    this.renderOptions();
+  }
+
+  setParticipants(list: ParticipantInfo[]): void {
+    this.participants = list.filter((p) => p.status !== 'shutdown');
+    this.renderOptions();
+  }
+
+  setRecipient(name: string): void {
+    if (name === 'user') return;
+    this.recipient = name;
+    this.renderOptions();
+  }
+
+  focus(): void {
+    this.text.focus();
+  }
+
+  private renderOptions(): void {
+    const names = ['lead', ...this.participants.map((p) => p.name)];
+    if (!names.includes(this.recipient)) names.push(this.recipient);
+    this.to.replaceChildren(...names.map((n) => {
+      const o = document.createElement('vscode-option');
+      o.setAttribute('value', n);
+      o.textContent = n === 'lead' ? 'To lead' : `To ${n}`;
+      return o;
+    }));
+    this.to.value = this.recipient;
+  }
+
+  private submit(): void {
+    const content = (this.text.value ?? '').trim();
+    if (!content) {
+      this.status.textContent = 'Write a message first.';
+      return;
+    }
+    const to = this.recipient;
+    this.text.disabled = true;
+    this.status.textContent = 'Sending…';
+    this.send(to, content, (ok, error) => {
+      this.text.disabled = false;
+      if (ok) {
+        this.text.value = '';
+        this.status.textContent = `Sent to ${to}.`;
+      } else this.status.textContent = `Not sent: ${error ?? 'unknown error'}`;
+      this.text.focus();
+    });
+  }
+}
