@@ -195,6 +195,8 @@ export abstract class Agent implements AgentHandle {
       const mail = this.stopped ? null : await this.takeMail();
       await this.push({ role: 'user', content: [...blocks, ...(mail?.blocks ?? [])] }, mail?.count ? mail.cursor : undefined);
       if (this.stopped) return 'stopped';
+      // Mail delivered with the last tool results must be seen before going idle.
+      if (this.endReason === 'idle' && mail?.count) this.endReason = null;
       if (this.endReason) {
         this.setActivity({ kind: 'idle' });
         return this.endReason;
