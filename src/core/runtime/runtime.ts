@@ -44,6 +44,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
   private s: RuntimeSettings;
   private listeners = new Set<(e: RuntimeEvent) => void>();
   private teammates = new Map<string, Teammate>();
+  /** Members another live host runs, by name → host id. */
+  private remote = new Map<string, string>();
   lead!: Lead;
   private subs: Disposable[] = [];
   private heartbeat: NodeJS.Timeout | null = null;
@@ -100,6 +102,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
 
   activity(agent: string): Activity {
     if (agent === 'lead') return this.lead.activity;
+    const host = this.remote.get(agent);
+    if (host && !this.teammates.has(agent)) return { kind: 'remote', host };
     return this.teammates.get(agent)?.activity ?? { kind: 'stopped' };
   }
 
@@ -133,6 +137,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
       if (m.status === 'shutdown') continue;
       const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
       if (foreign) {
+        this.remote.set(m.name, foreign);
         this.emit({ type: 'activity', agent: m.name, activity: { kind: 'remote', host: foreign } });
         continue;
       }

@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { test } from 'node:test';
+import { fault, reply, shaped, toolUse } from '../fake-api';
+import { waitFor } from '../helpers/tmp';
+import { harness } from './harness';
+
+const exec = promisify(execFile);
+
+async function processesWith(marker: string): Promise<number> {
+  const { stdout } = await exec('ps', ['-eo', 'args']);
+  return stdout.split('\n').filter((l) => l.includes(marker) && !l.includes('ps -eo')).length;
+}
+
+test('force stop during a stalled stream aborts the request at once; tasks return to pending', async (t) => {
+  const h = await harness(t);
+  const task = await h.rt.team.tasks.create({ subject: 'stall' });
+  h.api.script('lou', reply(toolUse('claim_task', { task_id: task.id })), shaped('never finishes', { stallAfter: 2 }));
+  await h.rt.spawnTeammate({ name: 'lou', role: 'dev', prompt: 'Go.' });
+  await waitFor(() => h.api.requests('lou').length === 2, 5000, 'second request');
+  await new Promise((r) => setTimeout(r, 200));
+  const t0 = Date.now();
+  await h.rt.stopTeammate('lou');
+  assert.ok(Date.now() - t0 < 2000, `stop took ${Date.now() - t0} ms`);
+  await waitFor(() => h.api.requests('lou')[1]!.disconnectedAt !== undefined, 2000, 'server saw the disconnect');
+  assert.equal((await h.rt.team.roster.get('lou'))?.status, 'shutdown');
+  const t1 = await h.rt.team.tasks.get(task.id);
+  assert.deepEqual([t1?.status, t1?.owner], ['pending', '']);
+});
+
+test('force stop during a long bash kills its children (sleep 100 gone)', async (t) => {
+  const h = await harness(t);
+  const marker = `agent-teams-marker-${process.pid}-${Date.now()}`;
+  h.api.script('max', reply(toolUse('bash', { command: `(sleep 100; echo ${marker}) & sleep 100 # ${marker}` })));
+  await h.rt.spawnTeammate({ name: 'max', role: 'dev', prompt: 'Run it.' });
+  await waitFor(async () => (await processesWith(marker)) > 0, 5000, 'bash started');
+  await h.rt.stopTeammate('max');
+  await waitFor(async () => (await processesWith(marker)) === 0, 3000, 'children gone');
+  assert.equal((await h.rt.team.roster.get('max'))?.status, 'shutdown');
+});
+
+test('529 then success: the teammate retries and carries on', async (t) => {
+  const h = await harness(t);
+  h.api.script('ned', fault.overloaded(), reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'ned', role: 'dev', prompt: 'Go.' });
+  await waitFor(async () => (await h.rt.team.roster.get('ned'))?.status === 'idle', 5000);
+  assert.deepEqual(h.api.requests('ned').map((r) => r.outcome), ['error:529', 'reply']);
+  assert.ok(h.events.some((e) => e.type === 'activity' && e.agent === 'ned' && e.activity.kind === 'retrying'));
+});
+
+test('401 ends the phase with a clear error, no retry loop, key never shown', async (t) => {
+  const h = await harness(t);
+  h.api.script('ola', fault.auth());
+  await h.rt.spawnTeammate({ name: 'ola', role: 'dev', prompt: 'Go.' });
+  await waitFor(() => h.events.some((e) => e.type === 'notice' && e.level === 'error' && e.agent === 'ola'), 5000, 'error notice');
+  const notice = h.events.find((e) => e.type === 'notice' && e.level === 'error' && e.agent === 'ola');
+  assert.match(JSON.stringify(notice), /401/);
+  assert.doesNotMatch(JSON.stringify(h.events), /sk-test-secret/);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(h.api.requests('ola').length, 1);
+  assert.equal((await h.rt.team.roster.get('ola'))?.status, 'idle');
+});
+
+test('token budget: spent → paused with a notice, no further calls; raised → resumes', async (t) => {
+  const h = await harness(t, { tokenBudget: 1 });
+  h.api.setDefault(reply(toolUse('task_list', {})));
+  await h.rt.spawnTeammate({ name: 'pat', role: 'dev', prompt: 'Go.' });
+  await waitFor(() => h.events.some((e) => e.type === 'notice' && /budget/.test(e.message)), 5000, 'budget notice');
+  const calls = h.api.requests('pat').length;
+  assert.equal(calls, 1, 'the call that spent the budget, then none');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(h.api.requests('pat').length, calls);
+  assert.equal(h.rt.activity('pat').kind, 'paused');
+  h.api.setDefault(reply(toolUse('idle', {})));
+  h.rt.updateSettings({ tokenBudget: 0 });
+  await waitFor(async () => (await h.rt.team.roster.get('pat'))?.status === 'idle', 5000, 'resumed');
+});
+
+test('bash approval: ask → denied is an error result; deny policy refuses outright', async (t) => {
+  const h = await harness(t, { bashPolicy: 'ask' }, 'deny');
+  h.api.script('quinn', reply(toolUse('bash', { command: 'echo hi > hi.txt' })), reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'quinn', role: 'dev', prompt: 'Go.' });
+  await waitFor(async () => (await h.rt.team.roster.get('quinn'))?.status === 'idle', 5000);
+  assert.deepEqual(h.bashAsks, ['echo hi > hi.txt']);
+  assert.match(JSON.stringify(h.api.requests('quinn')[1]!.body.messages.at(-1)), /The user denied this command/);
+});
+
+test('bad tool input returns an error result to the model, the loop goes on', async (t) => {
+  const h = await harness(t);
+  h.api.script('rex',
+    reply(toolUse('task_get', { task_id: 'seven' }), toolUse('read_file', { path: '../../etc/passwd' }), toolUse('no_such_tool', {}), toolUse('read_file', { path: 'x', limit: null })),
+    reply(toolUse('idle', {})),
+  );
+  await h.rt.spawnTeammate({ name: 'rex', role: 'dev', prompt: 'Go.' });
+  await waitFor(async () => (await h.rt.team.roster.get('rex'))?.status === 'idle', 5000);
+  const results = JSON.stringify(h.api.requests('rex')[1]!.body.messages.at(-1));
+  assert.match(results, /Invalid input for task_get/);
+  assert.match(results, /outside|escapes|not inside/i);
+  assert.match(results, /Unknown tool \\"no_such_tool\\"/);
+  assert.match(results, /x/);
+});

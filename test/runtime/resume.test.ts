@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { Runtime } from '../../src/core/runtime/runtime';
+import { reply, shaped, toolUse } from '../fake-api';
+import { waitFor } from '../helpers/tmp';
+import { harness, modelsFor, TEST_SETTINGS } from './harness';
+
+test('a crashed host (kill -9) is replaced: the new runtime resumes the working teammate', async (t) => {
+  const h = await harness(t);
+  h.api.script('sam',
+    reply(toolUse('write_file', { path: 'a.txt', content: 'one' })),
+    shaped('stalls forever', { stallAfter: 1 }),
+  );
+  const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'runtime-host.js'), h.root, h.api.url, 'sam', 'Write a.txt then b.txt.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  await waitFor(() => h.api.requests('sam').length === 2, 10_000, 'second request in the child');
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+  assert.equal((await h.rt.team.roster.get('sam'))?.status, 'working');
+  h.api.script('sam', reply(toolUse('write_file', { path: 'b.txt', content: 'two' })), reply(toolUse('idle', {})));
+  await h.rt.dispose();
+  await h.restart();
+  await waitFor(async () => (await h.rt.team.roster.get('sam'))?.status === 'idle', 5000, 'resumed and idle');
+  assert.equal(await readFile(join(h.root, 'b.txt'), 'utf8'), 'two');
+  // The resumed conversation carries what happened before the crash.
+  const resumed = JSON.stringify(h.api.requests('sam')[2]!.body.messages);
+  assert.match(resumed, /Write a.txt then b.txt/);
+  assert.match(resumed, /Created a.txt/);
+  assert.equal((await h.rt.team.roster.get('sam'))?.host?.id, h.rt.hostId);
+});
+
+test('two hosts never run the same teammate: the lease is respected', async (t) => {
+  const h = await harness(t);
+  h.api.script('tia', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'tia', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await h.rt.team.roster.get('tia'))?.status === 'idle', 5000);
+  const other = await Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' } });
+  t.after(() => other.dispose());
+  assert.equal(other.activity('tia').kind, 'remote');
+  await assert.rejects(other.spawnTeammate({ name: 'tia', role: 'dev', prompt: 'x' }), /run by another window/);
+  await assert.rejects(other.stopTeammate('tia'), /run by another window/);
+  // Mail sent from the other host still reaches tia (run by the first host).
+  const before = h.api.requests('tia').length;
+  h.api.script('tia', reply(toolUse('idle', {})));
+  await other.sendAsUser('tia', 'hello from window two');
+  await waitFor(() => h.api.requests('tia').length > before, 3000, 'tia woken');
+  assert.match(JSON.stringify(h.api.requests('tia').at(-1)!.body.messages), /hello from window two/);
+});
+
+test('compaction keeps identity, open tasks and pending requests', async (t) => {
+  const h = await harness(t, { compactAtTokens: 3000 });
+  const task = await h.rt.team.tasks.create({ subject: 'big refactor' });
+  const big = 'x'.repeat(6000);
+  h.api.script('uma',
+    reply(toolUse('claim_task', { task_id: task.id })),
+    reply(toolUse('write_file', { path: 'big.txt', content: big })),
+    reply(toolUse('read_file', { path: 'big.txt' })),
+    'Summary: claimed the refactor, wrote big.txt.',
+    reply(toolUse('idle', {})),
+  );
+  await h.rt.spawnTeammate({ name: 'uma', role: 'refactorer', prompt: 'Do the refactor.' });
+  await waitFor(async () => (await h.rt.team.roster.get('uma'))?.status === 'idle', 8000);
+  const reqs = h.api.requests('uma');
+  const summaryCall = reqs.find((r) => /summarising your own earlier work/.test(JSON.stringify(r.body.system)));
+  assert.ok(summaryCall, 'a summary request was made');
+  const after = reqs[reqs.indexOf(summaryCall!) + 1]!;
+  assert.equal(after.body.messages.length, 1);
+  const text = JSON.stringify(after.body.messages[0]);
+  assert.match(text, /<identity>You are uma, role: refactorer/);
+  assert.match(text, /Summary: claimed the refactor/);
+  assert.match(text, new RegExp(`#${task.id} \\[in_progress\\] owner=uma big refactor`));
+  // Identity also stays in the unchanged system prompt.
+  assert.match(JSON.stringify(after.body.system), /You are uma/);
+});
