@@ -32,7 +32,9 @@ export const Member = z.looseObject({
   usage: Usage.optional(),
   current_task: z.number().int().nullable().optional(),
   host: HostLease.nullable().optional(),
+  /** Absolute path of the teammate's worktree checkout, when isolated. */
   worktree: z.string().nullable().optional(),
+  branch: z.string().nullable().optional(),
 });
 export type Member = z.infer<typeof Member>;
 

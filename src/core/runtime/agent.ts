@@ -39,7 +39,7 @@ export function mergeConsecutive(messages: ModelMessage[]): ModelMessage[] {
 export abstract class Agent implements AgentHandle {
   abstract readonly kind: 'lead' | 'teammate';
   messages: ModelMessage[] = [];
-  readonly fs: WorkspaceFs;
+  fs: WorkspaceFs;
   readonly transcript: Transcript;
   protected inboxCursor = 0;
   private pendingCursor: number | null = null;
@@ -51,13 +51,20 @@ export abstract class Agent implements AgentHandle {
 
   constructor(
     readonly identity: Identity,
-    readonly cwd: string,
+    public cwd: string,
     protected readonly env: AgentEnv,
     protected readonly tools: ToolSet,
     protected readonly system: string,
   ) {
     this.fs = new WorkspaceFs(cwd);
     this.transcript = new Transcript(env.team.paths.transcript(identity.name));
+  }
+
+  /** Re-roots file tools and bash (a task bound to a worktree). */
+  setWorkdir(dir: string): void {
+    if (dir === this.cwd) return;
+    this.cwd = dir;
+    this.fs = new WorkspaceFs(dir);
   }
 
   get name(): string {

@@ -62,6 +62,7 @@ export function taskPrompt(id: Identity, t: Task, resumed: boolean): string {
     identityBlock(id),
     resumed ? `Resume your task #${t.id}: ${t.subject}` : `You claimed task #${t.id}: ${t.subject}`,
     t.description ? `Details: ${t.description}` : '',
+    t.worktree ? `This task is bound to git worktree "${t.worktree}": your file tools and bash now work there.` : '',
     'Mark it completed with task_update when done, then report to the lead.',
   ].filter(Boolean).join('\n');
 }

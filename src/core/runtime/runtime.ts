@@ -8,6 +8,7 @@ import type { ModelMessage, SendResult } from '../model';
 import { Team } from '../team/team';
 import type { Disposable } from '../team/dir-watcher';
 import { assertTeammateName } from '../util/names';
+import { WorktreeManager } from '../worktree/manager';
 import type { Agent, AgentEnv } from './agent';
 import { compact, estimateTokens } from './compaction';
 import { Lead } from './lead';
@@ -31,8 +32,8 @@ export interface RuntimeOptions {
   heartbeatMs?: number;
   /** Resume teammates found working/idle in the roster (default true). */
   resume?: boolean;
-  /** Where an isolated teammate works; provided by the worktree layer. */
-  isolate?: (name: string) => Promise<string>;
+  /** Git worktrees for isolated teammates (default: one over `root`). */
+  worktrees?: WorktreeManager;
 }
 
 export class RuntimeError extends Error {}
@@ -123,6 +124,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
 
   // ── leases and resume ──
   private async beat(): Promise<void> {
+    await this.adoptOrphans();
     const mine = [...this.teammates.keys()];
     if (!mine.length) return;
     await this.team.roster
@@ -130,6 +132,20 @@ export class Runtime implements TeamRuntime, AgentEnv {
         for (const m of c.members) if (mine.includes(m.name) && m.host?.id === this.hostId) m.host = makeLease(this.hostId);
       })
       .catch(() => undefined);
+  }
+
+  /** Takes over members whose other host went away (its lease went stale). */
+  private async adoptOrphans(): Promise<void> {
+    for (const name of [...this.remote.keys()]) {
+      const m = await this.team.roster.get(name);
+      if (!m || m.status === 'shutdown') {
+        this.remote.delete(name);
+        continue;
+      }
+      if (liveForeignHost(m, this.hostId, this.opts.heartbeatMs)) continue;
+      this.remote.delete(name);
+      if (!this.disposed && !this.teammates.has(name)) await this.runTeammate(m, null, m.status === 'idle');
+    }
   }
 
   private async resumeTeammates(): Promise<void> {
@@ -174,9 +190,10 @@ export class Runtime implements TeamRuntime, AgentEnv {
     }
     const live = (await this.team.roster.list()).filter((m) => m.status !== 'shutdown' && m.name !== name).length;
     if (live >= this.s.maxTeammates) throw new RuntimeError(`the team already has ${live} teammates (agentTeams.maxTeammates)`);
-    const worktree = input.isolation === 'worktree' && this.opts.isolate ? await this.opts.isolate(name) : null;
+    const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
     const member = await this.team.spawnMember(name, input.role, {
-      ...(input.model ? { model: input.model } : {}), worktree, current_task: null,
+      ...(input.model ? { model: input.model } : {}),
+      worktree: wt?.workdir ?? null, branch: wt?.branch ?? null, current_task: null,
     });
     this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${input.role}).` });
     await this.runTeammate(member, input.prompt, false);
@@ -226,8 +243,20 @@ export class Runtime implements TeamRuntime, AgentEnv {
     if (!r.ok) throw new RuntimeError(r.error);
   }
 
-  createTask(input: { subject: string; description?: string; blockedBy?: number[] }): Promise<Task> {
+  createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task> {
     return this.team.tasks.create(input);
+  }
+
+  private wm: WorktreeManager | null = null;
+
+  get worktrees(): WorktreeManager {
+    this.wm ??= this.opts.worktrees ?? new WorktreeManager(this.root);
+    return this.wm;
+  }
+
+  /** The working folder of worktree `name`, created on first use. */
+  async worktreeDir(name: string): Promise<string> {
+    return (await this.worktrees.ensure(name)).workdir;
   }
 
   // ── AgentEnv ──

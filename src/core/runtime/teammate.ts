@@ -15,6 +15,8 @@ export class Teammate extends Agent {
   /** Last own task we resumed without any other news, to avoid re-prompting it forever. */
   private lastResumed: number | null = null;
   done: Promise<void> = Promise.resolve();
+  /** Where this teammate works when its task names no worktree. */
+  private readonly homeDir = this.cwd;
 
   override async planGateOpen(): Promise<boolean> {
     const member = await this.env.team.roster.get(this.name);
@@ -95,6 +97,7 @@ export class Teammate extends Agent {
     } else if (w.kind === 'task') {
       this.lastResumed = w.resumed ? w.task.id : null;
       await this.env.team.roster.patch(this.name, { current_task: w.task.id });
+      this.setWorkdir(w.task.worktree ? await this.env.worktreeDir(w.task.worktree) : this.homeDir);
       const mail = await this.takeMail();
       await this.push(
         { role: 'user', content: [{ type: 'text', text: taskPrompt(this.identity, w.task, w.resumed) }, ...mail.blocks] },

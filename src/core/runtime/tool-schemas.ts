@@ -26,6 +26,7 @@ export const toolSchemas = {
     name,
     role: z.string().min(1).describe('What this teammate is for, e.g. "backend engineer".'),
     prompt: z.string().min(1).describe('The first instruction the teammate works on.'),
+    isolation: opt(z.enum(['none', 'worktree'])).describe('"worktree": the teammate edits its own git worktree (branch wt/<name>) so parallel edits never collide.'),
   }),
   list_teammates: z.object({}),
   send_message: z.object({
@@ -55,6 +56,7 @@ export const toolSchemas = {
     subject: z.string().min(1).describe('Short title of the task.'),
     description: opt(z.string()).describe('Details, acceptance criteria.'),
     blockedBy: opt(z.array(z.number().int().positive())).describe('Ids of tasks that must be completed first.'),
+    worktree: opt(z.string()).describe('Bind the task to this git worktree name: whoever claims it works there.'),
   }),
   task_list: z.object({}),
   task_get: z.object({ task_id: taskId }),

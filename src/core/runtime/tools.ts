@@ -27,6 +27,7 @@ export interface AgentHandle {
   /** read_inbox consumed mail up to `cursor`; recorded with the next transcript entry. */
   noteInboxRead(cursor: number): void;
   inboxPosition(): number;
+  setWorkdir(dir: string): void;
 }
 
 export interface ToolHost {
@@ -35,6 +36,7 @@ export interface ToolHost {
   readonly approver: Approver;
   readonly processes: ProcessRegistry;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
+  worktreeDir(name: string): Promise<string>;
 }
 
 export interface ToolResult {
@@ -72,9 +74,10 @@ const handlers: { [K in ToolKey]: Handler<K> } = {
     await a.fs.editFile(path, old_text, new_text);
     return ok(`Edited ${path}`);
   },
-  async spawn_teammate(input, a, h) {
-    const m = await h.spawnTeammate(input, a.name);
-    return ok(`Spawned ${m.name} (${m.role}); it is working on your prompt.`);
+  async spawn_teammate({ name, role, prompt, isolation }, a, h) {
+    const m = await h.spawnTeammate({ name, role, prompt, isolation: isolation ?? 'none' }, a.name);
+    const where = m.branch ? ` in its worktree on branch ${m.branch}` : '';
+    return ok(`Spawned ${m.name} (${m.role})${where}; it is working on your prompt.`);
   },
   async list_teammates(_i, _a, h) {
     const members = await h.team.roster.list();
@@ -125,8 +128,8 @@ const handlers: { [K in ToolKey]: Handler<K> } = {
     a.endAfterRound('idle');
     return ok('Going idle. You will be woken by new messages or tasks.');
   },
-  async task_create({ subject, description, blockedBy }, _a, h) {
-    const t = await h.team.tasks.create({ subject, description: description ?? '', blockedBy: blockedBy ?? [] });
+  async task_create({ subject, description, blockedBy, worktree }, _a, h) {
+    const t = await h.team.tasks.create({ subject, description: description ?? '', blockedBy: blockedBy ?? [], worktree: worktree ?? null });
     return ok(`Created ${formatTask(t)}`);
   },
   async task_list(_i, _a, h) {
@@ -152,6 +155,10 @@ const handlers: { [K in ToolKey]: Handler<K> } = {
     const r = await h.team.tasks.claim(task_id, a.name);
     if (!r.ok) return fail(r.reason);
     if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: r.task.id }).catch(() => undefined);
+    if (r.task.worktree && a.kind === 'teammate') {
+      a.setWorkdir(await h.worktreeDir(r.task.worktree));
+      return ok(`Claimed ${formatTask(r.task)}\nYou now work in worktree "${r.task.worktree}" (${a.cwd}).`);
+    }
     return ok(`Claimed ${formatTask(r.task)}`);
   },
 };

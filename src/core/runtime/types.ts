@@ -92,7 +92,7 @@ export interface TeamRuntime {
   requestShutdown(teammate: string): Promise<RequestRecord>;
   stopTeammate(teammate: string): Promise<void>;
   decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<void>;
-  createTask(input: { subject: string; description?: string; blockedBy?: number[] }): Promise<Task>;
+  createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task>;
   updateSettings(settings: Partial<RuntimeSettings>): void;
   dispose(): Promise<void>;
 }

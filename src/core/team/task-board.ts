@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { Task, type TaskStatus } from '../../shared/team-schemas';
 import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
 import { withFileLock } from '../util/file-lock';
+import { assertTeammateName } from '../util/names';
 import type { TeamPaths } from './paths';
 
 export class TaskError extends Error {}
@@ -132,7 +133,7 @@ export class TaskBoard {
     return t;
   }
 
-  async create(input: { subject: string; description?: string; blockedBy?: number[] }): Promise<Task> {
+  async create(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task> {
     const subject = input.subject.trim();
     if (!subject) throw new TaskError('a task needs a subject');
     return this.mutate(async () => {
@@ -151,6 +152,7 @@ export class TaskBoard {
         status: 'pending',
         owner: '',
         blockedBy: open,
+        ...(input.worktree ? { worktree: assertTeammateName(input.worktree) } : {}),
       };
       await this.write(task);
       return task;

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { test } from 'node:test';
+import { reply, toolUse } from '../fake-api';
+import { waitFor } from '../helpers/tmp';
+import { harness } from './harness';
+
+const exec = promisify(execFile);
+const git = (cwd: string, ...args: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
+
+test('isolated teammates edit the same file in their own worktrees; merges: one clean, one conflict', async (t) => {
+  const h = await harness(t);
+  await git(h.root, 'init', '-q', '-b', 'main');
+  await writeFile(join(h.root, 'shared.txt'), 'base\n');
+  await git(h.root, 'add', 'shared.txt');
+  await git(h.root, 'commit', '-qm', 'base');
+  const commit = 'git -c user.name=t -c user.email=t@t commit -qam';
+  for (const [name, line] of [['ann', 'from ann'], ['ben', 'from ben']] as const) {
+    h.api.script(name,
+      reply(toolUse('write_file', { path: 'shared.txt', content: `${line}\n` })),
+      reply(toolUse('write_file', { path: '../../shared.txt', content: 'escape' })),
+      reply(toolUse('bash', { command: `${commit} "${name} edit"` })),
+      reply(toolUse('idle', {})),
+    );
+  }
+  const [ann, ben] = await Promise.all([
+    h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Edit shared.txt.', isolation: 'worktree' }),
+    h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Edit shared.txt.', isolation: 'worktree' }),
+  ]);
+  assert.equal(ann.branch, 'wt/ann');
+  assert.equal(ben.branch, 'wt/ben');
+  await waitFor(async () => (await h.rt.team.roster.list()).every((m) => m.status === 'idle'), 10_000, 'both idle');
+  // The main checkout is untouched; each branch has its own commit.
+  assert.equal(await readFile(join(h.root, 'shared.txt'), 'utf8'), 'base\n');
+  assert.equal(await readFile(join(h.root, '.worktrees', 'ann', 'shared.txt'), 'utf8'), 'from ann\n');
+  assert.equal((await git(h.root, 'show', 'wt/ben:shared.txt')).stdout, 'from ben\n');
+  // Confinement: the escape attempt was refused.
+  assert.match(JSON.stringify(h.api.requests('ann')[2]!.body.messages.at(-1)), /outside|escapes|not inside/i);
+  const status = async () => (await git(h.root, 'status', '--porcelain')).stdout.split('\n').filter((l) => l && !/ \.(team|tasks)\/$/.test(l));
+  assert.deepEqual(await status(), [], '.worktrees/ is kept out of git status');
+  const first = await h.rt.worktrees.merge('ann');
+  assert.equal(first.status, 'merged');
+  const second = await h.rt.worktrees.merge('ben');
+  assert.equal(second.status, 'conflict');
+  assert.deepEqual((second as { files: string[] }).files, ['shared.txt']);
+  assert.equal(await readFile(join(h.root, 'shared.txt'), 'utf8'), 'from ann\n');
+  assert.deepEqual(await status(), [], 'nothing half-merged left behind');
+});
+
+test('a task bound to a worktree moves the claiming teammate into it', async (t) => {
+  const h = await harness(t);
+  await git(h.root, 'init', '-q', '-b', 'main');
+  await writeFile(join(h.root, 'f.txt'), 'base\n');
+  await git(h.root, 'add', 'f.txt');
+  await git(h.root, 'commit', '-qm', 'base');
+  const task = await h.rt.createTask({ subject: 'fix in isolation', worktree: 'fixes' });
+  h.api.script('cal', reply(toolUse('idle', {})), reply(toolUse('write_file', { path: 'f.txt', content: 'fixed\n' }), toolUse('task_update', { task_id: task.id, status: 'completed' })), reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'cal', role: 'dev', prompt: 'Take tasks.' });
+  await waitFor(async () => (await h.rt.team.tasks.get(task.id))?.status === 'completed', 8000, 'task done');
+  assert.equal(await readFile(join(h.root, 'f.txt'), 'utf8'), 'base\n');
+  assert.equal(await readFile(join(h.root, '.worktrees', 'fixes', 'f.txt'), 'utf8'), 'fixed\n');
+  assert.match(JSON.stringify(h.api.requests('cal')[1]!.body.messages.at(-1)), /bound to git worktree \\"fixes\\"/);
+});
+
+test('isolation in a folder that is not a git repository is a clear error, nothing half-made', async (t) => {
+  const h = await harness(t);
+  await assert.rejects(h.rt.spawnTeammate({ name: 'dee', role: 'dev', prompt: 'x', isolation: 'worktree' }), /not a git repo/i);
+  assert.equal(await h.rt.team.roster.get('dee'), undefined);
+});
