@@ -1,0 +1,95 @@
+// Command cases: each SPEC §7 command run with its argument object writes the right files;
+// invalid objects write nothing.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { inboxPath, readJson, readLines, type Case, type Env } from './index';
+
+const run = <T>(id: string, args?: unknown) => vscode.commands.executeCommand<T>(id, args);
+
+async function pendingPlan(env: Env): Promise<string> {
+  const [r] = await env.team.requests.list({ status: 'pending', kind: 'plan' });
+  assert.ok(r, 'a plan is pending');
+  return r.request_id;
+}
+
+export const commandCases: Case[] = [
+  ['createTask {subject, description, blockedBy} writes .tasks/task_<id>.json', async ({ root }: Env) => {
+    const task = await run<{ id: number }>('agentTeams.createTask', { subject: 'Release', description: 'Tag and publish', blockedBy: [2] });
+    assert.equal(task?.id, 3);
+    const file = await readJson(join(root, '.tasks', 'task_3.json'));
+    assert.equal(file.subject, 'Release');
+    assert.equal(file.description, 'Tag and publish');
+    assert.deepEqual(file.blockedBy, [2]);
+    assert.equal(file.status, 'pending');
+  }],
+  ['createTask with an invalid object writes nothing', async ({ team }: Env) => {
+    assert.equal(await run('agentTeams.createTask', { subject: '   ' }), undefined);
+    assert.equal((await team.tasks.list()).length, 3);
+  }],
+  ['sendMessage {to, content} appends a message from user to the inbox', async ({ root }: Env) => {
+    await run('agentTeams.sendMessage', { to: 'alice', content: 'How is it going?' });
+    const last = (await readLines(inboxPath(root, 'alice'))).at(-1)!;
+    assert.equal(last.from, 'user');
+    assert.equal(last.to, 'alice');
+    assert.equal(last.type, 'message');
+    assert.equal(last.content, 'How is it going?');
+  }],
+  ['sendMessage to an invalid or unknown name writes nothing', async ({ root }: Env) => {
+    const before = (await readLines(inboxPath(root, 'alice'))).length;
+    assert.equal(await run('agentTeams.sendMessage', { to: 'Not A Name', content: 'x' }), undefined);
+    assert.equal(await run('agentTeams.sendMessage', { to: 'zed', content: 'x' }), undefined);
+    assert.equal((await readLines(inboxPath(root, 'alice'))).length, before);
+  }],
+  ['rejectPlan {requestId, feedback} rejects and tells the teammate', async (env: Env) => {
+    const id = await pendingPlan(env);
+    await run('agentTeams.rejectPlan', { requestId: id, feedback: 'Add a benchmark step' });
+    const rec = await readJson(join(env.root, '.team', 'requests', `${id}.json`));
+    assert.equal(rec.status, 'rejected');
+    assert.equal(rec.feedback, 'Add a benchmark step');
+    const reply = (await readLines(inboxPath(env.root, 'alice'))).at(-1)!;
+    assert.equal(reply.type, 'plan_approval_response');
+    assert.equal(reply.approve, false);
+    assert.equal(reply.request_id, id);
+  }],
+  ['approvePlan {requestId} approves a resubmitted plan; rejectPlan with empty feedback does not decide', async (env: Env) => {
+    const rec = await env.team.submitPlan('alice', '1. Parse\n2. Benchmark', 'user');
+    assert.equal(await run('agentTeams.rejectPlan', { requestId: rec.request_id, feedback: ' ' }), undefined);
+    assert.equal((await env.team.requests.get(rec.request_id))?.status, 'pending');
+    await run('agentTeams.approvePlan', { requestId: rec.request_id });
+    assert.equal((await env.team.requests.get(rec.request_id))?.status, 'approved');
+    const reply = (await readLines(inboxPath(env.root, 'alice'))).at(-1)!;
+    assert.equal(reply.type, 'plan_approval_response');
+    assert.equal(reply.approve, true);
+  }],
+  ['broadcast {content} reaches every teammate', async ({ root }: Env) => {
+    await run('agentTeams.broadcast', { content: 'Lunch' });
+    for (const name of ['alice', 'bob']) {
+      const last = (await readLines(inboxPath(root, name))).at(-1)!;
+      assert.equal(last.type, 'broadcast');
+      assert.equal(last.from, 'user');
+    }
+  }],
+  ['requestShutdown {teammate} records a request and messages the teammate', async ({ root, team }: Env) => {
+    await run('agentTeams.requestShutdown', { teammate: 'bob' });
+    const [rec] = await team.requests.list({ kind: 'shutdown', to: 'bob' });
+    assert.equal(rec?.status, 'pending');
+    assert.equal(rec?.from, 'user');
+    const last = (await readLines(inboxPath(root, 'bob'))).at(-1)!;
+    assert.equal(last.type, 'shutdown_request');
+    assert.equal(last.request_id, rec?.request_id);
+  }],
+  ['completeTask {id} completes and unblocks dependents', async ({ team }: Env) => {
+    await run('agentTeams.completeTask', { id: 1 });
+    assert.equal((await team.tasks.get(1))?.status, 'completed');
+    assert.deepEqual((await team.tasks.get(2))?.blockedBy, []);
+  }],
+  ['openInbox {name} opens the inbox view', async () => {
+    await run('agentTeams.openInbox', { name: 'alice' });
+  }],
+  ['every SPEC §7 command is registered', async () => {
+    const all = new Set(await vscode.commands.getCommands(true));
+    for (const c of ['askLead', 'spawnTeammate', 'sendMessage', 'broadcast', 'requestShutdown', 'stopTeammate', 'approvePlan',
+      'rejectPlan', 'createTask', 'openInbox', 'setApiKey', 'showLog']) assert.ok(all.has(`agentTeams.${c}`), c);
+  }],
+];
