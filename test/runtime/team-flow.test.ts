@@ -99,3 +99,32 @@ test('an idle teammate makes no model calls', async (t) => {
   await new Promise((r) => setTimeout(r, 1500));
   assert.equal(h.api.requests('finn').length, before);
 });
+
+test('idle timeout: an idle teammate with no work shuts down and says so', async (t) => {
+  const h = await harness(t, { idleTimeoutSeconds: 1, idlePollSeconds: 0.2 });
+  h.api.script('gil', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'gil', role: 'r', prompt: 'Nothing.' });
+  await waitFor(async () => (await h.rt.team.roster.get('gil'))?.status === 'shutdown', 5000, 'timed out to shutdown');
+  assert.ok(h.events.some((e) => e.type === 'notice' && /gil shut down after idling/.test(e.message)));
+  assert.equal(h.api.requests('gil').length, 1);
+});
+
+test('identity is re-stated when an idle teammate picks up work', async (t) => {
+  const h = await harness(t);
+  h.api.script('hana', reply(toolUse('idle', {})), reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'hana', role: 'tester', prompt: 'Wait for work.' });
+  await waitFor(async () => (await h.rt.team.roster.get('hana'))?.status === 'idle', 5000);
+  await h.rt.createTask({ subject: 'write tests' });
+  await waitFor(() => h.api.requests('hana').length >= 2, 5000, 'woken by the task');
+  assert.match(JSON.stringify(h.api.requests('hana')[1]!.body.messages.at(-1)), /<identity>You are hana, role: tester, team: [^<]+<\/identity>\\nYou claimed task #1: write tests/);
+});
+
+test('wakeLeadOnMail off: mail waits for the next turn instead of waking the lead', async (t) => {
+  const h = await harness(t, { wakeLeadOnMail: false });
+  await h.rt.team.mailbox.send({ from: 'user', to: 'lead', type: 'message', content: 'fyi' });
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(h.api.requests('lead').length, 0);
+  h.api.script('lead', 'ok');
+  await h.rt.askLead('anything new?');
+  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.messages), /team-mail from=\\"user\\" type=\\"message\\">\\nfyi.*anything new\?/);
+});
