@@ -1,0 +1,129 @@
+// The extension in a real VS Code (code-server + Chromium) on a seeded team: the container and
+// its views, Create Task from the palette, the inbox webview (XSS shown as text, plan approved
+// from the card, composer), the plan notification, and a status change made by another
+// process reaching the tree.
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { Team } from '../../src/core/team/team';
+import { seedTeam } from '../vscode/seed-team';
+import { openWorkbench, type Workbench } from './harness/browser';
+import { startCodeServer, type CodeServer } from './harness/code-server';
+import { repoRoot } from './harness/paths';
+
+const EXT = 'agent-teams.agent-teams';
+const CONTAINER = 'agentTeams';
+
+async function until<T>(fn: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('VS Code UI', () => {
+  let workspace: string;
+  let team: Team;
+  let planId: string;
+  let server: CodeServer | undefined;
+  let wb: Workbench | undefined;
+
+  before(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'agent-teams-ui-'));
+    ({ team, planRequestId: planId } = await seedTeam(workspace));
+    server = await startCodeServer({ extensionPath: repoRoot(), workspace, env: { ANTHROPIC_API_KEY: 'sk-test-not-used' } });
+    wb = await openWorkbench(server.url);
+    await wb.openContainer('Agent Teams');
+  });
+
+  after(async () => {
+    if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, 'vscode-ui.png'));
+    await wb?.close();
+    await server?.stop();
+    team?.dispose();
+    if (workspace) await rm(workspace, { recursive: true, force: true });
+  });
+
+  it('shows the container with the team, its status words and the board', async () => {
+    const alice = wb!.treeRow(CONTAINER, 'alice, backend engineer, working');
+    await alice.waitFor();
+    await wb!.treeRow(CONTAINER, 'bob, tester, idle').waitFor();
+    await wb!.treeRow(CONTAINER, 'Plan from alice awaiting approval').waitFor();
+    await wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, unowned, blocked by task 1').waitFor();
+    await wb!.page.getByText('1 working, 1 idle').first().waitFor();
+  });
+
+  it('notifies that alice submitted a plan', async () => {
+    const toast = wb!.notification('alice submitted a plan');
+    await toast.waitFor();
+    for (const name of ['Approve', 'Reject…', 'Open']) await toast.getByRole('button', { name }).waitFor();
+  });
+
+  it('a status change written by another process updates the tree within a moment', async () => {
+    await team.roster.setStatus('bob', 'working');
+    const t0 = Date.now();
+    await wb!.treeRow(CONTAINER, 'bob, tester, working').waitFor({ timeout: 5000 });
+    const ms = Date.now() - t0;
+    console.log(`tree row updated ${ms} ms after the roster write`);
+    assert.ok(ms < 3000, `tree updated after ${ms} ms`);
+  });
+
+  it('shows an XSS payload in the inbox as text and runs nothing', async () => {
+    const view = wb!.webview(EXT);
+    const card = view.locator('article.msg', { hasText: '<img src=x onerror=' });
+    await card.waitFor();
+    assert.equal(await view.locator('article.msg .body img, article.msg .body script').count(), 0);
+    assert.match(await card.locator('.body').innerText(), /<script>document\.title="pwned"<\/script>/);
+    assert.equal(await card.locator('.body strong').innerText(), 'bold');
+    assert.notEqual(await view.locator('body').evaluate(() => document.title), 'pwned');
+    assert.notEqual(await wb!.page.title(), 'pwned');
+  });
+
+  it('approves the plan from its card in the inbox', async () => {
+    const view = wb!.webview(EXT);
+    const card = view.locator('article.type-plan_approval_request', { hasText: 'Write parse()' });
+    await card.scrollIntoViewIfNeeded();
+    await card.locator('vscode-button', { hasText: 'Approve' }).click();
+    await card.getByText('Approved by user').waitFor();
+    const rec = JSON.parse(await readFile(join(workspace, '.team', 'requests', `${planId}.json`), 'utf8')) as { status: string };
+    assert.equal(rec.status, 'approved');
+    await wb!.treeRow(CONTAINER, 'Plan from alice awaiting approval').waitFor({ state: 'detached' });
+  });
+
+  it('sends a message as the user from the composer', async () => {
+    const view = wb!.webview(EXT);
+    await view.locator('.composer vscode-textarea textarea').fill('Status report, please.');
+    await view.locator('.composer vscode-button', { hasText: 'Send' }).click();
+    await view.getByText('Sent to lead.').waitFor();
+    await view.locator('article.msg.mine', { hasText: 'Status report, please.' }).waitFor();
+    const lines = (await readFile(join(workspace, '.team', 'inbox', 'lead.jsonl'), 'utf8')).trim().split('\n');
+    const last = JSON.parse(lines.at(-1)!) as { from: string; content: string };
+    assert.deepEqual([last.from, last.content], ['user', 'Status report, please.']);
+  });
+
+  it('creates a task from the palette, asking field by field', async () => {
+    const page = wb!.page;
+    await wb!.runCommand('Agent Teams: Create Task');
+    const widget = page.locator('.quick-input-widget');
+    const input = widget.locator('input.input').first();
+    await widget.getByText('Subject').waitFor();
+    await input.fill('Ship the release');
+    await input.press('Enter');
+    await widget.getByText('Description (optional)').waitFor();
+    await input.fill('Tag v1 and publish');
+    await input.press('Enter');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Test the parser' }).waitFor();
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Test the parser' }).click();
+    await page.keyboard.press('Enter');
+    const task = await until(async () => JSON.parse(await readFile(join(workspace, '.tasks', 'task_3.json'), 'utf8')) as Record<string, unknown>);
+    assert.equal(task.subject, 'Ship the release');
+    assert.equal(task.description, 'Tag v1 and publish');
+    assert.deepEqual(task.blockedBy, [2]);
+    await wb!.treeRow(CONTAINER, 'task 3, Ship the release, pending, unowned, blocked by task 2').waitFor();
+  });
+});
