@@ -10,7 +10,7 @@ import { createLog, routeProblems } from './log';
 import { RequestNotifier, showNotice } from './notifications';
 import { RuntimeHost } from './runtime-host';
 import { ApiKeyStore } from './secrets';
-import { onSettingsChange } from './settings';
+import { onSettingsChange, readSettings } from './settings';
 import { TeamStatusBar } from './status-bar';
 import { TaskTreeProvider } from './task-tree';
 import { TeamHost } from './team-host';
@@ -22,6 +22,8 @@ export interface ExtensionApi {
   readonly teamTree: TeamTreeProvider | undefined;
   readonly taskTree: TaskTreeProvider | undefined;
 }
+
+let current: RuntimeHost | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
   const started = performance.now();
@@ -39,11 +41,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
 
   const host = new TeamHost(root, log);
   const runtime = new RuntimeHost(root, keys, createApprover(context.workspaceState), log);
-  const leadTokens = { total: 0 };
-  const agents = { activity: (a: string) => runtime.activity(a), leadTokens: () => leadTokens.total };
+  current = runtime;
+  const defaultModel = () => readSettings().model;
+  const agents = { activity: (a: string) => runtime.activity(a), defaultModel };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
-  const statusBar = new TeamStatusBar(host, () => leadTokens.total);
+  const statusBar = new TeamStatusBar(host, defaultModel);
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
   ctx = createCommandContext({
@@ -71,7 +74,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
     }),
     keys.onDidChange(() => void runtime.refreshModelConfig()),
     runtime.onEvent((e) => {
-      if (e.type === 'usage' && e.agent === 'lead') leadTokens.total = e.total;
       if (e.type === 'activity' || e.type === 'usage') host.fire(['roster']);
       showNotice(e, log);
     }),
@@ -99,6 +101,8 @@ async function resumeTeam(host: TeamHost, runtime: RuntimeHost, keys: ApiKeyStor
   }
 }
 
-export function deactivate(): void {
-  // Everything is in context.subscriptions.
+/** Waits for the agents to stop (disposables are synchronous; the runtime's stop is not). */
+export async function deactivate(): Promise<void> {
+  await current?.stop();
+  current = undefined;
 }

@@ -1,8 +1,9 @@
 // The elements of the Team and Tasks trees, and the words they are described with. Tree
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
+import { estimateCost, formatCost } from '../core/runtime/pricing';
 import type { Activity } from '../core/runtime/types';
-import type { Member, RequestRecord, Task, TaskStatus, Usage } from '../shared/team-schemas';
+import { Usage, type Member, type RequestRecord, type Task, type TaskStatus, type TeamConfig } from '../shared/team-schemas';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };
 export type RequestNode = { nodeKind: 'request'; record: RequestRecord };
@@ -16,6 +17,18 @@ export function isTreeNode(value: unknown): value is TreeNode {
 
 export function totalTokens(u: Usage | undefined): number {
   return u ? (u.input ?? 0) + (u.output ?? 0) + (u.cache_read ?? 0) + (u.cache_write ?? 0) : 0;
+}
+
+/** The lead's usage, kept by the runtime in the roster's top-level `lead` field. */
+export function leadUsage(config: TeamConfig | undefined): Usage | undefined {
+  const parsed = Usage.safeParse((config as { lead?: { usage?: unknown } } | undefined)?.lead?.usage);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** "16k tokens · $0.05", or undefined before any token was spent. */
+export function spendWords(u: Usage | undefined, model: string): string | undefined {
+  const tokens = totalTokens(u);
+  return tokens ? `${formatTokens(tokens)} · ${formatCost(estimateCost(model, u))}` : undefined;
 }
 
 export function formatTokens(n: number): string {

@@ -4,6 +4,7 @@
 // implementation.
 import * as vscode from 'vscode';
 import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/model';
+import { Runtime } from '../core/runtime/runtime';
 import type { Activity, Approver, ModelFactory, RuntimeEvent, RuntimeSettings, TeamRuntime } from '../core/runtime/types';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
@@ -16,9 +17,9 @@ export interface RuntimeStartOptions {
   approver: Approver;
 }
 
-/** The runtime implementation (src/core/runtime/runtime.ts) plugs in here. */
-async function createRuntime(_opts: RuntimeStartOptions): Promise<TeamRuntime> {
-  throw new Error('The agent runtime is not part of this build yet: agents cannot be started.');
+/** The one place that names the runtime implementation. */
+function createRuntime(opts: RuntimeStartOptions): Promise<TeamRuntime> {
+  return Runtime.start(opts);
 }
 
 export class RestrictedModeError extends Error {

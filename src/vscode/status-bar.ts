@@ -1,13 +1,14 @@
 // Status bar item: who is working, total tokens, and Restricted Mode; click to open the team.
 import * as vscode from 'vscode';
-import { formatTokens, totalTokens } from './nodes';
+import { estimateCost, formatCost } from '../core/runtime/pricing';
+import { formatTokens, leadUsage, totalTokens } from './nodes';
 import type { TeamHost } from './team-host';
 
 export class TeamStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('agentTeams.status', vscode.StatusBarAlignment.Left, 50);
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(private readonly host: TeamHost, private readonly leadTokens: () => number) {
+  constructor(private readonly host: TeamHost, private readonly defaultModel: () => string) {
     this.item.name = 'Agent Teams';
     this.item.command = 'agentTeams.team.focus';
     this.subs.push(host.onDidChange((k) => { if (k.has('roster')) void this.update(); }));
@@ -15,7 +16,8 @@ export class TeamStatusBar implements vscode.Disposable {
   }
 
   async update(): Promise<void> {
-    const members = await this.host.team.roster.list().catch(() => []);
+    const config = await this.host.team.roster.read().catch(() => undefined);
+    const members = config?.members ?? [];
     const has = await this.host.hasTeam();
     if (!has && vscode.workspace.isTrusted) {
       this.item.hide();
@@ -23,14 +25,17 @@ export class TeamStatusBar implements vscode.Disposable {
     }
     const working = members.filter((m) => m.status === 'working').length;
     const idle = members.filter((m) => m.status === 'idle').length;
-    const tokens = members.reduce((n, m) => n + totalTokens(m.usage), this.leadTokens());
+    const lead = leadUsage(config);
+    const tokens = members.reduce((n, m) => n + totalTokens(m.usage), totalTokens(lead));
+    const usd = members.reduce((n, m) => n + estimateCost(m.model ?? this.defaultModel(), m.usage).usd, estimateCost(this.defaultModel(), lead).usd);
+    const cost = formatCost({ usd, known: true });
     const restricted = !vscode.workspace.isTrusted;
     const words = restricted ? 'Restricted Mode' : `${working} working, ${idle} idle`;
-    this.item.text = `$(${restricted ? 'shield' : working ? 'sync~spin' : 'organization'}) ${words} · ${formatTokens(tokens)}`;
+    this.item.text = `$(${restricted ? 'shield' : working ? 'sync~spin' : 'organization'}) ${words} · ${formatTokens(tokens)} · ${cost}`;
     this.item.tooltip = restricted
       ? 'Agent Teams: agents do not run in Restricted Mode.'
-      : `Agent Teams: ${members.length} teammate${members.length === 1 ? '' : 's'}, ${working} working, ${idle} idle; ${tokens} tokens used`;
-    this.item.accessibilityInformation = { label: `Agent Teams: ${words}, ${formatTokens(tokens)}` };
+      : `Agent Teams: ${members.length} teammate${members.length === 1 ? '' : 's'}, ${working} working, ${idle} idle; ${tokens} tokens used (about ${cost})`;
+    this.item.accessibilityInformation = { label: `Agent Teams: ${words}, ${formatTokens(tokens)}, about ${cost}` };
     this.item.show();
   }
 

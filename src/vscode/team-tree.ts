@@ -3,14 +3,15 @@
 // actions (contextValue-matched in package.json).
 import * as vscode from 'vscode';
 import type { Activity } from '../core/runtime/types';
-import type { Member, RequestRecord, Task } from '../shared/team-schemas';
-import { activityWords, ago, formatTokens, requestLabel, totalTokens, type MemberNode, type RequestNode } from './nodes';
+import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
+import { activityWords, ago, leadUsage, requestLabel, spendWords, type MemberNode, type RequestNode } from './nodes';
 import type { TeamHost } from './team-host';
 
 type Node = MemberNode | RequestNode;
 
 interface Snapshot {
   members: Member[];
+  leadUsage: Usage | undefined;
   pending: RequestRecord[];
   tasks: Map<number, Task>;
   hasTeam: boolean;
@@ -18,7 +19,8 @@ interface Snapshot {
 
 export interface ActivitySource {
   activity(agent: string): Activity | undefined;
-  leadTokens(): number;
+  /** The model agents use unless spawned with their own (for cost estimates). */
+  defaultModel(): string;
 }
 
 export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -41,11 +43,13 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   private load(): Promise<Snapshot> {
     const team = this.host.team;
     this.snapshot ??= Promise.all([
-      team.roster.list().catch(() => []),
+      team.roster.read().catch(() => undefined),
       team.requests.list({ status: 'pending' }).catch(() => []),
       team.tasks.list().catch(() => []),
       this.host.hasTeam(),
-    ]).then(([members, pending, tasks, hasTeam]) => ({ members, pending, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam }));
+    ]).then(([config, pending, tasks, hasTeam]) => ({
+      members: config?.members ?? [], leadUsage: leadUsage(config), pending, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam,
+    }));
     return this.snapshot;
   }
 
@@ -71,11 +75,12 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const status = statusOf(m, activity, node.lead);
     const detail = activityWords(activity);
     const task = m?.current_task ? s.tasks.get(m.current_task) : undefined;
-    const tokens = node.lead ? this.agents.leadTokens() : totalTokens(m?.usage);
+    const usage = node.lead ? s.leadUsage : m?.usage;
+    const spend = spendWords(usage, m?.model ?? this.agents.defaultModel());
     const role = node.lead ? 'Lead' : (m?.role ?? '');
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
-    if (tokens) parts.push(formatTokens(tokens));
+    if (spend) parts.push(spend);
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     item.collapsibleState = children ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
@@ -84,9 +89,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     item.iconPath = statusIcon(status);
     item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}`;
     const spoken = [node.name, role, status, detail, task ? `working on task ${task.id}: ${task.subject}` : undefined,
-      tokens ? formatTokens(tokens) : undefined, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
+      spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
     item.accessibilityInformation = { label: spoken.filter(Boolean).join(', '), role: 'treeitem' };
-    item.tooltip = tooltip(node, status, detail, task, tokens);
+    item.tooltip = tooltip(node, status, detail, task, usage);
     return item;
   }
 
@@ -125,14 +130,12 @@ function requestItem(r: RequestRecord): vscode.TreeItem {
   return item;
 }
 
-function tooltip(node: MemberNode, status: string, detail: string | undefined, task: Task | undefined, tokens: number): vscode.MarkdownString {
+function tooltip(node: MemberNode, status: string, detail: string | undefined, task: Task | undefined, u: Usage | undefined): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.appendText(`${node.name} — ${node.lead ? 'lead' : node.member?.role ?? ''}\n\nStatus: ${status}${detail ? ` (${detail})` : ''}\n\n`);
   if (task) md.appendText(`Task #${task.id}: ${task.subject}\n\n`);
   if (node.member?.model) md.appendText(`Model: ${node.member.model}\n\n`);
   if (node.member?.worktree) md.appendText(`Worktree: ${node.member.worktree}\n\n`);
-  const u = node.member?.usage;
   if (u) md.appendText(`Tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ${u.cache_write} cache write`);
-  else if (tokens) md.appendText(`Tokens: ${tokens}`);
   return md;
 }

@@ -21,7 +21,7 @@ describe('VS Code in Restricted Mode', () => {
   before(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-restricted-'));
     ({ team } = await seedTeam(workspace, { plan: false }));
-    server = await startCodeServer({ extensionPath: repoRoot(), workspace, trust: 'prompt', env: { ANTHROPIC_API_KEY: 'sk-test-not-used' } });
+    server = await startCodeServer({ extensionPath: repoRoot(), workspace, trust: 'prompt' });
     wb = await openWorkbench(server.url);
     await wb.dialog().getByRole('button', { name: /don.t trust/i }).click();
     await wb.openContainer('Agent Teams');

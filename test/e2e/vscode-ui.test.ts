@@ -36,7 +36,7 @@ describe('VS Code UI', () => {
   before(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-ui-'));
     ({ team, planRequestId: planId } = await seedTeam(workspace));
-    server = await startCodeServer({ extensionPath: repoRoot(), workspace, env: { ANTHROPIC_API_KEY: 'sk-test-not-used' } });
+    server = await startCodeServer({ extensionPath: repoRoot(), workspace });
     wb = await openWorkbench(server.url);
     await wb.openContainer('Agent Teams');
   });
