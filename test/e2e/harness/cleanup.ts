@@ -7,8 +7,9 @@ type SyncCleanup = () => void;
 const pending = new Set<SyncCleanup>();
 let installed = false;
 
+// Newest first, like nested finally blocks: a server's processes die before its dirs go.
 function runAll(): void {
-  for (const fn of [...pending]) {
+  for (const fn of [...pending].reverse()) {
     pending.delete(fn);
     try { fn(); } catch { /* best effort: the process is going away */ }
   }

@@ -1,7 +1,7 @@
 // Starts one isolated code-server (VS Code 1.139 for the browser) for an e2e test: its own
 // port, user data, extensions dir, XDG dirs and workspace, all removed again by stop().
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -35,9 +35,12 @@ export interface CodeServer {
   workspace: string;
   userDataDir: string;
   extensionsDir: string;
+  /** Kills the server's whole process group and removes its temp dirs; safe to call twice. */
   stop(): Promise<void>;
   /** Server stdout + stderr so far (the last 256 KiB). */
   logs(): string;
+  /** The extension hosts' own logs (remoteexthost.log of every window so far), each under a header. */
+  extensionHostLogs(): string;
 }
 
 /** Settings that keep the workbench quiet and deterministic; see /work/shared/E2E.md. */
@@ -64,7 +67,13 @@ export async function startCodeServer(opts: CodeServerOptions = {}): Promise<Cod
   try {
     const dirs = await prepareDirs(root, opts);
     const server = await launchWithRetry(dirs, opts);
-    return { ...server, stop: async () => { await server.stop(); await rm(root, { recursive: true, force: true }); forgetRoot(); } };
+    let stopped: Promise<void> | undefined;
+    const stop = () => stopped ??= (async () => {
+      await server.stop();
+      await rm(root, { recursive: true, force: true });
+      forgetRoot();
+    })();
+    return { ...server, stop };
   } catch (err) {
     removeRoot();
     forgetRoot();
@@ -142,10 +151,8 @@ function runToEnd(cmd: string, args: string[], env: NodeJS.ProcessEnv): Promise<
   });
 }
 
-type Server = Omit<CodeServer, 'stop'> & { stop(): Promise<void> };
-
 // The free port is found by binding and releasing it, so another process may grab it first.
-async function launchWithRetry(dirs: Dirs, opts: CodeServerOptions): Promise<Server> {
+async function launchWithRetry(dirs: Dirs, opts: CodeServerOptions): Promise<CodeServer> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await launch(await freePort(), dirs, opts);
@@ -168,7 +175,7 @@ function freePort(): Promise<number> {
   });
 }
 
-async function launch(port: number, dirs: Dirs, opts: CodeServerOptions): Promise<Server> {
+async function launch(port: number, dirs: Dirs, opts: CodeServerOptions): Promise<CodeServer> {
   const { node, codeServerEntry } = provisionedPaths();
   const args = [codeServerEntry,
     '--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--config', dirs.config,
@@ -191,7 +198,7 @@ async function launch(port: number, dirs: Dirs, opts: CodeServerOptions): Promis
   const url = new URL(origin);
   url.searchParams.set('folder', dirs.workspace);
   return { url: url.toString(), origin, port, workspace: dirs.workspace, userDataDir: dirs.userDataDir,
-    extensionsDir: dirs.extensionsDir, logs: log, stop };
+    extensionsDir: dirs.extensionsDir, logs: log, extensionHostLogs: () => readExtensionHostLogs(dirs.userDataDir), stop };
 }
 
 function captureLogs(child: ChildProcess): () => string {
@@ -244,6 +251,21 @@ async function stopProcessGroup(child: ChildProcess): Promise<void> {
   // Children (extension host, pty host) may outlive the server; finish the whole group.
   killGroup(child, 'SIGKILL');
   await exited;
+}
+
+// Layout: <user-data>/logs/<session>/exthost<N>/remoteexthost.log, one exthost<N> per window.
+function readExtensionHostLogs(userDataDir: string): string {
+  const logsDir = join(userDataDir, 'logs');
+  if (!existsSync(logsDir)) return '';
+  const parts: string[] = [];
+  for (const session of readdirSync(logsDir).sort()) {
+    const sessionDir = join(logsDir, session);
+    for (const host of readdirSync(sessionDir).filter((d) => d.startsWith('exthost')).sort()) {
+      const file = join(sessionDir, host, 'remoteexthost.log');
+      if (existsSync(file)) parts.push(`--- ${session}/${host} ---\n${readFileSync(file, 'utf8')}`);
+    }
+  }
+  return parts.join('\n');
 }
 
 /** The last `lines` lines of `text`, for error messages. */

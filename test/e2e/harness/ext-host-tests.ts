@@ -46,7 +46,9 @@ async function runInBrowser(server: CodeServer, opts: ExtensionTestsOptions): Pr
     return await withTimeout(started.then(() => exited), timeoutMs, () => new Error(
       `extension tests ${opts.extensionTestsPath} did not finish within ${timeoutMs} ms ` +
       `(was code-server started with smokeTestDriver: true?)\n` +
-      `--- server log tail ---\n${tail(server.logs())}\n--- browser console tail ---\n${tail(browser.consoleLog())}`));
+      `--- server log tail ---\n${tail(server.logs())}\n` +
+      `--- extension host log tail ---\n${tail(server.extensionHostLogs())}\n` +
+      `--- browser console tail ---\n${tail(browser.consoleLog())}`));
   } finally {
     await browser.close();
   }
