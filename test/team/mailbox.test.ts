@@ -139,3 +139,18 @@ test('a send from another process wakes a subscriber within 100 ms', async (t) =
   }
   assert.ok(Math.max(...lat) < 100, `wake latencies ${lat.join(', ')} ms`);
 });
+
+test('one sender that does not await each send still keeps its order', async (t) => {
+  const team = await newTeam(t);
+  await Promise.all(Array.from({ length: 300 }, (_, i) => team.mailbox.send({ from: 'bob', to: 'alice', type: 'message', content: String(i) })));
+  const got = (await team.mailbox.history('alice')).map((m) => Number(m.content));
+  assert.deepEqual(got, Array.from({ length: 300 }, (_, i) => i));
+  // A rejected send in the middle takes no slot and does not disturb the others.
+  const results = await Promise.allSettled([
+    team.mailbox.send({ from: 'bob', to: 'alice', type: 'message', content: 'a' }),
+    team.mailbox.send({ from: 'bob', to: 'alice', type: 'shutdown_request', content: 'no request_id' }),
+    team.mailbox.send({ from: 'bob', to: 'alice', type: 'message', content: 'b' }),
+  ]);
+  assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
+  assert.deepEqual((await team.mailbox.history('alice')).slice(-2).map((m) => m.content), ['a', 'b']);
+});

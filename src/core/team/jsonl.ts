@@ -4,42 +4,89 @@
 // interleave whole lines. Readers resume from a byte offset and never consume a line that
 // is not yet terminated. A line damaged by a writer killed mid-write is reported and
 // skipped; a record appended right after the damage is recovered, not lost.
-import { appendFile, open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { reportProblem } from '../util/problems';
 
 interface Pending {
-  text: string;
+  /** The record, or a promise of it: the slot in the file is taken when the call is made. */
+  record: unknown | Promise<unknown>;
   resolve: () => void;
   reject: (e: unknown) => void;
 }
 
 const queues = new Map<string, Pending[]>();
 
+/** Append handles kept open between bursts (one open per burst, not per message). */
+const handles = new Map<string, { fh: Promise<FileHandle>; timer: NodeJS.Timeout | null }>();
+const IDLE_CLOSE_MS = 2000;
+
+function handleFor(path: string): Promise<FileHandle> {
+  let h = handles.get(path);
+  if (!h) {
+    h = { fh: open(path, 'a'), timer: null };
+    handles.set(path, h);
+    h.fh.catch(() => handles.delete(path));
+  }
+  if (h.timer) clearTimeout(h.timer);
+  const entry = h;
+  entry.timer = setTimeout(() => {
+    handles.delete(path);
+    void entry.fh.then((fh) => fh.close()).catch(() => undefined);
+  }, IDLE_CLOSE_MS);
+  entry.timer.unref();
+  return h.fh;
+}
+
+async function writeAll(path: string, text: string): Promise<void> {
+  const fh = await handleFor(path);
+  const buf = Buffer.from(text);
+  // O_APPEND: each write lands at the end of the file whoever else appends.
+  let off = 0;
+  while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
+}
+
 async function flush(path: string): Promise<void> {
   const q = queues.get(path);
   if (!q) return;
   while (q.length > 0) {
     const batch = q.splice(0, q.length);
+    // Records resolve in any order; they are written in the order the calls were made.
+    const settled = await Promise.allSettled(batch.map((p) => p.record));
+    const lines: string[] = [];
+    settled.forEach((r) => {
+      if (r.status === 'fulfilled') lines.push(JSON.stringify(r.value) + '\n');
+    });
     try {
-      await appendFile(path, batch.map((p) => p.text).join(''));
-      for (const p of batch) p.resolve();
+      if (lines.length) await writeAll(path, lines.join(''));
+      batch.forEach((p, i) => {
+        const r = settled[i]!;
+        if (r.status === 'fulfilled') p.resolve();
+        else p.reject(r.reason);
+      });
     } catch (err) {
+      handles.delete(path);
       for (const p of batch) p.reject(err);
     }
   }
   queues.delete(path);
 }
 
-/** Appends one JSON record as a line; resolves once it is in the file. */
-export function appendJsonLine(path: string, record: unknown): Promise<void> {
-  const text = JSON.stringify(record) + '\n';
+/**
+ * Appends one JSON record as a line; resolves once it is in the file. `record` may be a
+ * promise (validation still running): its place in the file is fixed now, so one caller's
+ * appends keep their order even when issued without awaiting each other. A rejected record
+ * is not written and its caller gets the rejection.
+ */
+export function appendJsonLine(path: string, record: unknown | Promise<unknown>): Promise<void> {
+  // Its rejection is delivered to the caller below; until the flush looks at it, it waits.
+  if (record instanceof Promise) record.catch(() => undefined);
   return new Promise<void>((resolve, reject) => {
     const q = queues.get(path);
     if (q) {
-      q.push({ text, resolve, reject });
+      q.push({ record, resolve, reject });
       return;
     }
-    queues.set(path, [{ text, resolve, reject }]);
+    queues.set(path, [{ record, resolve, reject }]);
     void flush(path);
   });
 }

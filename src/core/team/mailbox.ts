@@ -58,15 +58,21 @@ export class Mailbox {
     const typeCheck = MessageType.safeParse(type);
     if (!typeCheck.success) throw new MailboxError(`unknown message type ${JSON.stringify(type)}`);
     assertParticipantName(from);
-    await this.assertRecipient(to);
-    // `id` first: a reader recovering from a torn line looks for this prefix.
-    const candidate = { id: randomUUID(), type, from, to, content, timestamp: Date.now() / 1000, ...extra };
-    const parsed = Message.safeParse(candidate);
-    if (!parsed.success) {
-      throw new MailboxError(`invalid ${type}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
-    }
-    await appendJsonLine(this.paths.inbox(to), candidate);
-    return parsed.data;
+    const path = this.paths.inbox(to);
+    // The slot in the inbox is taken now, before the asynchronous recipient check, so a
+    // sender's messages keep their order even when it does not await each send.
+    const message = (async () => {
+      await this.assertRecipient(to);
+      // `id` first: a reader recovering from a torn line looks for this prefix.
+      const candidate = { id: randomUUID(), type, from, to, content, timestamp: Date.now() / 1000, ...extra };
+      const parsed = Message.safeParse(candidate);
+      if (!parsed.success) {
+        throw new MailboxError(`invalid ${type}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+      }
+      return { candidate, parsed: parsed.data };
+    })();
+    await appendJsonLine(path, message.then((m) => m.candidate));
+    return (await message).parsed;
   }
 
   /** Sends `content` to every teammate except the sender and shut-down members. */

@@ -81,7 +81,7 @@ async function acquire(lockPath: string, staleMs: number, timeoutMs: number): Pr
     }
     if (Date.now() > deadline) throw new Error(`timed out waiting for lock ${lockPath}`);
     await sleep(Math.random() * wait);
-    wait = Math.min(wait * 2, 8);
+    wait = Math.min(wait * 2, 4);
   }
 }
 
