@@ -1,8 +1,9 @@
-// The extension in a real VS Code (code-server + Chromium) on a seeded team: the container and
+// The packaged extension (.vsix) in a real VS Code (code-server + Chromium) on a seeded team: the container and
 // its views, Create Task from the palette, the inbox webview (XSS shown as text, plan approved
 // from the card, composer), the plan notification, and a status change made by another
 // process reaching the tree.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,11 +33,16 @@ describe('VS Code UI', () => {
   let planId: string;
   let server: CodeServer | undefined;
   let wb: Workbench | undefined;
+  const cleanup: string[] = [];
 
   before(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-ui-'));
     ({ team, planRequestId: planId } = await seedTeam(workspace));
-    server = await startCodeServer({ extensionPath: repoRoot(), workspace });
+    // The packaged extension, as a user installs it.
+    const vsixPath = join(workspace, '..', `${workspace.split('/').pop()}.vsix`);
+    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsixPath], { stdio: ['ignore', 2, 2] });
+    cleanup.push(vsixPath);
+    server = await startCodeServer({ vsixPath, workspace });
     wb = await openWorkbench(server.url);
     await wb.openContainer('Agent Teams');
   });
@@ -46,7 +52,7 @@ describe('VS Code UI', () => {
     await wb?.close();
     await server?.stop();
     team?.dispose();
-    if (workspace) await rm(workspace, { recursive: true, force: true });
+    for (const p of [workspace, ...cleanup]) if (p) await rm(p, { recursive: true, force: true });
   });
 
   it('shows the container with the team, its status words and the board', async () => {
