@@ -3,8 +3,7 @@
 // files works without it (see commands.ts). `createRuntime` is the one place that names the
 // implementation.
 import * as vscode from 'vscode';
-import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/model';
-import { Runtime } from '../core/runtime/runtime';
+import type { ModelConfig } from '../core/model';
 import type { Activity, Approver, ModelFactory, RuntimeEvent, RuntimeSettings, TeamRuntime } from '../core/runtime/types';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
@@ -17,8 +16,13 @@ export interface RuntimeStartOptions {
   approver: Approver;
 }
 
-/** The one place that names the runtime implementation. */
-function createRuntime(opts: RuntimeStartOptions): Promise<TeamRuntime> {
+/**
+ * The one place that names the runtime implementation. Loaded on first use (esbuild keeps a
+ * dynamically imported module unevaluated until then), so the Anthropic SDK and the agent
+ * loops cost nothing at activation.
+ */
+async function createRuntime(opts: RuntimeStartOptions): Promise<TeamRuntime> {
+  const { Runtime } = await import('../core/runtime/runtime');
   return Runtime.start(opts);
 }
 
@@ -62,6 +66,7 @@ export class RuntimeHost implements vscode.Disposable {
 
   /** Resolves key and base URL now; throws a clear error without a key. */
   private async modelConfig(): Promise<ModelConfig> {
+    const { resolveModelConfig } = await import('../core/model');
     this.config = resolveModelConfig({
       settingBaseUrl: readBaseUrl(),
       envBaseUrl: process.env.ANTHROPIC_BASE_URL,
@@ -83,6 +88,7 @@ export class RuntimeHost implements vscode.Disposable {
 
   private async start(): Promise<TeamRuntime> {
     const config = await this.modelConfig();
+    const { createModelClient } = await import('../core/model');
     const models: ModelFactory = (model, onStatus) => {
       const c = this.config ?? config;
       return createModelClient({ apiKey: c.apiKey, baseURL: c.baseURL, model, caching: true, onStatus });

@@ -100,7 +100,7 @@ export class TeamHost implements vscode.Disposable {
     const has = await this.hasTeam();
     if (has === this.hasTeamKey) return;
     this.hasTeamKey = has;
-    await vscode.commands.executeCommand('setContext', 'agentTeams.hasTeam', has);
+    void vscode.commands.executeCommand('setContext', 'agentTeams.hasTeam', has);
   }
 
   dispose(): void {
