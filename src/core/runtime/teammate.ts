@@ -57,7 +57,9 @@ export class Teammate extends Agent {
       let needsWork = !resumeIdle && this.messages[this.messages.length - 1]?.role === 'user';
       for (;;) {
         if (needsWork) {
-          await team.roster.patch(this.name, { status: 'working' });
+          // Not awaited: the model call need not wait for the roster write. Roster writes
+          // from this process are applied in call order, so the later 'idle' still wins.
+          team.roster.patch(this.name, { status: 'working' }).catch(() => undefined);
           const end = await this.runPhase(this.env.settings().maxRounds);
           if (end === 'stopped' || end === 'shutdown') return await this.finish(end);
           await this.afterPhase(end);
