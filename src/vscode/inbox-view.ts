@@ -2,11 +2,11 @@
 // team's messages (whole history once, then only what is new), participants and request
 // states, and carries out what the user does there (send as user, decide plans) after
 // validating every message it receives.
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { WebviewToHost, type HostToWebview, type RequestState } from '../shared/webview-protocol';
 import type { CommandContext } from './command-context';
 import { InboxFeed } from './inbox-feed';
+import { inboxHtml, nonce } from './inbox-html';
 import { errorText } from './log';
 import { readSettings } from './settings';
 import type { TeamHost } from './team-host';
@@ -131,39 +131,13 @@ export class InboxViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   private html(webview: vscode.Webview): string {
-    const nonce = randomBytes(18).toString('base64');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'inbox.js'));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'inbox.css'));
-    return inboxHtml({ nonce, cspSource: webview.cspSource, script: script.toString(), style: style.toString() });
+    return inboxHtml({ nonce: nonce(), cspSource: webview.cspSource, script: script.toString(), style: style.toString() });
   }
 
   dispose(): void {
     this.subs.forEach((d) => d.dispose());
     this.viewSubs.forEach((d) => d.dispose());
   }
-}
-
-/** The page: scripts only with this render's nonce, styles and fonts only from the bundle. */
-export function inboxHtml(o: { nonce: string; cspSource: string; script: string; style: string }): string {
-  const csp = [
-    "default-src 'none'",
-    `script-src 'nonce-${o.nonce}'`,
-    `style-src ${o.cspSource} 'nonce-${o.nonce}'`,
-    `font-src ${o.cspSource}`,
-    `img-src ${o.cspSource} data:`,
-  ].join('; ');
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" nonce="${o.nonce}" href="${o.style}">
-<title>Inbox</title>
-</head>
-<body>
-<main id="app" aria-label="Agent Teams inbox"></main>
-<script nonce="${o.nonce}" src="${o.script}"></script>
-</body>
-</html>`;
 }

@@ -1,0 +1,77 @@
+// package.json's contributions match SPEC §7: ids, palette titles and category, settings and
+// their defaults, trust declaration, and internal commands kept out of the palette.
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+
+interface Manifest {
+  activationEvents: string[];
+  engines: { vscode: string };
+  capabilities: { untrustedWorkspaces: { supported: string | boolean; description?: string } };
+  contributes: {
+    viewsContainers: { activitybar: { id: string; title: string; icon: string }[] };
+    views: Record<string, { id: string; type?: string }[]>;
+    viewsWelcome: { view: string; contents: string; when?: string }[];
+    commands: { command: string; title: string; category: string }[];
+    menus: Record<string, { command: string; when?: string }[]>;
+    configuration: { properties: Record<string, { default: unknown; description?: string; markdownDescription?: string }> };
+  };
+}
+
+const load = async (): Promise<Manifest> => JSON.parse(await readFile(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as Manifest;
+
+const SPEC_TITLES: Record<string, string> = {
+  askLead: 'Ask Lead', spawnTeammate: 'Spawn Teammate', sendMessage: 'Send Message', broadcast: 'Broadcast',
+  requestShutdown: 'Request Shutdown', stopTeammate: 'Stop Teammate', approvePlan: 'Approve Plan', rejectPlan: 'Reject Plan',
+  createTask: 'Create Task', openInbox: 'Open Inbox', setApiKey: 'Set API Key', showLog: 'Show Log',
+};
+
+describe('package.json contributions', () => {
+  it('declare the container and its three views', async () => {
+    const m = await load();
+    assert.deepEqual(m.contributes.viewsContainers.activitybar.map((c) => [c.id, c.title]), [['agentTeams', 'Agent Teams']]);
+    assert.deepEqual(m.contributes.views.agentTeams!.map((v) => [v.id, v.type ?? 'tree']),
+      [['agentTeams.team', 'tree'], ['agentTeams.tasks', 'tree'], ['agentTeams.inbox', 'webview']]);
+    assert.deepEqual(m.activationEvents, []);
+    assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
+    assert.ok(m.capabilities.untrustedWorkspaces.description);
+  });
+
+  it('give every SPEC command its exact title under the Agent Teams category', async () => {
+    const m = await load();
+    for (const [id, title] of Object.entries(SPEC_TITLES)) {
+      const c = m.contributes.commands.find((x) => x.command === `agentTeams.${id}`);
+      assert.deepEqual([c?.title, c?.category], [title, 'Agent Teams'], id);
+    }
+  });
+
+  it('hide internal commands from the palette', async () => {
+    const m = await load();
+    const hidden = new Set(m.contributes.menus.commandPalette!.filter((e) => e.when === 'false').map((e) => e.command));
+    for (const id of m.contributes.commands.map((c) => c.command)) {
+      const isSpec = id.replace('agentTeams.', '') in SPEC_TITLES;
+      assert.equal(hidden.has(id), !isSpec, id);
+    }
+  });
+
+  it('declare every setting with its default and a description', async () => {
+    const props = (await load()).contributes.configuration.properties;
+    const defaults: Record<string, unknown> = {
+      'agentTeams.model': 'claude-sonnet-4-5', 'agentTeams.baseUrl': '', 'agentTeams.maxRounds': 50, 'agentTeams.idlePollSeconds': 5,
+      'agentTeams.idleTimeoutSeconds': 60, 'agentTeams.planApproval': 'user', 'agentTeams.toolApproval.bash': 'ask',
+      'agentTeams.tokenBudget': 0, 'agentTeams.maxTeammates': 8,
+    };
+    for (const [key, value] of Object.entries(defaults)) {
+      assert.equal(props[key]?.default, value, key);
+      assert.ok(props[key]?.description ?? props[key]?.markdownDescription, `${key} has a description`);
+    }
+  });
+
+  it('offer welcome content for no folder, Restricted Mode, no key and no team', async () => {
+    const welcome = (await load()).contributes.viewsWelcome.filter((w) => w.view === 'agentTeams.team');
+    for (const link of ['workbench.action.files.openFolder', 'workbench.trust.manage', 'agentTeams.setApiKey', 'agentTeams.askLead']) {
+      assert.ok(welcome.some((w) => w.contents.includes(`command:${link}`)), link);
+    }
+  });
+});
