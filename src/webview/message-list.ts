@@ -12,6 +12,7 @@ export class MessageList {
   readonly root: HTMLElement;
   private readonly list: HTMLElement;
   private readonly more: HTMLButtonElement;
+  private readonly empty: HTMLElement;
   private visible: Message[] = [];
   private start = 0;
   private view = ALL;
@@ -26,11 +27,15 @@ export class MessageList {
     this.more = document.createElement('button');
     this.more.className = 'more';
     this.more.textContent = 'Show earlier messages';
+    this.more.hidden = true;
     this.more.addEventListener('click', () => this.showEarlier());
+    this.empty = document.createElement('p');
+    this.empty.className = 'empty';
+    this.empty.textContent = 'No messages yet. Messages between the lead, the teammates and you appear here.';
     this.list = document.createElement('div');
     this.list.className = 'list';
     this.list.setAttribute('role', 'log');
-    this.root.append(this.more, this.list);
+    this.root.append(this.more, this.empty, this.list);
   }
 
   /** Shows `view` out of `all` (first render, view switch). */
@@ -41,6 +46,7 @@ export class MessageList {
     this.start = Math.max(0, this.visible.length - PAGE);
     this.list.replaceChildren(this.cards(this.start, this.visible.length));
     this.more.hidden = this.start === 0;
+    this.empty.hidden = this.visible.length > 0;
     this.root.scrollTop = this.root.scrollHeight;
   }
 
@@ -55,6 +61,7 @@ export class MessageList {
       frag.append(this.card(m));
     }
     this.list.append(frag);
+    this.empty.hidden = this.visible.length > 0;
     if (atBottom) this.root.scrollTop = this.root.scrollHeight;
   }
 
