@@ -100,11 +100,23 @@ async function ensureNode24() {
   await run(nodeBin, ['--version']);
 }
 
+// Under `npm test` the outer npm (Node 20) exports its own npm_* variables; the inner npm
+// would take npm_config_user_agent ("... node/v20 ...") as config, and code-server's
+// postinstall reads the Node version from it and refuses to build.
+function npmFreeEnv() {
+  const env = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (/^(npm_config_user_agent|npm_node_execpath|npm_execpath|npm_lifecycle_|npm_package_|node$)/i.test(key)) continue;
+    env[key] = value;
+  }
+  return env;
+}
+
 async function ensureCodeServer() {
   if (existsSync(codeServerEntry)) return log(`code-server ${CODE_SERVER_VERSION}: cached at ${codeServerRoot}`);
   log(`code-server ${CODE_SERVER_VERSION}: installing with node ${NODE_VERSION} (takes a few minutes, ~600 MB)`);
   const env = {
-    ...process.env,
+    ...npmFreeEnv(),
     // Node 24 first on PATH so npm, install scripts and node-gyp all run on it, and headers
     // from its root: the machine npmrc's nodedir=/usr would build native modules for Node 20.
     PATH: `${join(nodeRoot, 'bin')}${delimiter}${process.env.PATH ?? ''}`,
