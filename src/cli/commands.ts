@@ -1,0 +1,97 @@
+// The subcommand table: words, options, usage line and handler of each scriptable command,
+// and the global help text built from it. Interactive options live here too so `--help`
+// documents everything in one place.
+import type { OptionSpec } from './args';
+import type { CommandContext } from './context';
+import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read-commands';
+import {
+  approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand,
+} from './write-commands';
+
+export interface Command {
+  words: string[];
+  /** Arguments and options after the words, for the usage line. */
+  synopsis: string;
+  summary: string;
+  options: OptionSpec;
+  run(ctx: CommandContext): Promise<number>;
+}
+
+const json: OptionSpec = { json: { type: 'boolean' } };
+
+export const COMMANDS: Command[] = [
+  { words: ['team'], synopsis: '[--json]', summary: 'roster: status, role, current task, tokens, pending requests', options: json, run: teamCommand },
+  { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand },
+  {
+    words: ['task', 'add'], synopsis: '<subject> [--description <text>] [--blocked-by <id,id…>] [--json]',
+    summary: 'create a task', options: { ...json, description: { type: 'string' }, 'blocked-by': { type: 'string' } }, run: taskAddCommand,
+  },
+  { words: ['task', 'done'], synopsis: '<id> [--json]', summary: 'complete a task (unblocks the tasks waiting for it)', options: json, run: taskDoneCommand },
+  { words: ['send'], synopsis: '<to> <text…|-> [--json]', summary: 'send a message as user (- reads the text from stdin)', options: json, run: sendCommand },
+  { words: ['broadcast'], synopsis: '<text…|-> [--json]', summary: 'message every running teammate as user', options: json, run: broadcastCommand },
+  { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand },
+  { words: ['requests'], synopsis: '[--all] [--json]', summary: 'pending protocol requests (plans, shutdowns)', options: { ...json, all: { type: 'boolean' } }, run: requestsCommand },
+  { words: ['approve'], synopsis: '<request_id> [--feedback <text>] [--json]', summary: "approve a teammate's plan", options: { ...json, feedback: { type: 'string' } }, run: approveCommand },
+  { words: ['reject'], synopsis: '<request_id> <feedback…> [--json]', summary: "reject a teammate's plan, saying what to change", options: json, run: rejectCommand },
+  { words: ['shutdown'], synopsis: '<name> [--json]', summary: 'ask a teammate to shut down (it answers by message)', options: json, run: shutdownCommand },
+];
+
+/** Options of the interactive session (no command). */
+export const SESSION_OPTIONS: OptionSpec = {
+  model: { type: 'string' },
+  bash: { type: 'string' },
+  'plan-approval': { type: 'string' },
+  'max-rounds': { type: 'string' },
+  'idle-timeout': { type: 'string' },
+  'token-budget': { type: 'string' },
+  'max-teammates': { type: 'string' },
+};
+
+export function usageOf(c: Command): string {
+  return `usage: agent-teams ${c.words.join(' ')} ${c.synopsis} [--root <dir>]`;
+}
+
+export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [--bash ask|allow|deny] [--plan-approval user|lead]\n'
+  + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]';
+
+/** The usage lines of the commands starting with `first` (all commands without it). */
+export function commandsUsage(first?: string): string {
+  const list = COMMANDS.filter((c) => !first || c.words[0] === first);
+  return list.map((c, i) => `${i ? '       ' : 'usage: '}agent-teams ${c.words.join(' ')} ${c.synopsis}`).join('\n');
+}
+
+/** Every option any command knows, for the lenient scan that finds the command words. */
+export function allOptions(global: OptionSpec): OptionSpec {
+  return Object.assign({}, global, SESSION_OPTIONS, ...COMMANDS.map((c) => c.options));
+}
+
+/** The longest command whose words start `words`. */
+export function findCommand(words: string[]): Command | undefined {
+  let best: Command | undefined;
+  for (const c of COMMANDS) {
+    if (c.words.every((w, i) => words[i] === w) && (!best || c.words.length > best.words.length)) best = c;
+  }
+  return best;
+}
+
+export function helpText(version: string): string {
+  return [
+    `agent-teams ${version}: a lead agent and named teammates working in a folder, from the terminal.`,
+    '',
+    'Interactive session (needs ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL optional):',
+    `  ${SESSION_USAGE.replace(/\n/g, '\n  ')}`,
+    '  Type to talk to the lead. /help in the session lists its commands; Ctrl-C cancels',
+    "  the lead's turn, twice at an empty prompt quits.",
+    '',
+    'Scriptable commands (no model, no key; work beside a running VS Code window or session):',
+    ...COMMANDS.flatMap((c) => [`  agent-teams ${c.words.join(' ')} ${c.synopsis}`, `      ${c.summary}`]),
+    '',
+    'Options:',
+    '  --root <dir>   the workspace folder (default: the current directory)',
+    '  --json         machine-readable output where listed',
+    '  -h, --help     this help (or: agent-teams <command> --help)',
+    '  -V, --version  print the version',
+    '',
+    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down…), 2 usage error.',
+  ].join('\n');
+}

@@ -1,0 +1,102 @@
+// Plain-text rendering of team state, shared by the subcommands and the REPL so `agent-teams
+// tasks` and `/tasks` look the same. Task lines keep the tutorial's `[ ] [>] [x]` board.
+import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/team-schemas';
+import { usageTotal } from '../core/runtime/usage';
+
+const BOX: Record<Task['status'], string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]' };
+
+export function tokens(n: number): string {
+  return `${n.toLocaleString('en-US')} tok`;
+}
+
+export function taskLine(t: Task): string {
+  const parts = [`${BOX[t.status]} #${t.id}: ${t.subject}`];
+  if (t.owner) parts.push(`@${t.owner}`);
+  if (t.blockedBy.length) parts.push(`(blocked by ${t.blockedBy.map((b) => `#${b}`).join(', ')})`);
+  return parts.join('  ');
+}
+
+export function taskBoard(tasks: Task[]): string {
+  if (!tasks.length) return 'No tasks.';
+  const done = tasks.filter((t) => t.status === 'completed').length;
+  return [...tasks.map(taskLine), `${done}/${tasks.length} completed`].join('\n');
+}
+
+function pad(rows: string[][]): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+}
+
+export function leadUsage(config: TeamConfig): number {
+  return usageTotal(((config as Record<string, unknown>).lead as { usage?: Usage } | undefined)?.usage);
+}
+
+/**
+ * The roster as a table. `status` may replace the file's status with something finer
+ * (the REPL knows what a local agent is doing, and which members another host runs).
+ */
+export function rosterTable(config: TeamConfig, status: (m: Member) => string = (m) => m.status, leadStatus = '-'): string {
+  const header = `Team "${config.team_name}": ${config.members.length} teammate${config.members.length === 1 ? '' : 's'}`;
+  const rows = [
+    ['name', 'role', 'status', 'task', 'tokens'],
+    ['lead', 'lead', leadStatus, '-', tokens(leadUsage(config))],
+    ...config.members.map((m) => [
+      m.name, m.role, status(m), m.current_task ? `#${m.current_task}` : '-', tokens(usageTotal(m.usage)),
+    ]),
+  ];
+  return [header, ...pad(rows).map((l) => `  ${l}`)].join('\n');
+}
+
+function clock(seconds: number, withDate: boolean): string {
+  const d = new Date(seconds * 1000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  const time = `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  return withDate ? `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${time}` : time;
+}
+
+/** `[plan_approval_response req_x approved]`-style tag carrying the protocol fields. */
+function typeTag(m: Message): string {
+  const r = m as Record<string, unknown>;
+  const bits: string[] = [m.type];
+  if (typeof r.request_id === 'string') bits.push(r.request_id);
+  if (typeof r.approve === 'boolean') bits.push(r.approve ? 'approved' : 'rejected');
+  return `[${bits.join(' ')}]`;
+}
+
+/** One message: a header line, then the content indented (multi-line content stays readable). */
+export function messageText(m: Message, withDate = true): string {
+  const head = `${clock(m.timestamp, withDate)}  ${m.from} -> ${m.to}  ${typeTag(m)}`;
+  const body = m.content.split('\n').map((l) => `    ${l}`);
+  return [head, ...body].join('\n');
+}
+
+export function inboxText(name: string, messages: Message[]): string {
+  if (!messages.length) return `No messages to ${name}.`;
+  return messages.map((m) => messageText(m)).join('\n');
+}
+
+export function requestLine(r: RequestRecord): string {
+  const about = r.subject && r.subject !== r.from && r.subject !== r.to ? ` about ${r.subject}` : '';
+  return `${r.request_id}  ${r.kind} from ${r.from} to ${r.to}${about}  (${r.status})`;
+}
+
+export function requestsText(records: RequestRecord[]): string {
+  return records.length ? records.map(requestLine).join('\n') : 'No pending requests.';
+}
+
+/** A pending plan addressed to the user, with what to type to answer it. */
+export function planNotice(r: RequestRecord): string {
+  return [
+    `Plan from ${r.from} awaits your approval (${r.request_id}):`,
+    ...(r.plan ?? '').split('\n').map((l) => `    ${l}`),
+    `  /approve ${r.request_id} [feedback]   or   /reject ${r.request_id} <feedback>`,
+  ].join('\n');
+}
+
+/** Where another host's lease shows who runs a member. */
+export function hostLabel(m: Member): string {
+  const h = m.host as (Member['host'] & { hostname?: string }) | null | undefined;
+  if (!h) return '';
+  return `host ${h.id} (pid ${h.pid}${h.hostname ? ` on ${h.hostname}` : ''})`;
+}

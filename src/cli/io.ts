@@ -1,0 +1,38 @@
+// The CLI's window on the outside world. `run()` takes one so tests can drive the whole
+// command line in-process with their own streams; `processIo()` is the real terminal.
+import type { Readable, Writable } from 'node:stream';
+
+export interface CliIo {
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  /** True when stdin and stdout are a terminal: readline edits lines and catches Ctrl-C itself. */
+  isTTY: boolean;
+  /**
+   * Calls `handler` on SIGINT delivered to the process (piped stdin: Ctrl-C in the shell
+   * arrives as a signal, not as a keystroke). Returns the unsubscribe.
+   */
+  onSigint(handler: () => void): () => void;
+}
+
+export function processIo(): CliIo {
+  return {
+    stdin: process.stdin,
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    isTTY: Boolean(process.stdin.isTTY && process.stdout.isTTY),
+    onSigint(handler) {
+      process.on('SIGINT', handler);
+      return () => void process.off('SIGINT', handler);
+    },
+  };
+}
+
+/** Writes one line (a trailing newline is added unless present). */
+export function writeLine(stream: Writable, text = ''): void {
+  stream.write(text.endsWith('\n') ? text : `${text}\n`);
+}

@@ -1,0 +1,67 @@
+// Subcommands that only read team state: `team`, `tasks`, `inbox`, `requests`. They never
+// start a model and never create files.
+import type { Member } from '../shared/team-schemas';
+import { liveForeignHost } from '../core/runtime/lease';
+import { usageTotal } from '../core/runtime/usage';
+import { assertParticipantName } from '../core/util/names';
+import { UsageError } from './args';
+import type { CommandContext } from './context';
+import { inboxText, leadUsage, requestLine, requestsText, rosterTable, taskBoard } from './format';
+
+/** A participant name argument, or a usage error (a bad name is never a path). */
+export function nameArg(raw: string | undefined, what: string, usage: string): string {
+  if (raw === undefined) throw new UsageError(`missing ${what}`, usage);
+  try {
+    return assertParticipantName(raw);
+  } catch (err) {
+    throw new UsageError(`${what}: ${(err as Error).message}`, usage);
+  }
+}
+
+function noExtraArgs(ctx: CommandContext, max: number): void {
+  if (ctx.args.length > max) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[max])}`, ctx.usage);
+}
+
+/** Who runs a member, when a live lease says so (any host counts: we run nobody). */
+function runBy(m: Member): string | null {
+  return m.status === 'shutdown' ? null : liveForeignHost(m, '');
+}
+
+export async function teamCommand(ctx: CommandContext): Promise<number> {
+  noExtraArgs(ctx, 0);
+  const team = await ctx.open(false);
+  const config = await team.roster.read();
+  const pending = await team.requests.list({ status: 'pending' });
+  const members = config.members.map((m) => ({ ...m, tokens: usageTotal(m.usage), run_by: runBy(m) }));
+  ctx.emit({ team_name: config.team_name, lead: { tokens: leadUsage(config) }, members, pending_requests: pending }, () => {
+    const table = rosterTable(config, (m) => {
+      const host = runBy(m);
+      return host ? `${m.status} (host ${host})` : m.status;
+    });
+    return pending.length ? `${table}\nPending requests:\n${pending.map((r) => `  ${requestLine(r)}`).join('\n')}` : table;
+  });
+  return 0;
+}
+
+export async function tasksCommand(ctx: CommandContext): Promise<number> {
+  noExtraArgs(ctx, 0);
+  const tasks = await (await ctx.open(false)).tasks.list();
+  ctx.emit(tasks, () => taskBoard(tasks));
+  return 0;
+}
+
+export async function inboxCommand(ctx: CommandContext): Promise<number> {
+  noExtraArgs(ctx, 1);
+  const name = nameArg(ctx.args[0] ?? 'user', 'name', ctx.usage);
+  const messages = await (await ctx.open(false)).mailbox.history(name);
+  ctx.emit(messages, () => inboxText(name, messages));
+  return 0;
+}
+
+export async function requestsCommand(ctx: CommandContext): Promise<number> {
+  noExtraArgs(ctx, 0);
+  const team = await ctx.open(false);
+  const records = ctx.opts.all === true ? await team.requests.list() : await team.requests.list({ status: 'pending' });
+  ctx.emit(records, () => requestsText(records));
+  return 0;
+}

@@ -1,0 +1,167 @@
+// The session's slash commands, as a table: each entry is its usage, a summary for /help
+// and a handler. Handlers report failures by throwing; the session prints them.
+import type { Member, RequestRecord } from '../shared/team-schemas';
+import type { Runtime } from '../core/runtime/runtime';
+import type { Activity } from '../core/runtime/types';
+import { hostLabel, inboxText, requestsText, rosterTable, taskBoard } from './format';
+
+export interface ReplHost {
+  readonly rt: Runtime;
+  print(text: string): void;
+  quit(): Promise<void>;
+}
+
+interface SlashCommand {
+  usage: string;
+  summary: string;
+  run(args: string[], host: ReplHost): Promise<void>;
+}
+
+export class ReplUsageError extends Error {}
+
+function activityWords(a: Activity): string | null {
+  switch (a.kind) {
+    case 'tool': return `running ${a.tool}`;
+    case 'requesting': case 'streaming': return 'thinking';
+    case 'retrying': return `retrying (${a.reason})`;
+    case 'waiting-approval': return `waiting for ${a.what}`;
+    case 'paused': return `paused: ${a.reason}`;
+    case 'error': return 'error';
+    default: return null;
+  }
+}
+
+/** The roster status, made finer by what this host knows (activity, remote lease). */
+function memberStatus(rt: Runtime, m: Member): string {
+  if (m.status === 'shutdown') return 'shutdown';
+  const a = rt.activity(m.name);
+  if (a.kind === 'remote') return `remote: ${hostLabel(m) || `host ${a.host}`}`;
+  const detail = activityWords(a);
+  return detail ? `${m.status}, ${detail}` : m.status;
+}
+
+/** The request an /approve or /reject means: the id given, or the only pending plan. */
+async function planRequest(args: string[], rt: Runtime, usage: string): Promise<{ id: string; rest: string[] }> {
+  if (args[0]?.startsWith('req_')) return { id: args[0], rest: args.slice(1) };
+  const pending: RequestRecord[] = await rt.team.requests.list({ kind: 'plan', status: 'pending', to: 'user' });
+  if (pending.length === 1) return { id: pending[0]!.request_id, rest: args };
+  if (!pending.length) throw new ReplUsageError('No plan is waiting for your approval.');
+  throw new ReplUsageError(`Several plans are pending; name one: ${usage}\n${requestsText(pending)}`);
+}
+
+function needName(args: string[], usage: string): string {
+  if (args.length !== 1) throw new ReplUsageError(`usage: ${usage}`);
+  return args[0]!;
+}
+
+export const SLASH_COMMANDS: Record<string, SlashCommand> = {
+  team: {
+    usage: '/team', summary: 'roster: status, role, current task, tokens; pending requests',
+    async run(_a, { rt, print }) {
+      const config = await rt.team.roster.read();
+      const lead = activityWords(rt.activity('lead')) ?? 'idle';
+      const pending = await rt.team.requests.list({ status: 'pending' });
+      print(rosterTable(config, (m) => memberStatus(rt, m), lead) + (pending.length ? `\nPending requests:\n${requestsText(pending).replace(/^/gm, '  ')}` : ''));
+    },
+  },
+  tasks: {
+    usage: '/tasks', summary: 'the task board: [ ] pending, [>] in progress, [x] completed',
+    async run(_a, { rt, print }) {
+      print(taskBoard(await rt.team.tasks.list()));
+    },
+  },
+  inbox: {
+    usage: '/inbox [name]', summary: "everything sent to name (default: you); doesn't consume it",
+    async run(args, { rt, print }) {
+      const name = args[0] ?? 'user';
+      print(inboxText(name, await rt.team.mailbox.history(name)));
+    },
+  },
+  requests: {
+    usage: '/requests', summary: 'pending plan and shutdown requests',
+    async run(_a, { rt, print }) {
+      print(requestsText(await rt.team.requests.list({ status: 'pending' })));
+    },
+  },
+  approve: {
+    usage: '/approve <request_id> [feedback]', summary: "approve a teammate's plan (the id may be left out when one is pending)",
+    async run(args, { rt, print }) {
+      const { id, rest } = await planRequest(args, rt, this.usage);
+      await rt.decidePlan(id, true, rest.join(' '));
+      print(`Approved ${id}.`);
+    },
+  },
+  reject: {
+    usage: '/reject <request_id> <feedback>', summary: "reject a teammate's plan, saying what to change",
+    async run(args, { rt, print }) {
+      const { id, rest } = await planRequest(args, rt, this.usage);
+      if (!rest.length) throw new ReplUsageError(`usage: ${this.usage} (the feedback tells the teammate what to change)`);
+      await rt.decidePlan(id, false, rest.join(' '));
+      print(`Rejected ${id}.`);
+    },
+  },
+  send: {
+    usage: '/send <name> <text>', summary: 'message a teammate (or the lead) as you',
+    async run(args, { rt, print }) {
+      if (args.length < 2) throw new ReplUsageError(`usage: ${this.usage}`);
+      await rt.sendAsUser(args[0]!, args.slice(1).join(' '));
+      print(`Sent to ${args[0]}.`);
+    },
+  },
+  broadcast: {
+    usage: '/broadcast <text>', summary: 'message every running teammate',
+    async run(args, { rt, print }) {
+      if (!args.length) throw new ReplUsageError(`usage: ${this.usage}`);
+      const sent = await rt.broadcastAsUser(args.join(' '));
+      print(sent.length ? `Sent to ${sent.map((m) => m.to).join(', ')}.` : 'No teammate is running.');
+    },
+  },
+  shutdown: {
+    usage: '/shutdown <name>', summary: 'ask a teammate to shut down (it finishes its tool call and answers)',
+    async run(args, { rt, print }) {
+      const r = await rt.requestShutdown(needName(args, this.usage));
+      print(`Asked ${r.to} to shut down (${r.request_id}).`);
+    },
+  },
+  stop: {
+    usage: '/stop <name>', summary: 'force-stop a teammate now; its in-progress tasks go back to pending',
+    async run(args, { rt, print }) {
+      const name = needName(args, this.usage);
+      await rt.stopTeammate(name);
+      print(`Stopped ${name}.`);
+    },
+  },
+  help: {
+    usage: '/help', summary: 'this list',
+    async run(_a, { print }) {
+      print(helpText());
+    },
+  },
+  quit: {
+    usage: '/quit', summary: 'ask teammates to shut down, stop those that do not, and exit',
+    async run(_a, host) {
+      await host.quit();
+    },
+  },
+};
+
+const ALIASES: Record<string, string> = { exit: 'quit', q: 'quit', '?': 'help' };
+
+export function helpText(): string {
+  const entries = Object.values(SLASH_COMMANDS);
+  const width = Math.max(...entries.map((c) => c.usage.length));
+  return [
+    'Type anything else to talk to the lead.',
+    ...entries.map((c) => `  ${c.usage.padEnd(width)}  ${c.summary}`),
+    "Ctrl-C cancels the lead's turn (or a question); twice at an empty prompt quits.",
+  ].join('\n');
+}
+
+/** Runs one `/command args…` line. */
+export async function runSlash(line: string, host: ReplHost): Promise<void> {
+  const [head = '', ...args] = line.trim().slice(1).split(/\s+/).filter(Boolean);
+  const name = ALIASES[head] ?? head;
+  const cmd = Object.hasOwn(SLASH_COMMANDS, name) ? SLASH_COMMANDS[name] : undefined;
+  if (!cmd) throw new ReplUsageError(`Unknown command /${head}. /help lists them.`);
+  await cmd.run(args, host);
+}

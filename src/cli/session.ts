@@ -1,0 +1,202 @@
+// The interactive session (`agent-teams` with no command): one Runtime over the folder,
+// the lead driven by what the user types, teammates in this process, a terminal that
+// shows what they do. Ctrl-C cancels the lead's turn; /quit or EOF ends the session.
+import { randomBytes } from 'node:crypto';
+import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/model';
+import { Runtime } from '../core/runtime/runtime';
+import type { Disposable, RuntimeSettings } from '../core/runtime/types';
+import { PromptApprover } from './approver';
+import { describeEvent } from './event-printer';
+import { hostLabel } from './format';
+import { writeLine, type CliIo } from './io';
+import { ReplUsageError, runSlash, type ReplHost } from './repl-commands';
+import { Terminal } from './terminal';
+import { packageVersion } from './version';
+import { watchTeam } from './watchers';
+
+export const PROMPT = 'agent-teams >> ';
+/** How long /quit waits for teammates to answer their shutdown requests. */
+const QUIT_WAIT_MS = 5000;
+
+export interface SessionOptions {
+  io: CliIo;
+  root: string;
+  settings: RuntimeSettings;
+}
+
+/** Key and base URL from the environment (SPEC §6); null after printing why not. */
+function modelConfig(io: CliIo): ModelConfig | null {
+  if (!io.env.ANTHROPIC_API_KEY?.trim()) {
+    writeLine(io.stderr, 'agent-teams: no Anthropic API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another endpoint)\n'
+      + 'to start a session. The subcommands (agent-teams team, tasks, send, inbox…) work without a key.');
+    return null;
+  }
+  try {
+    return resolveModelConfig({ envKey: io.env.ANTHROPIC_API_KEY, envBaseUrl: io.env.ANTHROPIC_BASE_URL });
+  } catch (err) {
+    writeLine(io.stderr, `agent-teams: ${(err as Error).message}`);
+    return null;
+  }
+}
+
+export async function runSession(opts: SessionOptions): Promise<number> {
+  const config = modelConfig(opts.io);
+  if (!config) return 1;
+  const term = new Terminal(opts.io, PROMPT);
+  let rt: Runtime;
+  try {
+    rt = await Runtime.start({
+      root: opts.root,
+      settings: opts.settings,
+      models: (model, onStatus) => createModelClient({ apiKey: config.apiKey, baseURL: config.baseURL, model, caching: true, onStatus }),
+      approver: new PromptApprover(term),
+      // Readable in another host's "run by another window (host …)" message.
+      hostId: `cli-${process.pid}-${randomBytes(2).toString('hex')}`,
+    });
+  } catch (err) {
+    term.close();
+    writeLine(opts.io.stderr, `agent-teams: could not start the team: ${(err as Error).message}`);
+    return 1;
+  }
+  return new Session(rt, term, opts).run();
+}
+
+class Session implements ReplHost {
+  private subs: Disposable[] = [];
+  private quitting: Promise<void> | null = null;
+  /** Aborted by Ctrl-C during /quit: stop teammates now instead of waiting for answers. */
+  private hurry = new AbortController();
+  /** A first Ctrl-C at an idle prompt arms; a second one quits. */
+  private armed = false;
+  /** User prompts sent to the lead and not yet answered. */
+  private turns = 0;
+  private finished!: (code: number) => void;
+
+  constructor(readonly rt: Runtime, private readonly term: Terminal, private readonly opts: SessionOptions) {}
+
+  print = (text: string): void => this.term.print(text);
+
+  async run(): Promise<number> {
+    const done = new Promise<number>((resolve) => (this.finished = resolve));
+    await this.banner();
+    this.subs.push(this.rt.onEvent((e) => {
+      const text = describeEvent(e);
+      if (text) this.print(text);
+    }));
+    this.subs.push(await watchTeam(this.rt, this.print));
+    this.term.start({
+      line: (line) => this.onLine(line),
+      runsNow: (line) => line.trim().startsWith('/'),
+      interrupt: () => this.interrupt(),
+      end: () => void this.quit(),
+    });
+    return done;
+  }
+
+  private async banner(): Promise<void> {
+    const { rt, opts } = this;
+    const s = opts.settings;
+    const config = await rt.team.roster.read();
+    this.print(`Agent Teams ${await packageVersion()}: team "${config.team_name}" in ${opts.root}`);
+    this.print(`model ${s.model}, bash: ${s.bashPolicy}, plans approved by: ${s.planApproval}. /help lists commands; Ctrl-C cancels a turn.`);
+    const live = config.members.filter((m) => m.status !== 'shutdown');
+    const remote = live.filter((m) => rt.activity(m.name).kind === 'remote');
+    const local = live.filter((m) => rt.activity(m.name).kind !== 'remote');
+    if (local.length) this.print(`Resumed here: ${local.map((m) => `${m.name} (${m.status})`).join(', ')}`);
+    for (const m of remote) this.print(`${m.name} is run by another host: ${hostLabel(m)}. Shown here, not run here.`);
+  }
+
+  private async onLine(raw: string): Promise<void> {
+    const line = raw.trim();
+    this.armed = false;
+    if (!line || this.quitting) return;
+    try {
+      if (line.startsWith('/')) await runSlash(line, this);
+      else await this.askLead(line);
+    } catch (err) {
+      this.print(err instanceof ReplUsageError ? err.message : `error: ${(err as Error).message}`);
+    }
+  }
+
+  private async askLead(prompt: string): Promise<void> {
+    this.turns++;
+    try {
+      await this.rt.askLead(prompt);
+    } finally {
+      this.turns--;
+    }
+  }
+
+  /**
+   * A turn the user asked for, or one mail started that is past its first step. The lead's
+   * loop stays "busy" a moment after a turn's end (checking for mail); a Ctrl-C then is
+   * meant for the idle prompt, not for a turn that is already over.
+   */
+  private leadWorking(): boolean {
+    return this.turns > 0 || (this.rt.lead.busy && this.rt.activity('lead').kind !== 'idle');
+  }
+
+  private interrupt(): void {
+    if (this.quitting) {
+      this.hurry.abort();
+      return;
+    }
+    if (this.term.asking) {
+      this.term.cancelQuestion();
+      return;
+    }
+    if (this.leadWorking()) {
+      this.rt.cancelLeadTurn();
+      this.armed = false;
+      this.print("^C: cancelled the lead's turn.");
+      return;
+    }
+    if (this.armed) {
+      void this.quit();
+      return;
+    }
+    this.armed = true;
+    this.term.clearInput();
+    this.print('^C (press Ctrl-C again to quit, or type /quit)');
+    this.term.showPrompt();
+  }
+
+  /** Asks this host's teammates to shut down, stops those that do not in time, disposes. */
+  quit(): Promise<void> {
+    this.quitting ??= this.shutDown().then(
+      () => this.finished(0),
+      (err: Error) => {
+        writeLine(this.opts.io.stderr, `agent-teams: ${err.message}`);
+        this.finished(1);
+      },
+    );
+    return this.quitting;
+  }
+
+  private async shutDown(): Promise<void> {
+    const rt = this.rt;
+    if (rt.lead.busy) rt.cancelLeadTurn();
+    const mine = (await rt.team.roster.list())
+      .filter((m) => m.status !== 'shutdown' && !['remote', 'stopped'].includes(rt.activity(m.name).kind))
+      .map((m) => m.name);
+    if (mine.length) {
+      this.print(`Asking ${mine.join(', ')} to shut down…`);
+      await Promise.all(mine.map((n) => rt.requestShutdown(n).catch((err: Error) => this.print(`error: ${err.message}`))));
+      const end = Date.now() + QUIT_WAIT_MS;
+      const isDown = async (n: string) => (await rt.team.roster.get(n))?.status === 'shutdown';
+      while (Date.now() < end && !this.hurry.signal.aborted) {
+        if ((await Promise.all(mine.map(isDown))).every(Boolean)) break;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      for (const n of mine) {
+        if (await isDown(n)) continue;
+        this.print(`${n} did not shut down in time: stopping it.`);
+        await rt.stopTeammate(n).catch((err: Error) => this.print(`error: ${err.message}`));
+      }
+    }
+    for (const s of this.subs.splice(0)) s.dispose();
+    await rt.dispose();
+    this.print('Bye.');
+    this.term.close();
+  }
+}

@@ -1,0 +1,71 @@
+// What the session shows without being asked: mail to `user` as it arrives, plans that
+// wait for the user's decision, and teammates changing status. All are driven by the
+// engine's file watching, so changes made by other processes show up too.
+import type { MemberStatus } from '../shared/team-schemas';
+import type { Disposable } from '../core/runtime/types';
+import type { Runtime } from '../core/runtime/runtime';
+import { messageText, planNotice } from './format';
+
+/** Runs `fn` on each trigger; triggers during a run collapse into one re-run after it. */
+export function coalesce(fn: () => Promise<void>): () => void {
+  let running = false;
+  let again = false;
+  const go = async (): Promise<void> => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        await fn().catch(() => undefined);
+      } while (again);
+    } finally {
+      running = false;
+    }
+  };
+  return () => void go();
+}
+
+export async function watchTeam(rt: Runtime, print: (text: string) => void): Promise<Disposable> {
+  const team = rt.team;
+  const subs: Disposable[] = [];
+
+  // Mail to the user, from where the inbox ends now (the history is one /inbox away).
+  let offset = (await team.mailbox.readFrom('user', 0)).cursor;
+  const readMail = coalesce(async () => {
+    const d = await team.mailbox.readFrom('user', offset);
+    offset = d.cursor;
+    // Plan submissions are shown by the requests watcher, with what to type.
+    for (const m of d.messages) if (m.type !== 'plan_approval_request') print(`mail: ${messageText(m, false)}`);
+  });
+  subs.push(await team.mailbox.subscribe('user', readMail));
+
+  // Plans awaiting the user: shown once each, including those pending before we started.
+  const shown = new Set<string>();
+  const readPlans = coalesce(async () => {
+    for (const r of await team.requests.list({ kind: 'plan', status: 'pending', to: 'user' })) {
+      if (shown.has(r.request_id)) continue;
+      shown.add(r.request_id);
+      print(planNotice(r));
+    }
+  });
+
+  // Status changes of teammates (spawned, idle, working, shut down).
+  const statuses = new Map<string, MemberStatus>((await team.roster.list()).map((m) => [m.name, m.status]));
+  const readRoster = coalesce(async () => {
+    for (const m of await team.roster.list()) {
+      if (statuses.get(m.name) === m.status) continue;
+      statuses.set(m.name, m.status);
+      print(`· ${m.name}: ${m.status}`);
+    }
+  });
+
+  subs.push(await team.subscribe((what) => {
+    if (what === 'requests') readPlans();
+    else if (what === 'roster') readRoster();
+  }));
+  readPlans();
+  return { dispose: () => subs.forEach((s) => s.dispose()) };
+}

@@ -1,0 +1,65 @@
+// Ctrl-C and hosts: SIGINT cancels the lead's turn, not the session (twice at an idle
+// prompt quits), and a teammate another host runs (its lease) is shown but never run here.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Runtime } from '../../src/core/runtime/runtime';
+import { fault, reply, toolUse } from '../fake-api';
+import { tempDir, waitFor } from '../helpers/tmp';
+import { modelsFor, TEST_SETTINGS } from '../runtime/harness';
+import { fakeApi, session } from './cli-proc';
+
+test('Ctrl-C cancels the lead turn, the session goes on; twice at an idle prompt quits', async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  api.script('lead', fault.hang(), 'Back again.');
+  const repl = await session(t, root, api);
+  await repl.ready();
+  repl.send('think forever');
+  await api.waitForRequest((r) => r.agent === 'lead', 5000);
+  repl.child.kill('SIGINT');
+  await repl.expect(/\^C: cancelled the lead's turn\./);
+  await repl.expect(/agent-teams >> /);
+  repl.send('hello?');
+  await repl.expect(/Back again\./);
+  // The cancelled prompt is still part of the conversation the lead sees.
+  assert.match(JSON.stringify(api.requests('lead').at(-1)!.body.messages), /think forever.*hello\?/);
+  await repl.expect(/agent-teams >> /);
+  repl.child.kill('SIGINT');
+  await repl.expect(/press Ctrl-C again to quit/);
+  assert.equal(repl.child.exitCode, null, 'one Ctrl-C at the prompt does not quit');
+  repl.child.kill('SIGINT');
+  await repl.expect(/Bye\./);
+  assert.equal(await repl.exited, 0);
+});
+
+test("a teammate run by another host is shown as remote and never run by the session", async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  // The "VS Code window": a runtime in this process running tia.
+  const other = await Runtime.start({ root, settings: TEST_SETTINGS, models: modelsFor(api), approver: { bash: async () => 'deny' }, hostId: 'vscode-window-1' });
+  t.after(() => other.dispose());
+  api.script('tia', reply(toolUse('idle', {})));
+  await other.spawnTeammate({ name: 'tia', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await other.team.roster.get('tia'))?.status === 'idle', 5000, 'tia idle');
+
+  api.script('lead', reply(toolUse('spawn_teammate', { name: 'tia', role: 'dev', prompt: 'again' })), 'Could not.');
+  const repl = await session(t, root, api);
+  await repl.expect(/tia is run by another host: host vscode-window-1 \(pid \d+/, 30_000);
+  await repl.expect(/agent-teams >> /);
+  repl.send('/team');
+  await repl.expect(/tia\s+dev\s+remote: host vscode-window-1/);
+  repl.send('spawn tia');
+  await repl.expect(/\[lead\] spawn_teammate\(name="tia".*\n {6}x tia is run by another window \(host vscode-window-1\)/);
+  await repl.expect(/Could not\./);
+  repl.send('/stop tia');
+  await repl.expect(/error: tia is run by another window \(host vscode-window-1\)/);
+  const tiaCalls = api.requests('tia').length;
+  repl.send('/quit');
+  await repl.expect(/Bye\./);
+  assert.equal(await repl.exited, 0);
+  assert.ok(!repl.saw(/Asking tia/), '/quit leaves teammates of other hosts alone');
+  const tia = await other.team.roster.get('tia');
+  assert.equal(tia?.status, 'idle');
+  assert.equal(tia?.host?.id, 'vscode-window-1');
+  assert.equal(api.requests('tia').length, tiaCalls, 'the session made no model call for tia');
+});
