@@ -2,6 +2,7 @@
 // from the extension: the team, the runtime, and the few operations several of them share.
 import * as vscode from 'vscode';
 import type { Team } from '../core/team/team';
+import { WorktreeManager } from '../core/worktree/manager';
 import type { TaskStatus } from '../shared/team-schemas';
 import { askText, CANCEL } from './prompts';
 import type { RuntimeHost } from './runtime-host';
@@ -13,6 +14,8 @@ export interface CommandContext {
   readonly runtime: RuntimeHost;
   /** The team, its directories created on first use. */
   team(): Promise<Team>;
+  /** The running team's worktree manager, or one over the workspace when no agent runs. */
+  worktrees(): WorktreeManager;
   askLead(prompt: string): Promise<void>;
   /** Answers a plan request as the user; throws with the reason when it cannot. */
   decidePlan(requestId: string, approve: boolean, feedback: string): Promise<void>;
@@ -33,10 +36,12 @@ export interface ContextDeps {
 
 export function createCommandContext(d: ContextDeps): CommandContext {
   const team = () => d.host.ensureTeam();
+  let idleWorktrees: WorktreeManager | undefined;
   return {
     log: d.log,
     runtime: d.runtime,
     team,
+    worktrees: () => d.runtime.current?.worktrees ?? (idleWorktrees ??= new WorktreeManager(d.host.root)),
     async askLead(prompt) {
       await team();
       const rt = await d.runtime.ensure();

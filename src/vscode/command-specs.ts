@@ -6,8 +6,9 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { ParticipantName } from '../shared/team-schemas';
 import type { TreeNode } from './nodes';
-import { askText, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName, type Asked } from './prompts';
+import { askText, pickIsolation, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName, type Asked } from './prompts';
 import type { CommandContext } from './command-context';
+import { WORKTREE_COMMANDS } from './worktree-commands';
 
 export interface Field {
   key: string;
@@ -56,9 +57,10 @@ export const COMMANDS: CommandSpec[] = [
       { key: 'name', ask: () => askText({ title: 'Spawn Teammate (1/3)', prompt: 'Name', placeHolder: 'alice', validate: validateName }) },
       { key: 'role', ask: () => askText({ title: 'Spawn Teammate (2/3)', prompt: 'Role', placeHolder: 'backend engineer' }) },
       { key: 'prompt', ask: () => askText({ title: 'Spawn Teammate (3/3)', prompt: 'First instructions' }) },
+      { key: 'isolation', optional: true, ask: () => pickIsolation() },
     ],
-    schema: z.object({ name: ParticipantName, role: text, prompt: text }),
-    run: async (a, ctx) => (await ctx.runtime.ensure()).spawnTeammate({ name: a.name, role: a.role, prompt: a.prompt }, 'user'),
+    schema: z.object({ name: ParticipantName, role: text, prompt: text, isolation: z.enum(['none', 'worktree']).optional() }),
+    run: async (a, ctx) => (await ctx.runtime.ensure()).spawnTeammate({ name: a.name, role: a.role, prompt: a.prompt, isolation: a.isolation }, 'user'),
   }),
   spec({
     id: 'agentTeams.sendMessage', title: 'Send Message',
@@ -160,6 +162,7 @@ export const COMMANDS: CommandSpec[] = [
     id: 'agentTeams.refresh', title: 'Refresh', fields: [], schema: z.object({}),
     run: async (_a, ctx) => ctx.refresh(),
   }),
+  ...WORKTREE_COMMANDS,
 ];
 
 export function titleOf(id: string): string {

@@ -80,6 +80,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const role = node.lead ? 'Lead' : (m?.role ?? '');
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
+    if (m?.branch) parts.push(m.branch);
     if (spend) parts.push(spend);
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
@@ -87,8 +88,10 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     item.id = node.lead ? 'lead' : `member:${node.name}`;
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
-    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}`;
+    // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove).
+    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}`;
     const spoken = [node.name, role, status, detail, task ? `working on task ${task.id}: ${task.subject}` : undefined,
+      m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
     item.accessibilityInformation = { label: spoken.filter(Boolean).join(', '), role: 'treeitem' };
     item.tooltip = tooltip(node, status, detail, task, usage);
@@ -135,7 +138,7 @@ function tooltip(node: MemberNode, status: string, detail: string | undefined, t
   md.appendText(`${node.name} — ${node.lead ? 'lead' : node.member?.role ?? ''}\n\nStatus: ${status}${detail ? ` (${detail})` : ''}\n\n`);
   if (task) md.appendText(`Task #${task.id}: ${task.subject}\n\n`);
   if (node.member?.model) md.appendText(`Model: ${node.member.model}\n\n`);
-  if (node.member?.worktree) md.appendText(`Worktree: ${node.member.worktree}\n\n`);
+  if (node.member?.worktree) md.appendText(`Worktree: ${node.member.worktree}${node.member.branch ? ` (branch ${node.member.branch})` : ''}\n\n`);
   if (u) md.appendText(`Tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ${u.cache_write} cache write`);
   return md;
 }

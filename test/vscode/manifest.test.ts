@@ -49,9 +49,11 @@ describe('package.json contributions', () => {
   it('hide internal commands from the palette', async () => {
     const m = await load();
     const hidden = new Set(m.contributes.menus.commandPalette!.filter((e) => e.when === 'false').map((e) => e.command));
+    // Besides SPEC §7, the worktree commands are for users too (palette and tree menu).
+    const worktree = ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove'];
     for (const id of m.contributes.commands.map((c) => c.command)) {
-      const isSpec = id.replace('agentTeams.', '') in SPEC_TITLES;
-      assert.equal(hidden.has(id), !isSpec, id);
+      const isPublic = id.replace('agentTeams.', '') in SPEC_TITLES || worktree.includes(id);
+      assert.equal(hidden.has(id), !isPublic, id);
     }
   });
 

@@ -2,6 +2,7 @@
 // settings, the model factory and approvals through these small interfaces.
 import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
 import type { ModelClient, ModelStatus } from '../model';
+import type { WorktreeManager } from '../worktree/manager';
 
 export type PlanApprover = 'user' | 'lead';
 export type BashPolicy = 'ask' | 'allow' | 'deny';
@@ -94,5 +95,7 @@ export interface TeamRuntime {
   decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<void>;
   createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task>;
   updateSettings(settings: Partial<RuntimeSettings>): void;
+  /** Git worktrees of isolated teammates (diff, merge, keep, remove). */
+  readonly worktrees: WorktreeManager;
   dispose(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { Team } from '../../../src/core/team/team';
 import type { ExtensionApi } from '../../../src/vscode/extension';
 import { treeCases } from './tree-cases';
 import { commandCases } from './command-cases';
+import { worktreeCases } from './worktree-cases';
 
 export interface Env {
   root: string;
@@ -40,7 +41,7 @@ export async function run(): Promise<void> {
   const team = await new Team(root).init();
   const env: Env = { root, team, api };
   const failures: string[] = [];
-  for (const [name, fn] of [...treeCases, ...commandCases]) {
+  for (const [name, fn] of [...treeCases, ...commandCases, ...worktreeCases]) {
     try {
       await fn(env);
       console.log(`ext-host ok - ${name}`);
