@@ -130,6 +130,8 @@ test('worktree keep and remove: uncommitted work refuses remove until --force; a
 });
 
 test('worktree errors: not a git repository, git missing, unknown worktree, usage (exit 2)', async (t) => {
+  const help = (await runCli(['--help'])).stdout;
+  for (const c of ['worktrees', 'worktree diff', 'worktree merge', 'worktree keep', 'worktree remove']) assert.match(help, new RegExp(`agent-teams ${c} `));
   const plain = await tempDir(t);
   for (const args of [['worktrees'], ['worktree', 'diff', 'ann'], ['worktree', 'merge', 'ann']]) {
     const r = await runCli(['--root', plain, ...args]);
