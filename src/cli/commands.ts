@@ -7,6 +7,9 @@ import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read
 import {
   approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand,
 } from './write-commands';
+import {
+  worktreeDiffCommand, worktreeKeepCommand, worktreeMergeCommand, worktreeRemoveCommand, worktreesCommand,
+} from './worktree-commands';
 
 export interface Command {
   words: string[];
@@ -34,6 +37,25 @@ export const COMMANDS: Command[] = [
   { words: ['approve'], synopsis: '<request_id> [--feedback <text>] [--json]', summary: "approve a teammate's plan", options: { ...json, feedback: { type: 'string' } }, run: approveCommand },
   { words: ['reject'], synopsis: '<request_id> <feedback…> [--json]', summary: "reject a teammate's plan, saying what to change", options: json, run: rejectCommand },
   { words: ['shutdown'], synopsis: '<name> [--json]', summary: 'ask a teammate to shut down (it answers by message)', options: json, run: shutdownCommand },
+  { words: ['worktrees'], synopsis: '[--json]', summary: "teammates' git worktrees: name, branch, base, status, path", options: json, run: worktreesCommand },
+  {
+    words: ['worktree', 'diff'], synopsis: '<name> [--stat] [--json]', summary: "a worktree's changes since its base, uncommitted ones included",
+    options: { ...json, stat: { type: 'boolean' } }, run: worktreeDiffCommand,
+  },
+  {
+    words: ['worktree', 'merge'], synopsis: '<name> [--message <text>] [--json]',
+    summary: 'merge wt/<name> into the current branch; a conflict is aborted, its files listed, exit 1',
+    options: { ...json, message: { type: 'string', short: 'm' } }, run: worktreeMergeCommand,
+  },
+  {
+    words: ['worktree', 'keep'], synopsis: '<name> [--message <text>] [--json]', summary: 'remove the checkout, keep branch wt/<name>',
+    options: { ...json, message: { type: 'string', short: 'm' } }, run: worktreeKeepCommand,
+  },
+  {
+    words: ['worktree', 'remove'], synopsis: '<name> [--force] [--json]',
+    summary: 'remove checkout and branch; refuses uncommitted or unmerged work unless --force',
+    options: { ...json, force: { type: 'boolean' } }, run: worktreeRemoveCommand,
+  },
 ];
 
 /** Options of the interactive session (no command). */
@@ -91,7 +113,8 @@ export function helpText(version: string): string {
     '  --json         machine-readable output where listed',
     '  -h, --help     this help (or: agent-teams <command> --help)',
     '  -V, --version  print the version',
+    "  -m, --message  worktree merge/keep: commit the worktree's uncommitted changes with this text first",
     '',
-    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down…), 2 usage error.',
+    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down, merge conflict…), 2 usage error.',
   ].join('\n');
 }

@@ -4,20 +4,10 @@ import type { Member, RequestRecord } from '../shared/team-schemas';
 import type { Runtime } from '../core/runtime/runtime';
 import type { Activity } from '../core/runtime/types';
 import { hostLabel, inboxText, requestsText, rosterTable, taskBoard } from './format';
+import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
+import { SPAWN_COMMAND, WORKTREE_COMMANDS } from './repl-worktree-commands';
 
-export interface ReplHost {
-  readonly rt: Runtime;
-  print(text: string): void;
-  quit(): Promise<void>;
-}
-
-interface SlashCommand {
-  usage: string;
-  summary: string;
-  run(args: string[], host: ReplHost): Promise<void>;
-}
-
-export class ReplUsageError extends Error {}
+export { ReplUsageError, type ReplHost } from './repl-host';
 
 function activityWords(a: Activity): string | null {
   switch (a.kind) {
@@ -123,6 +113,7 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
       print(`Asked ${r.to} to shut down (${r.request_id}).`);
     },
   },
+  spawn: SPAWN_COMMAND,
   stop: {
     usage: '/stop <name>', summary: 'force-stop a teammate now; its in-progress tasks go back to pending',
     async run(args, { rt, print }) {
@@ -131,6 +122,7 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
       print(`Stopped ${name}.`);
     },
   },
+  ...WORKTREE_COMMANDS,
   help: {
     usage: '/help', summary: 'this list',
     async run(_a, { print }) {

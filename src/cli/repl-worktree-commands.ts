@@ -1,0 +1,88 @@
+// The session's /spawn and its worktree commands (/worktrees /diff /merge /keep /remove):
+// the same operations and wording as `agent-teams worktree …`, over the session's runtime,
+// so a teammate this session runs is seen as a user of its checkout.
+import { relative } from 'node:path';
+import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
+import { inUseError, reconcileWarnings, rethrowDirty, worktreeGuards } from './worktree-commands';
+import { keptText, mergeText, removedText, statText, worktreeTable } from './worktree-format';
+
+const guards = (rt: ReplHost['rt']) => worktreeGuards(rt.worktrees, rt.team);
+
+/** `<name> [-m <message…>]` → the name and the commit message, if any. */
+function nameAndMessage(args: string[], usage: string): { name: string; message?: string } {
+  const [name, flag, ...rest] = args;
+  if (!name || (flag !== undefined && (flag !== '-m' || !rest.length))) throw new ReplUsageError(`usage: ${usage}`);
+  return { name, ...(flag ? { message: rest.join(' ') } : {}) };
+}
+
+function onlyName(args: string[], usage: string, flags: string[] = []): { name: string; flags: Set<string> } {
+  const given = new Set(args.filter((a) => a.startsWith('--')));
+  const words = args.filter((a) => !a.startsWith('--'));
+  if (words.length !== 1 || [...given].some((f) => !flags.includes(f))) throw new ReplUsageError(`usage: ${usage}`);
+  return { name: words[0]!, flags: given };
+}
+
+export const SPAWN_COMMAND: SlashCommand = {
+  usage: '/spawn <name> <role> [--worktree] <prompt…>',
+  summary: 'start a teammate yourself; --worktree gives it its own git worktree on branch wt/<name>',
+  async run(args, { rt, print }) {
+    const isolated = args.includes('--worktree');
+    const [name, role, ...words] = args.filter((a) => a !== '--worktree');
+    if (!name || !role || !words.length) throw new ReplUsageError(`usage: ${this.usage}`);
+    const m = await rt.spawnTeammate({ name, role, prompt: words.join(' '), isolation: isolated ? 'worktree' : 'none' }, 'user');
+    if (m.worktree) print(`${m.name} works in ${relative(rt.root, m.worktree) || '.'} on branch ${m.branch}.`);
+  },
+};
+
+export const WORKTREE_COMMANDS: Record<string, SlashCommand> = {
+  worktrees: {
+    usage: '/worktrees', summary: "teammates' git worktrees: name, branch, base, status, path",
+    async run(args, { rt, print }) {
+      if (args.length) throw new ReplUsageError(`usage: ${this.usage}`);
+      await guards(rt).repo();
+      reconcileWarnings(await rt.worktrees.reconcile()).forEach((w) => print(`warning: ${w}`));
+      print(worktreeTable(await rt.worktrees.list(), rt.root));
+    },
+  },
+  diff: {
+    usage: '/diff <name> [--stat]', summary: "a worktree's changes since its base (uncommitted included)",
+    async run(args, { rt, print }) {
+      const { name, flags } = onlyName(args, this.usage, ['--stat']);
+      await guards(rt).known(name);
+      const d = await rt.worktrees.diff(name);
+      print(flags.has('--stat') || !d.text ? statText(d) : d.text.trimEnd());
+    },
+  },
+  merge: {
+    usage: '/merge <name> [-m <message…>]', summary: 'merge wt/<name> into the current branch; a conflict is aborted and its files listed',
+    async run(args, { rt, print }) {
+      const { name, message } = nameAndMessage(args, this.usage);
+      const w = await guards(rt).known(name);
+      const r = await rethrowDirty(rt.worktrees.merge(name, { commitMessage: message }), `commit them first, or /merge ${name} -m <message> to commit them with the merge`);
+      print(mergeText(name, w.branch, r));
+    },
+  },
+  keep: {
+    usage: '/keep <name> [-m <message…>]', summary: 'remove the checkout, keep the work on branch wt/<name>',
+    async run(args, { rt, print }) {
+      const { name, message } = nameAndMessage(args, this.usage);
+      const g = guards(rt);
+      await g.known(name);
+      const users = await g.users(name);
+      if (users.length) throw inUseError(name, users, ' (/shutdown or /stop)');
+      print(keptText(await rethrowDirty(rt.worktrees.keep(name, { commitMessage: message }), `commit them first, or /keep ${name} -m <message> to commit them`)));
+    },
+  },
+  remove: {
+    usage: '/remove <name> [--force]', summary: 'remove checkout and branch; refuses uncommitted or unmerged work unless --force',
+    async run(args, { rt, print }) {
+      const { name, flags } = onlyName(args, this.usage, ['--force']);
+      const force = flags.has('--force');
+      const g = guards(rt);
+      await g.known(name);
+      const users = await g.users(name);
+      if (users.length && !force) throw inUseError(name, users, ' (/shutdown or /stop), or add --force');
+      print(removedText(await rethrowDirty(rt.worktrees.remove(name, { force }), `merge or keep it, or /remove ${name} --force to discard them`)));
+    },
+  },
+};
