@@ -153,8 +153,10 @@ test('huge output keeps head and tail with bounded memory', async () => {
   assert.ok(r.output.endsWith('y\nEND\n'));
   assert.match(r.output, /\[\.\.\. \d+ bytes truncated \.\.\.\]/);
   assert.ok(r.output.length < 64 * 1024 + 100);
-  // V8 frees the stream's 64 KB read buffers lazily: ~30 MB once, flat however much output follows.
-  assert.ok(growthMb < 48, `RSS grew ${growthMb.toFixed(1)} MB`);
+  // V8 frees the stream's 64 KB read buffers lazily: ~30 MB once (up to ~50 MB on a loaded
+  // machine, where GC runs later), flat however much output follows. Keeping the output would
+  // grow RSS by 500 MB or more; the bound sits far from both.
+  assert.ok(growthMb < 160, `RSS grew ${growthMb.toFixed(1)} MB`);
 });
 
 test('truncation marker counts exactly the dropped bytes', async () => {
