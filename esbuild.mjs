@@ -4,8 +4,11 @@ import * as esbuild from 'esbuild';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-const args = new Set(process.argv.slice(2));
+const argv = process.argv.slice(2);
+const args = new Set(argv);
 const production = args.has('--production');
+// --dist <dir>: where the product bundles go (default dist/; the benchmarks build elsewhere).
+const distDir = argv.includes('--dist') ? argv[argv.indexOf('--dist') + 1] : 'dist';
 
 async function exists(p) {
   try { await stat(p); return true; } catch { return false; }
@@ -20,12 +23,36 @@ async function walk(dir, out = []) {
   return out;
 }
 
+// The extension loads the Anthropic SDK (over half of its code) from a bundle of its own,
+// required only when the first agent starts, so activation does not read or parse it.
+// The SDK holds no state our code shares, so a separate copy of it is safe.
+const sdkApart = {
+  name: 'sdk-apart',
+  setup(build) {
+    build.onResolve({ filter: /^@anthropic-ai\/sdk$/ }, () => ({ path: './anthropic-sdk.js', external: true }));
+  },
+};
+
+// zod re-exports every one of its ~50 error-message locales as `z.locales`, which we never
+// use: its locales index is replaced with English only (a third of the extension bundle).
+const zodEnglishOnly = {
+  name: 'zod-english-only',
+  setup(build) {
+    build.onResolve({ filter: /\/locales\/index\.(js|cjs)$/ }, (a) => (a.resolveDir.includes(`${join('node_modules', 'zod')}`)
+      ? { path: 'zod-locales', namespace: 'zod-en' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'zod-en' }, () => ({
+      contents: "export { default as en } from 'zod/v4/locales/en.js';", resolveDir: process.cwd(), loader: 'js',
+    }));
+  },
+};
+
 const nodeBundles = [
-  { in: 'src/vscode/extension.ts', out: 'dist/extension.js', external: ['vscode'] },
-  { in: 'src/cli/main.ts', out: 'dist/cli.js', external: [], banner: '#!/usr/bin/env node' },
-  { in: 'src/demo.ts', out: 'dist/demo.js', external: [] },
+  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [sdkApart, zodEnglishOnly] },
+  { in: 'src/vscode/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },
+  { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: [], banner: '#!/usr/bin/env node' },
+  { in: 'src/demo.ts', out: join(distDir, 'demo.js'), external: [] },
 ];
-const browserBundles = [{ in: 'src/webview/inbox.ts', out: 'dist/webview/inbox.js' }];
+const browserBundles = [{ in: 'src/webview/inbox.ts', out: join(distDir, 'webview/inbox.js') }];
 
 async function buildDist() {
   for (const b of nodeBundles) {
@@ -33,7 +60,7 @@ async function buildDist() {
     await esbuild.build({
       entryPoints: [b.in], outfile: b.out, bundle: true, platform: 'node', format: 'cjs',
       target: 'node20', external: b.external, sourcemap: !production, minify: production,
-      banner: b.banner ? { js: b.banner } : undefined, logLevel: 'warning',
+      banner: b.banner ? { js: b.banner } : undefined, logLevel: 'warning', plugins: b.plugins ?? [zodEnglishOnly],
     });
   }
   for (const b of browserBundles) {

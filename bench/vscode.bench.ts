@@ -2,27 +2,27 @@
 // shipped extension bundle and running activate() in code-server's real extension host, on a
 // workspace with a team (so activation reads roster, requests and tasks), over a few fresh
 // servers (activation happens once per host). Targets: activation < 100 ms.
-import * as esbuild from 'esbuild';
+import { execFile } from 'node:child_process';
 import { cp, mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { runExtensionHostTests } from '../test/e2e/harness/ext-host-tests';
 import { repoRoot } from '../test/e2e/harness/paths';
 import { seedTeam } from '../test/vscode/seed-team';
 import { bench, latency, note } from './lib/report';
 
+const exec = promisify(execFile);
 const RUNS = Number(process.env.VSCODE_BENCH_RUNS ?? 3);
 
 /** The shipped bundles, built as `npm run package` builds them, into `dir`. */
-async function buildShipped(dir: string): Promise<{ extension: number; webview: number }> {
+async function buildShipped(dir: string): Promise<{ extension: number; sdk: number; webview: number }> {
   const root = repoRoot();
-  await esbuild.build({ entryPoints: [join(root, 'src/vscode/extension.ts')], outfile: join(dir, 'dist/extension.js'), bundle: true,
-    platform: 'node', format: 'cjs', target: 'node20', external: ['vscode'], minify: true, logLevel: 'warning' });
-  await esbuild.build({ entryPoints: [join(root, 'src/webview/inbox.ts')], outfile: join(dir, 'dist/webview/inbox.js'), bundle: true,
-    platform: 'browser', format: 'iife', target: 'es2022', minify: true, logLevel: 'warning' });
+  await exec(process.execPath, [join(root, 'esbuild.mjs'), '--production', '--dist', join(dir, 'dist')], { cwd: root });
   await cp(join(root, 'package.json'), join(dir, 'package.json'));
   await cp(join(root, 'media'), join(dir, 'media'), { recursive: true });
-  return { extension: (await stat(join(dir, 'dist/extension.js'))).size, webview: (await stat(join(dir, 'dist/webview/inbox.js'))).size };
+  const size = async (f: string) => (await stat(join(dir, 'dist', f))).size;
+  return { extension: await size('extension.js'), sdk: await size('anthropic-sdk.js'), webview: await size('webview/inbox.js') };
 }
 
 async function main(): Promise<void> {
@@ -30,7 +30,10 @@ async function main(): Promise<void> {
   try {
     const size = await buildShipped(ext);
     const kb = (n: number) => n / 1024;
-    bench('vscode.bundle_kb', 'ours', { kb: kb(size.extension + size.webview), extension_kb: kb(size.extension), webview_kb: kb(size.webview) });
+    // extension_kb is what activation loads; sdk_kb (the Anthropic SDK) loads with the first agent.
+    bench('vscode.bundle_kb', 'ours', {
+      kb: kb(size.extension + size.sdk + size.webview), extension_kb: kb(size.extension), sdk_kb: kb(size.sdk), webview_kb: kb(size.webview),
+    });
     const samples: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const workspace = await mkdtemp(join(tmpdir(), 'agent-teams-bench-ws-'));

@@ -21,7 +21,7 @@ function run(cmd, args) {
 export async function packageExtension(out) {
   const pkg = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
   const vsix = resolve(out ?? join(repo, `${pkg.name}-${pkg.version}.vsix`));
-  // .vscodeignore is an allowlist (the two bundles and media/), so nothing else in dist/ ships.
+  // .vscodeignore is an allowlist (the bundles and media/), so nothing else in dist/ ships.
   await run(process.execPath, ['esbuild.mjs', '--production']);
   const vsce = join(repo, 'node_modules', '@vscode', 'vsce', 'vsce');
   await run(process.execPath, [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license',
