@@ -38,10 +38,11 @@ const DOCS_DONE = 'docs.md is written.';
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = WAIT_MS): Promise<T> {
   const end = Date.now() + ms;
+  let last: unknown;
   for (;;) {
-    const v = await fn().catch(() => undefined);
+    const v = await fn().catch((e: unknown) => { last = e; return undefined; });
     if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`not in time: ${what}`);
+    if (Date.now() > end) throw new Error(`not in time: ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -82,6 +83,7 @@ describe('VS Code story: a team run through the UI', () => {
   const cleanup: string[] = [];
   const spawnSeen = gate();
   const tasksCreated = gate();
+  const resumeSeen = gate();
   /** Task ids in the order the fake model completed them, with who did it. */
   const completed: Array<{ id: number; by: string; at: number }> = [];
   const claimedAt = new Map<number, number>();
@@ -118,6 +120,7 @@ describe('VS Code story: a team run through the UI', () => {
     if (text.includes(USER_TO_ALICE)) {
       // Held (never answered) until the window reloads; the resumed alice asks again.
       if (r.receivedAt < reloadAt) return { type: 'hang' };
+      await resumeSeen.promise;
       return reply(toolUse('write_file', { path: 'docs.md', content: '# Parser\n' }),
         toolUse('send_message', { to: 'lead', content: DOCS_DONE }), toolUse('idle', {}));
     }
@@ -217,6 +220,7 @@ describe('VS Code story: a team run through the UI', () => {
     if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, 'vscode-story.png'));
     spawnSeen.open();
     tasksCreated.open();
+    resumeSeen.open();
     await wb?.close();
     await server?.stop();
     await api?.close();
@@ -285,6 +289,12 @@ describe('VS Code story: a team run through the UI', () => {
       const bobRow = row('bob, tester, idle');
       await bobRow.hover();
       await bobRow.locator('.action-label[aria-label^="Open Inbox"]').click();
+      const composerTo = inbox.locator('.composer vscode-single-select');
+      await until('composer addressed to bob', async () => {
+        const v = await composerTo.evaluate((e) => (e as HTMLElement & { value: string }).value);
+        if (v !== 'bob') throw new Error(`recipient is ${JSON.stringify(v)}`);
+        return true;
+      });
       const before = api.requests('bob').length;
       await inbox.locator('.composer vscode-textarea textarea').fill(USER_TO_BOB);
       await inbox.locator('.composer vscode-button', { hasText: 'Send' }).click();
@@ -359,10 +369,14 @@ describe('VS Code story: a team run through the UI', () => {
       await inbox.locator('article.msg[aria-label^="bob to alice, message"]', { hasText: BOB_TO_ALICE }).waitFor();
       await inbox.locator('article.msg.mine', { hasText: USER_TO_ALICE }).waitFor();
 
-      // alice resumes: her next model call arrives after the reload and she completes her work.
+      // alice resumes: her next model call arrives after the reload (held until the tree shows
+      // her working again) and she completes her work.
       const resumed = await api.waitForRequest((r) => r.agent === 'alice' && r.receivedAt > reloadAt && r.seq > held.seq, 60_000);
       assert.match(allText(resumed), new RegExp(USER_TO_ALICE));
       assert.equal(resumed.keyFingerprint, keyFingerprint(API_KEY), 'the key survives the reload in secret storage');
+      // "thinking": this window's runtime runs her and her model call is in flight.
+      await row('alice, backend engineer, working, thinking').waitFor();
+      resumeSeen.open();
       await until('docs.md written', async () => (await readFile(join(workspace, 'docs.md'), 'utf8')) === '# Parser\n');
       await inbox.locator('article.msg[aria-label^="alice to lead, message"]', { hasText: DOCS_DONE }).waitFor();
       await row('alice, backend engineer, idle').waitFor();
