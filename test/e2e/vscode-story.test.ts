@@ -82,7 +82,8 @@ describe('VS Code story: a team run through the UI', () => {
   let wb: Workbench | undefined;
   const cleanup: string[] = [];
   const spawnSeen = gate();
-  const tasksCreated = gate();
+  /** Per task: the fake model finishes it only once the test has seen it in progress. */
+  const taskGates = new Map([[1, gate()], [2, gate()]]);
   const resumeSeen = gate();
   /** Task ids in the order the fake model completed them, with who did it. */
   const completed: Array<{ id: number; by: string; at: number }> = [];
@@ -94,7 +95,7 @@ describe('VS Code story: a team run through the UI', () => {
     if (!m) return undefined;
     const id = Number(m[1]);
     if (!claimedAt.has(id)) claimedAt.set(id, Date.now());
-    await tasksCreated.promise;
+    await taskGates.get(id)?.promise;
     completed.push({ id, by: agent, at: Date.now() });
     return reply(`Done with task #${id}.`, toolUse('task_update', { task_id: id, status: 'completed' }), toolUse('idle', {}));
   };
@@ -219,7 +220,7 @@ describe('VS Code story: a team run through the UI', () => {
   after(async () => {
     if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, 'vscode-story.png'));
     spawnSeen.open();
-    tasksCreated.open();
+    for (const g of taskGates.values()) g.open();
     resumeSeen.open();
     await wb?.close();
     await server?.stop();
@@ -307,7 +308,7 @@ describe('VS Code story: a team run through the UI', () => {
       await row('bob, tester, idle').waitFor();
 
       // Two tasks from the palette, the second blocked by the first. A teammate claims #1 at
-      // once; its work is held until both exist, so the board can be seen in that state.
+      // once; its work is held until the board has been seen in that state.
       await wb!.runCommand('Agent Teams: Create Task');
       await answer('Subject', 'Write schema');
       await answer('Description (optional)', '');
@@ -322,7 +323,11 @@ describe('VS Code story: a team run through the UI', () => {
       await row('task 1, Write schema, in progress, owned by').waitFor();
       await row('task 2, Write API, pending, unowned, blocked by task 1').waitFor();
       assert.equal(claimedAt.has(2), false, 'a blocked task is not claimed');
-      tasksCreated.open();
+      taskGates.get(1)!.open();
+      // Completing #1 unblocks #2, which is claimed next; the board follows.
+      await row('task 2, Write API, in progress, owned by').waitFor();
+      await row('Completed, 1 task').waitFor();
+      taskGates.get(2)!.open();
       await row('Completed, 2 tasks').waitFor();
       assert.deepEqual(completed.map((c) => c.id), [1, 2]);
       assert.ok(claimedAt.get(2)! >= completed[0]!.at, 'task 2 was claimed only after task 1 was completed');
@@ -334,6 +339,7 @@ describe('VS Code story: a team run through the UI', () => {
       await wb!.runCommand('Agent Teams: Request Shutdown');
       await pick('Request Shutdown', 'bob');
       await row('bob, tester, shutdown').waitFor();
+      await wb!.notification('bob shut down: Work is done.').waitFor();
       assert.ok(api.requests('bob').some((r) => newest(r).includes('type="shutdown_request"')));
     } catch (err) {
       await diagnose(err);
