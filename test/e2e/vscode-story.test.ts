@@ -167,6 +167,29 @@ describe('VS Code story: a team run through the UI', () => {
   const row = (label: string) => wb!.treeRow(CONTAINER, label);
   const quickInput = () => wb!.page.locator('.quick-input-widget input.input').first();
 
+  /**
+   * Runs a command from the palette, reopening it until the command is listed: right after a
+   * reload the activity-bar entry is restored from cache before the extension's commands are
+   * registered, and an open palette does not pick up commands registered later.
+   */
+  async function command(title: string): Promise<void> {
+    const page = wb!.page;
+    const input = page.locator('.quick-input-widget input');
+    const end = Date.now() + 90_000;
+    for (;;) {
+      try {
+        await page.keyboard.press('F1');
+        await input.fill(`>${title}`, { timeout: 10_000 });
+        await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).waitFor({ timeout: 10_000 });
+        await input.press('Enter');
+        return;
+      } catch (err) {
+        if (Date.now() > end) throw err;
+        await page.keyboard.press('Escape');
+      }
+    }
+  }
+
   /** Waits for the input box or quick pick whose title or prompt says `text` (not the palette's rows). */
   async function asked(text: string): Promise<void> {
     await wb!.page.locator('.quick-input-widget .quick-input-title, .quick-input-widget .quick-input-message')
@@ -241,13 +264,13 @@ describe('VS Code story: a team run through the UI', () => {
       const page = wb!.page;
 
       // Set the key through the command; it goes to secret storage, and the fake sees it.
-      await wb!.runCommand('Agent Teams: Set API Key');
+      await command('Agent Teams: Set API Key');
       await answer('Set API Key', API_KEY);
       await wb!.notification('API key saved').waitFor();
 
       // Ask the lead; it spawns two teammates, whose first model calls are held so the tree
       // can be seen with both working.
-      await wb!.runCommand('Agent Teams: Ask Lead');
+      await command('Agent Teams: Ask Lead');
       await answer('Ask Lead', ASK);
       const first = await api.waitForRequest((r) => r.agent === 'lead', WAIT_MS);
       assert.equal(first.keyFingerprint, keyFingerprint(API_KEY), 'the key set in the UI reaches the API');
@@ -309,11 +332,11 @@ describe('VS Code story: a team run through the UI', () => {
 
       // Two tasks from the palette, the second blocked by the first. A teammate claims #1 at
       // once; its work is held until the board has been seen in that state.
-      await wb!.runCommand('Agent Teams: Create Task');
+      await command('Agent Teams: Create Task');
       await answer('Subject', 'Write schema');
       await answer('Description (optional)', '');
       await until('task 1 claimed', async () => claimedAt.has(1));
-      await wb!.runCommand('Agent Teams: Create Task');
+      await command('Agent Teams: Create Task');
       await answer('Subject', 'Write API');
       await answer('Description (optional)', 'On top of the schema');
       const blocker = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Write schema' });
@@ -336,7 +359,7 @@ describe('VS Code story: a team run through the UI', () => {
       await row('bob, tester, idle').waitFor();
 
       // Request Shutdown from the palette: bob agrees and the tree says so.
-      await wb!.runCommand('Agent Teams: Request Shutdown');
+      await command('Agent Teams: Request Shutdown');
       await pick('Request Shutdown', 'bob');
       await row('bob, tester, shutdown').waitFor();
       await wb!.notification('bob shut down: Work is done.').waitFor();
@@ -349,7 +372,7 @@ describe('VS Code story: a team run through the UI', () => {
   it('after a window reload the team and its threads come back and a working teammate finishes', async () => {
     try {
       // Give alice work (Send Message from the palette); her model call is left unanswered.
-      await wb!.runCommand('Agent Teams: Send Message');
+      await command('Agent Teams: Send Message');
       await pick('Send Message: to whom?', 'alice');
       await answer('Message to alice', USER_TO_ALICE);
       const held = await api.waitForRequest((r) => r.agent === 'alice' && newest(r).includes(USER_TO_ALICE), WAIT_MS);
@@ -359,7 +382,7 @@ describe('VS Code story: a team run through the UI', () => {
       const page = wb!.page;
       // A mark on the old page, so nothing below is checked against it.
       await page.evaluate(() => { (window as unknown as { storyOldPage?: boolean }).storyOldPage = true; });
-      await wb!.runCommand('Developer: Reload Window');
+      await command('Developer: Reload Window');
       await page.waitForFunction(() => !(window as unknown as { storyOldPage?: boolean }).storyOldPage, undefined, { timeout: 120_000 });
       // The old extension host lets go of the request; the page comes back with the team.
       await until('the held request was dropped', async () => held.disconnectedAt !== undefined || held.outcome === 'gone');
@@ -367,7 +390,7 @@ describe('VS Code story: a team run through the UI', () => {
       await wb!.waitForContainer('Agent Teams');
       // Idempotent, unlike a click on the activity-bar entry, which would close the sidebar if
       // the workbench restores it open a moment later.
-      await wb!.runCommand('Agent Teams: Open Inbox');
+      await command('Agent Teams: Open Inbox');
       await row('bob, tester, shutdown').waitFor();
       const inbox = wb!.webview(EXT);
       await inbox.locator('.composer').waitFor({ timeout: 60_000 });
