@@ -5,36 +5,26 @@
 // composer, tasks from the palette are done in dependency order, a shutdown request lands,
 // and a window reload in the middle of a teammate's work resumes it.
 //
-// The fake model answers from what each request says (which agent asks — its system prompt —
-// and what its newest user turn contains), never from call order: agents call concurrently.
-// Some answers are held until the test has seen the state it wants to check (a "gate").
+// The fake model (story-model.ts) answers from what each request says, never from call order,
+// and holds some answers until the test has seen the state it wants to check.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { keyFingerprint, reply, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type TurnSpec } from '../fake-api';
+import { keyFingerprint, startFakeApi, type FakeApi } from '../fake-api';
 import { openWorkbench, type Workbench } from './harness/browser';
 import { startCodeServer, tail, type CodeServer } from './harness/code-server';
 import { repoRoot } from './harness/paths';
+import {
+  ALICE_TO_BOB, ALICE_TO_LEAD, allText, API_KEY, ASK, BOB_TO_ALICE, BOB_TO_LEAD, DOCS_DONE, FEEDBACK, newest,
+  PLAN_V1, PLAN_V2, StoryModel, USER_TO_ALICE, USER_TO_BOB,
+} from './story-model';
 
 const EXT = 'agent-teams.agent-teams';
 const CONTAINER = 'agentTeams';
-const API_KEY = 'sk-ant-story-test-key';
 const WAIT_MS = 30_000;
-
-const ASK = 'Build the parser with alice and bob.';
-const PLAN_V1 = 'Plan v1: write parse() in src/parser.ts.';
-const FEEDBACK = 'Add tests before the code.';
-const PLAN_V2 = 'Plan v2: tests first, then parse() in src/parser.ts.';
-const ALICE_TO_BOB = 'Schema is ready for your tests, bob.';
-const ALICE_TO_LEAD = 'Plan approved; implementing now.';
-const BOB_TO_ALICE = 'Thanks alice, writing the tests.';
-const BOB_TO_LEAD = 'Testing alice\'s schema.';
-const USER_TO_BOB = 'bob, please also cover the error paths.';
-const USER_TO_ALICE = 'alice, please write docs.md before you stop.';
-const DOCS_DONE = 'docs.md is written.';
 
 async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = WAIT_MS): Promise<T> {
   const end = Date.now() + ms;
@@ -47,32 +37,6 @@ async function until<T>(what: string, fn: () => Promise<T | undefined | false>, 
   }
 }
 
-function gate(): { promise: Promise<void>; open(): void } {
-  let open!: () => void;
-  const promise = new Promise<void>((r) => { open = r; });
-  return { promise, open };
-}
-
-// any: the request body is arbitrary client JSON.
-function blockText(b: any): string {
-  if (typeof b === 'string') return b;
-  if (b?.type === 'text') return b.text as string;
-  if (b?.type === 'tool_result') return Array.isArray(b.content) ? b.content.map(blockText).join('\n') : String(b.content ?? '');
-  return '';
-}
-
-/** The text of the newest user turn: what has happened since the agent last spoke. */
-function newest(r: RecordedRequest): string {
-  const last = (r.body?.messages ?? []).at(-1) as { role?: string; content?: unknown } | undefined;
-  if (last?.role !== 'user') return '';
-  return Array.isArray(last.content) ? last.content.map(blockText).join('\n') : blockText(last.content);
-}
-
-function allText(r: RecordedRequest): string {
-  return (r.body?.messages ?? []).map((m: { content: unknown }) =>
-    (Array.isArray(m.content) ? m.content.map(blockText).join('\n') : blockText(m.content))).join('\n');
-}
-
 interface PlanRecord { request_id: string; kind: string; from: string; status: string; created_at: number; plan?: string }
 
 describe('VS Code story: a team run through the UI', () => {
@@ -81,79 +45,7 @@ describe('VS Code story: a team run through the UI', () => {
   let server: CodeServer | undefined;
   let wb: Workbench | undefined;
   const cleanup: string[] = [];
-  const spawnSeen = gate();
-  /** Per task: the fake model finishes it only once the test has seen it in progress. */
-  const taskGates = new Map([[1, gate()], [2, gate()]]);
-  const resumeSeen = gate();
-  /** Task ids in the order the fake model completed them, with who did it. */
-  const completed: Array<{ id: number; by: string; at: number }> = [];
-  const claimedAt = new Map<number, number>();
-  let reloadAt = Infinity;
-
-  const worker = async (agent: string, text: string): Promise<TurnSpec | undefined> => {
-    const m = /You claimed task #(\d+)/.exec(text) ?? /Resume your task #(\d+)/.exec(text);
-    if (!m) return undefined;
-    const id = Number(m[1]);
-    if (!claimedAt.has(id)) claimedAt.set(id, Date.now());
-    await taskGates.get(id)?.promise;
-    completed.push({ id, by: agent, at: Date.now() });
-    return reply(`Done with task #${id}.`, toolUse('task_update', { task_id: id, status: 'completed' }), toolUse('idle', {}));
-  };
-
-  const shutdown = (text: string): TurnSpec | undefined => {
-    const m = /type="shutdown_request" request_id="([^"]+)"/.exec(text);
-    return m ? reply(toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'Work is done.' })) : undefined;
-  };
-
-  const lead = (r: RecordedRequest): TurnSpec => {
-    if (r.body.messages.length === 1 && newest(r).includes(ASK)) {
-      return reply('Spawning the team.',
-        toolUse('spawn_teammate', { name: 'alice', role: 'backend engineer', prompt: 'Submit a plan for the parser first.' }),
-        toolUse('spawn_teammate', { name: 'bob', role: 'tester', prompt: 'Wait for alice, then test.' }));
-    }
-    return 'Noted.';
-  };
-
-  const alice = async (r: RecordedRequest): Promise<TurnSpec> => {
-    const text = newest(r);
-    const done = shutdown(text) ?? await worker('alice', text);
-    if (done) return done;
-    if (text.includes(USER_TO_ALICE)) {
-      // Held (never answered) until the window reloads; the resumed alice asks again.
-      if (r.receivedAt < reloadAt) return { type: 'hang' };
-      await resumeSeen.promise;
-      return reply(toolUse('write_file', { path: 'docs.md', content: '# Parser\n' }),
-        toolUse('send_message', { to: 'lead', content: DOCS_DONE }), toolUse('idle', {}));
-    }
-    if (/type="plan_approval_response"[^>]*approve="false"/.test(text)) {
-      return reply(toolUse('plan_approval', { plan: PLAN_V2 }), toolUse('idle', {}));
-    }
-    if (/type="plan_approval_response"[^>]*approve="true"/.test(text)) {
-      return reply(toolUse('send_message', { to: 'bob', content: ALICE_TO_BOB }),
-        toolUse('send_message', { to: 'lead', content: ALICE_TO_LEAD }), toolUse('idle', {}));
-    }
-    if (r.body.messages.length === 1) {
-      await spawnSeen.promise;
-      return reply(toolUse('plan_approval', { plan: PLAN_V1 }), toolUse('idle', {}));
-    }
-    return reply(toolUse('idle', {}));
-  };
-
-  const bob = async (r: RecordedRequest): Promise<TurnSpec> => {
-    const text = newest(r);
-    const done = shutdown(text) ?? await worker('bob', text);
-    if (done) return done;
-    if (text.includes(USER_TO_BOB)) return reply('Will do.', toolUse('idle', {}));
-    if (text.includes('from="alice"')) {
-      return reply(toolUse('send_message', { to: 'alice', content: BOB_TO_ALICE }),
-        toolUse('send_message', { to: 'lead', content: BOB_TO_LEAD }), toolUse('idle', {}));
-    }
-    if (r.body.messages.length === 1) {
-      await spawnSeen.promise;
-      return reply(toolUse('idle', {}));
-    }
-    return reply(toolUse('idle', {}));
-  };
+  const model = new StoryModel();
 
   const requestsDir = () => join(workspace, '.team', 'requests');
   async function plans(): Promise<PlanRecord[]> {
@@ -220,12 +112,7 @@ describe('VS Code story: a team run through the UI', () => {
 
   before(async () => {
     api = await startFakeApi();
-    api.setDefault(async (r) => {
-      if (r.agent === 'lead') return lead(r);
-      if (r.agent === 'alice') return alice(r);
-      if (r.agent === 'bob') return bob(r);
-      return `unexpected agent ${r.agent}`;
-    });
+    model.install(api);
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-story-'));
     const vsixPath = join(workspace, '..', `${workspace.split('/').pop()}.vsix`);
     execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsixPath], { stdio: ['ignore', 2, 2] });
@@ -242,9 +129,7 @@ describe('VS Code story: a team run through the UI', () => {
 
   after(async () => {
     if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, 'vscode-story.png'));
-    spawnSeen.open();
-    for (const g of taskGates.values()) g.open();
-    resumeSeen.open();
+    model.release();
     await wb?.close();
     await server?.stop();
     await api?.close();
@@ -276,7 +161,7 @@ describe('VS Code story: a team run through the UI', () => {
       assert.equal(first.keyFingerprint, keyFingerprint(API_KEY), 'the key set in the UI reaches the API');
       await row('alice, backend engineer, working').waitFor();
       await row('bob, tester, working').waitFor();
-      spawnSeen.open();
+      model.spawnSeen.open();
 
       // alice submits a plan: the notification offers Reject…, which asks for feedback.
       const toast = wb!.notification('alice submitted a plan');
@@ -335,7 +220,7 @@ describe('VS Code story: a team run through the UI', () => {
       await command('Agent Teams: Create Task');
       await answer('Subject', 'Write schema');
       await answer('Description (optional)', '');
-      await until('task 1 claimed', async () => claimedAt.has(1));
+      await until('task 1 claimed', async () => model.claimedAt.has(1));
       await command('Agent Teams: Create Task');
       await answer('Subject', 'Write API');
       await answer('Description (optional)', 'On top of the schema');
@@ -345,15 +230,15 @@ describe('VS Code story: a team run through the UI', () => {
       await until('task 2 written', async () => (await readTask(2)).blockedBy.includes(1));
       await row('task 1, Write schema, in progress, owned by').waitFor();
       await row('task 2, Write API, pending, unowned, blocked by task 1').waitFor();
-      assert.equal(claimedAt.has(2), false, 'a blocked task is not claimed');
-      taskGates.get(1)!.open();
+      assert.equal(model.claimedAt.has(2), false, 'a blocked task is not claimed');
+      model.taskGates.get(1)!.open();
       // Completing #1 unblocks #2, which is claimed next; the board follows.
       await row('task 2, Write API, in progress, owned by').waitFor();
       await row('Completed, 1 task').waitFor();
-      taskGates.get(2)!.open();
+      model.taskGates.get(2)!.open();
       await row('Completed, 2 tasks').waitFor();
-      assert.deepEqual(completed.map((c) => c.id), [1, 2]);
-      assert.ok(claimedAt.get(2)! >= completed[0]!.at, 'task 2 was claimed only after task 1 was completed');
+      assert.deepEqual(model.completed.map((c) => c.id), [1, 2]);
+      assert.ok(model.claimedAt.get(2)! >= model.completed[0]!.at, 'task 2 was claimed only after task 1 was completed');
       for (const id of [1, 2]) assert.equal((await readTask(id)).status, 'completed');
       await row('alice, backend engineer, idle').waitFor();
       await row('bob, tester, idle').waitFor();
@@ -378,7 +263,7 @@ describe('VS Code story: a team run through the UI', () => {
       const held = await api.waitForRequest((r) => r.agent === 'alice' && newest(r).includes(USER_TO_ALICE), WAIT_MS);
       await row('alice, backend engineer, working').waitFor();
 
-      reloadAt = Date.now();
+      model.reloadAt = Date.now();
       const page = wb!.page;
       // A mark on the old page, so nothing below is checked against it.
       await page.evaluate(() => { (window as unknown as { storyOldPage?: boolean }).storyOldPage = true; });
@@ -400,12 +285,12 @@ describe('VS Code story: a team run through the UI', () => {
 
       // alice resumes: her next model call arrives after the reload (held until the tree shows
       // her working again) and she completes her work.
-      const resumed = await api.waitForRequest((r) => r.agent === 'alice' && r.receivedAt > reloadAt && r.seq > held.seq, 60_000);
+      const resumed = await api.waitForRequest((r) => r.agent === 'alice' && r.receivedAt > model.reloadAt && r.seq > held.seq, 60_000);
       assert.match(allText(resumed), new RegExp(USER_TO_ALICE));
       assert.equal(resumed.keyFingerprint, keyFingerprint(API_KEY), 'the key survives the reload in secret storage');
       // "thinking": this window's runtime runs her and her model call is in flight.
       await row('alice, backend engineer, working, thinking').waitFor();
-      resumeSeen.open();
+      model.resumeSeen.open();
       await until('docs.md written', async () => (await readFile(join(workspace, 'docs.md'), 'utf8')) === '# Parser\n');
       await inbox.locator('article.msg[aria-label^="alice to lead, message"]', { hasText: DOCS_DONE }).waitFor();
       await row('alice, backend engineer, idle').waitFor();
