@@ -15,7 +15,9 @@ export class RequestNotifier implements vscode.Disposable {
   /** Shutdowns the user asked for, by id, until their outcome is told. */
   private readonly watching = new Set<string>();
   private readonly sub: vscode.Disposable;
-  private first = true;
+  /** Shutdown outcomes already told, by id. */
+  private readonly told = new Set<string>();
+  private readonly startedAt = Date.now() / 1000;
 
   constructor(private readonly host: TeamHost, private readonly ctx: CommandContext) {
     this.sub = host.onDidChange((kinds) => {
@@ -31,12 +33,15 @@ export class RequestNotifier implements vscode.Disposable {
         void this.askPlan(r);
       }
       if (r.kind === 'shutdown' && r.from === 'user') {
-        // Outcomes that happened before this window started are not news.
+        // Outcomes of requests made before this window started are not news, unless it saw
+        // them pending. One made since may be answered before any scan sees it pending.
         if (r.status === 'pending') this.watching.add(r.request_id);
-        else if (this.watching.delete(r.request_id) && !this.first) this.tellShutdown(r);
+        else if ((this.watching.delete(r.request_id) || r.created_at >= this.startedAt) && !this.told.has(r.request_id)) {
+          this.told.add(r.request_id);
+          this.tellShutdown(r);
+        }
       }
     }
-    this.first = false;
   }
 
   private async askPlan(r: RequestRecord): Promise<void> {

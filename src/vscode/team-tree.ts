@@ -85,7 +85,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     item.collapsibleState = children ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
-    item.id = node.lead ? 'lead' : `member:${node.name}`;
+    // A row that gains children needs a new id: VS Code keeps a known row's collapse state, so
+    // a former leaf would stay collapsed and hide its new pending request.
+    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}`;
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
     // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove).

@@ -65,6 +65,9 @@ export class Composer {
       const o = document.createElement('vscode-option');
       o.setAttribute('value', n);
       o.textContent = n === 'lead' ? 'To lead' : `To ${n}`;
+      // The select rebuilds its state from its options when they change (later, on slotchange),
+      // so the recipient is marked on the option itself; the value set below alone is lost.
+      if (n === this.recipient) o.setAttribute('selected', '');
       return o;
     }));
     this.to.value = this.recipient;

@@ -69,6 +69,8 @@ function option(value: string, label: string): HTMLElement {
   const o = document.createElement('vscode-option');
   o.setAttribute('value', value);
   o.textContent = label;
+  // Marked on the option: the select re-reads its options on slotchange and would drop a value set earlier.
+  if (value === view) o.setAttribute('selected', '');
   return o;
 }
 
