@@ -106,6 +106,17 @@ test('thread merges both directions in time order', async (t) => {
   assert.deepEqual((await team.mailbox.thread('alice', 'bob')).map((m) => m.content), ['1', '2', '3']);
 });
 
+test('a fast back-and-forth keeps its order in the thread, even within one millisecond', async (t) => {
+  const team = await newTeam(t);
+  const sent: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    const [from, to] = i % 2 ? ['bob', 'alice'] : ['alice', 'bob'];
+    await team.mailbox.send({ from, to, type: 'message', content: String(i) });
+    sent.push(String(i));
+  }
+  assert.deepEqual((await team.mailbox.thread('alice', 'bob')).map((m) => m.content), sent);
+});
+
 test('a send from another process wakes a subscriber within 100 ms', async (t) => {
   const team = await newTeam(t);
   let wokeAt = 0;

@@ -18,6 +18,17 @@ import { appendJsonLine, readJsonLines } from './jsonl';
 import type { TeamPaths } from './paths';
 import type { Roster } from './roster';
 
+let lastTime = 0;
+/**
+ * Seconds since the epoch, strictly increasing within this process: messages sent one after
+ * another keep their order when a thread merges two inboxes by time, even within one
+ * millisecond.
+ */
+function messageTime(): number {
+  lastTime = Math.max(Date.now() / 1000, lastTime + 1e-6);
+  return lastTime;
+}
+
 export class MailboxError extends Error {}
 
 const Cursor = z.looseObject({ offset: z.number().int().nonnegative() });
@@ -64,7 +75,7 @@ export class Mailbox {
     const message = (async () => {
       await this.assertRecipient(to);
       // `id` first: a reader recovering from a torn line looks for this prefix.
-      const candidate = { id: randomUUID(), type, from, to, content, timestamp: Date.now() / 1000, ...extra };
+      const candidate = { id: randomUUID(), type, from, to, content, timestamp: messageTime(), ...extra };
       const parsed = Message.safeParse(candidate);
       if (!parsed.success) {
         throw new MailboxError(`invalid ${type}: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
