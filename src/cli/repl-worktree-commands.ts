@@ -82,6 +82,12 @@ export const WORKTREE_COMMANDS: Record<string, SlashCommand> = {
       await g.known(name);
       const users = await g.users(name);
       if (users.length && !force) throw inUseError(name, users, ' (/shutdown or /stop), or add --force');
+      // Forced: the teammates working there are stopped first, so no tool call of theirs runs
+      // in a checkout that is being deleted (one run by another window refuses, and so do we).
+      for (const user of users) {
+        await rt.stopTeammate(user);
+        print(`Stopped ${user} (it worked in worktree ${name}).`);
+      }
       print(removedText(await rethrowDirty(rt.worktrees.remove(name, { force }), `merge or keep it, or /remove ${name} --force to discard them`)));
     },
   },

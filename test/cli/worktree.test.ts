@@ -153,7 +153,7 @@ test('worktree errors: not a git repository, git missing, unknown worktree, usag
   }
 });
 
-test('REPL: /spawn --worktree, then /worktrees, /diff, /remove refused while it works, /merge', async (t) => {
+test('REPL: /spawn --worktree, then /worktrees, /diff, /remove refused while it works, /merge, /remove --force stops it first', async (t) => {
   const api = await fakeApi(t);
   const r = await repo(t);
   const commit = 'git -c user.name=t -c user.email=t@t commit -qam';
@@ -188,6 +188,12 @@ test('REPL: /spawn --worktree, then /worktrees, /diff, /remove refused while it 
   assert.equal(await readFile(join(r.root, 'shared.txt'), 'utf8'), 'from ann\n');
   repl.send('/diff nobody');
   await repl.expect(/error: unknown worktree "nobody"; there are: ann/);
+  // Forced, the teammate still living in the checkout is stopped before it goes.
+  repl.send('/remove ann --force');
+  await repl.expect(/Stopped ann \(it worked in worktree ann\)\.\n(?:· .*\n)*Removed worktree "ann" and branch wt\/ann\./);
+  const roster = JSON.parse(await readFile(join(r.root, '.team', 'config.json'), 'utf8')) as { members: Array<{ name: string; status: string }> };
+  assert.equal(roster.members.find((m) => m.name === 'ann')?.status, 'shutdown');
+  await assert.rejects(readFile(join(r.root, '.worktrees', 'ann', 'shared.txt')), 'the checkout is gone');
 
   repl.send('/quit');
   await repl.expect(/Bye\./);
