@@ -312,6 +312,35 @@ describe('worktree manager', () => {
     assert.equal(await readFile(join(again.path, 'note.txt'), 'utf8'), 'still here\n');
     assert.equal((await events(root)).filter((e) => e.event === 'create').length, 2);
   });
+
+  it('ensure() reopens a kept or vanished worktree on its branch, and starts afresh when the branch is gone too', async () => {
+    const root = await repo();
+    const m = await manager(root);
+    const wt = await m.create('mia');
+    await writeFile(join(wt.path, 'mine.txt'), 'v1\n');
+    await m.keep('mia', { commitMessage: 'mia wip' });
+    const reopened = await m.ensure('mia');
+    assert.equal(reopened.status, 'active');
+    assert.equal(await readFile(join(reopened.path, 'mine.txt'), 'utf8'), 'v1\n', 'the kept work is checked out again');
+    assert.equal(await g(reopened.path, 'rev-parse', '--abbrev-ref', 'HEAD'), 'wt/mia');
+    assert.equal(reopened.baseCommit, wt.baseCommit, 'diffs stay against the original base');
+
+    // Deleted by hand: the branch (with its commit) comes back as the checkout.
+    await rm(reopened.path, { recursive: true, force: true });
+    assert.equal(await readFile(join((await m.ensure('mia')).path, 'mine.txt'), 'utf8'), 'v1\n');
+
+    // Checkout and branch both gone: a fresh worktree from HEAD.
+    await rm(reopened.path, { recursive: true, force: true });
+    await g(root, 'worktree', 'prune');
+    await g(root, 'branch', '-D', 'wt/mia');
+    const fresh = await m.ensure('mia');
+    assert.equal(fresh.status, 'active');
+    assert.equal(await exists(join(fresh.path, 'mine.txt')), false);
+    assert.equal(fresh.baseCommit, await g(root, 'rev-parse', 'HEAD'));
+    assert.deepEqual((await m.list()).map((w) => w.name), ['mia'], 'one record, not two');
+    const created = (await events(root)).filter((e) => e.event === 'create');
+    assert.deepEqual(created.map((e) => e.phase), ['before', 'after', 'before', 'after', 'before', 'after', 'before', 'after']);
+  });
 });
 
 describe('worktree lock', () => {

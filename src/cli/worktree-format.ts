@@ -111,7 +111,7 @@ export function mergeText(name: string, branch: string, r: MergeResult): string 
 }
 
 export function keptText(w: WorktreeInfo): string {
-  return `Kept worktree "${w.name}": its checkout is removed, the work stays on branch ${w.branch} (diff, merge or remove it later).`;
+  return `Kept worktree "${w.name}": its checkout is removed, the work stays on branch ${w.branch} (diff, merge or remove it later; spawning ${w.name} with a worktree again checks it out to continue).`;
 }
 
 export function removedText(r: RemoveResult): string {

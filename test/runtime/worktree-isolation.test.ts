@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
@@ -69,4 +69,35 @@ test('isolation in a folder that is not a git repository is a clear error, nothi
   const h = await harness(t);
   await assert.rejects(h.rt.spawnTeammate({ name: 'dee', role: 'dev', prompt: 'x', isolation: 'worktree' }), /not a git repo/i);
   assert.equal(await h.rt.team.roster.get('dee'), undefined);
+});
+
+test('a teammate whose worktree was deleted by hand is not resumed into the missing folder', async (t) => {
+  const h = await harness(t);
+  await git(h.root, 'init', '-q', '-b', 'main');
+  await writeFile(join(h.root, 'f.txt'), 'base\n');
+  await git(h.root, 'add', 'f.txt');
+  await git(h.root, 'commit', '-qm', 'base');
+  const task = await h.rt.createTask({ subject: 'isolated work' });
+  h.api.script('ann', reply(toolUse('claim_task', { task_id: task.id }), toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Take the task.', isolation: 'worktree' });
+  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'idle', 8000, 'ann idle');
+  assert.equal((await h.rt.team.tasks.get(task.id))?.owner, 'ann');
+  await h.rt.dispose();
+  await rm(join(h.root, '.worktrees', 'ann'), { recursive: true, force: true });
+
+  await h.restart();
+  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'shutdown', 5000, 'ann marked shut down');
+  const notice = h.events.find((e) => e.type === 'notice' && e.agent === 'ann' && e.level === 'warning');
+  assert.match((notice as { message: string } | undefined)?.message ?? '', /not resumed: its worktree \.worktrees\/ann is gone \(branch wt\/ann is untouched\)/);
+  const back = await h.rt.team.tasks.get(task.id);
+  assert.equal(back?.status, 'pending', 'its task is free for others');
+  assert.ok(!back?.owner, 'and unowned');
+  const calls = h.api.requests('ann').length;
+  await h.rt.sendAsUser('ann', 'are you there?').catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(h.api.requests('ann').length, calls, 'no model call from the missing folder');
+  // Spawned again, it gets a working checkout of its branch.
+  h.api.script('ann', reply(toolUse('write_file', { path: 'g.txt', content: 'again\n' }), toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Continue.', isolation: 'worktree' });
+  await waitFor(async () => (await readFile(join(h.root, '.worktrees', 'ann', 'g.txt'), 'utf8').catch(() => '')) === 'again\n', 8000, 'ann works again');
 });

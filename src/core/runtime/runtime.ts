@@ -2,6 +2,8 @@
 // runs, their model clients, usage and budget, leases and resume. It implements
 // TeamRuntime for the VS Code layer and the CLI.
 import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { relative } from 'node:path';
 import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
@@ -44,6 +46,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
   readonly hostId: string;
   private s: RuntimeSettings;
   private listeners = new Set<(e: RuntimeEvent) => void>();
+  private starting = true;
+  private readonly startupNotices: RuntimeEvent[] = [];
   private teammates = new Map<string, Teammate>();
   /** Members another live host runs, by name → host id. */
   private remote = new Map<string, string>();
@@ -83,22 +87,23 @@ export class Runtime implements TeamRuntime, AgentEnv {
     this.heartbeat.unref();
     // Mail that arrived while no host ran the lead.
     lead.onMail();
+    this.starting = false;
   }
 
   // ── events ──
+  /**
+   * Subscribes to events. Notices raised while the runtime was starting (resume problems,
+   * before anyone could subscribe) are replayed to each new listener first.
+   */
   onEvent(listener: (e: RuntimeEvent) => void): Disposable {
+    for (const e of this.startupNotices) callSafely(listener, e);
     this.listeners.add(listener);
     return { dispose: () => void this.listeners.delete(listener) };
   }
 
   emit(e: RuntimeEvent): void {
-    for (const l of this.listeners) {
-      try {
-        l(e);
-      } catch {
-        // a broken listener must not break an agent
-      }
-    }
+    if (this.starting && e.type === 'notice') this.startupNotices.push(e);
+    for (const l of this.listeners) callSafely(l, e);
   }
 
   activity(agent: string): Activity {
@@ -144,7 +149,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
       }
       if (liveForeignHost(m, this.hostId, this.opts.heartbeatMs)) continue;
       this.remote.delete(name);
-      if (!this.disposed && !this.teammates.has(name)) await this.runTeammate(m, null, m.status === 'idle');
+      if (!this.disposed && !this.teammates.has(name)) await this.resume(m);
     }
   }
 
@@ -157,8 +162,27 @@ export class Runtime implements TeamRuntime, AgentEnv {
         this.emit({ type: 'activity', agent: m.name, activity: { kind: 'remote', host: foreign } });
         continue;
       }
-      await this.runTeammate(m, null, m.status === 'idle');
+      await this.resume(m);
     }
+  }
+
+  /**
+   * Continues a member's conversation — unless its worktree checkout is gone (removed by hand
+   * or by another tool): running it would root its tools in a missing folder, so it is
+   * marked shut down, its tasks go back to pending, and the user is told.
+   */
+  private async resume(m: Member): Promise<void> {
+    if (m.worktree && !(await isDirectory(m.worktree))) {
+      await this.team.tasks.releaseOwnedBy(m.name);
+      await this.team.roster.patch(m.name, { status: 'shutdown', current_task: null, host: null });
+      const where = relative(this.root, m.worktree) || m.worktree;
+      this.emit({
+        type: 'notice', level: 'warning', agent: m.name,
+        message: `not resumed: its worktree ${where} is gone${m.branch ? ` (branch ${m.branch} is untouched)` : ''}. Spawn it again to continue.`,
+      });
+      return;
+    }
+    await this.runTeammate(m, null, m.status === 'idle');
   }
 
   private async runTeammate(m: Member, prompt: string | null, resumeIdle: boolean): Promise<Teammate> {
@@ -318,5 +342,17 @@ export class Runtime implements TeamRuntime, AgentEnv {
       })
       .catch(() => undefined);
     this.team.dispose();
+  }
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return stat(path).then((s) => s.isDirectory(), () => false);
+}
+
+function callSafely(listener: (e: RuntimeEvent) => void, e: RuntimeEvent): void {
+  try {
+    listener(e);
+  } catch {
+    // a broken listener must not break an agent
   }
 }

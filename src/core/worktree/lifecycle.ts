@@ -81,6 +81,36 @@ export async function createWorktree(env: OpEnv, name: string, opts: CreateOptio
   return rec;
 }
 
+/**
+ * A kept or missing worktree whose branch still exists gets its checkout back on that branch
+ * (a re-spawned teammate continues its own work). A missing one whose branch is gone too is
+ * forgotten and created afresh. Runs under the lock after reconcile, which has already
+ * dropped git's stale registration of a vanished checkout.
+ */
+export async function reopenWorktree(env: OpEnv, name: string, opts: CreateOptions, hooks: CreateHooks): Promise<WorktreeRecord> {
+  const { ctx } = env;
+  const rec = findRecord(env.index, name);
+  if (rec.status === 'active') return rec;
+  const path = join(ctx.dir, name);
+  const g = { ...ctx.git, cwd: ctx.root };
+  if (!(await branchExists(ctx.root, rec.branch, ctx.git))) {
+    env.index.worktrees = env.index.worktrees.filter((r) => r !== rec);
+    return createWorktree(env, name, opts, hooks);
+  }
+  if (await exists(path)) throw new WorktreeError('path-exists', `${path} already exists; move it away first`);
+  await env.log('create', 'before', name, { base: rec.baseCommit });
+  const added = await git(['worktree', 'add', '--quiet', path, rec.branch], { ...g, allowFail: true });
+  if (added.code !== 0) {
+    // The branch is the teammate's work: only the half-made checkout is undone.
+    await rm(path, { recursive: true, force: true });
+    await git(['worktree', 'prune'], { ...g, allowFail: true });
+    throw new WorktreeError('git-failed', `git worktree add failed: ${firstLines(added.stderr)}`);
+  }
+  Object.assign(rec, { status: 'active', updatedAt: nowSeconds() });
+  await writeIndex(ctx.indexPath, env.index);
+  return rec;
+}
+
 // Only called after we checked that neither the path nor the branch existed, so everything
 // found here is ours to delete.
 async function rollbackCreate(ctx: WorktreeContext, path: string, branch: string): Promise<void> {

@@ -23,7 +23,7 @@ import { diffRecord, type WorktreeDiff } from './diff';
 import { WorktreeError } from './errors';
 import type { GitEnvOptions } from './git';
 import {
-  createWorktree, findRecord, keepWorktree, removeWorktree,
+  createWorktree, findRecord, keepWorktree, removeWorktree, reopenWorktree,
   type CreateHooks, type CreateOptions, type KeepOptions, type OpEnv, type RemoveOptions, type RemoveResult,
 } from './lifecycle';
 import { withFileLock } from './lock';
@@ -84,11 +84,21 @@ export class WorktreeManager {
     return this.mutate(info, 'create', valid, async (env) => this.toInfo(await createWorktree(env, valid, opts, this.opts.hooks ?? {})));
   }
 
-  /** The active worktree for `name`, created if there is none (a respawned teammate gets its old one back). */
+  /**
+   * The active worktree for `name`: a re-spawned teammate gets its old one back — its
+   * checkout if present, else a fresh checkout of its kept (or orphaned) branch — and a new
+   * one is created only when there is none.
+   */
   async ensure(name: string, opts: CreateOptions = {}): Promise<WorktreeInfo> {
     const current = await this.get(name);
     if (current?.status === 'active' && (await exists(current.path))) return current;
-    return this.create(name, opts);
+    if (!current) return this.create(name, opts);
+    const valid = checkName(name);
+    return this.mutate(await this.existingRepo(), 'create', valid, async (env) => {
+      const rec = env.index.worktrees.find((r) => r.name === valid);
+      const done = rec ? await reopenWorktree(env, valid, opts, this.opts.hooks ?? {}) : await createWorktree(env, valid, opts, this.opts.hooks ?? {});
+      return this.toInfo(done);
+    });
   }
 
   async list(): Promise<WorktreeInfo[]> {
