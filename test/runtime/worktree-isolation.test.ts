@@ -11,12 +11,17 @@ import { harness } from './harness';
 const exec = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
 
+/** A repository on `main` whose one commit holds `file` = "base". */
+async function initRepo(root: string, file: string): Promise<void> {
+  await git(root, 'init', '-q', '-b', 'main');
+  await writeFile(join(root, file), 'base\n');
+  await git(root, 'add', file);
+  await git(root, 'commit', '-qm', 'base');
+}
+
 test('isolated teammates edit the same file in their own worktrees; merges: one clean, one conflict', async (t) => {
   const h = await harness(t);
-  await git(h.root, 'init', '-q', '-b', 'main');
-  await writeFile(join(h.root, 'shared.txt'), 'base\n');
-  await git(h.root, 'add', 'shared.txt');
-  await git(h.root, 'commit', '-qm', 'base');
+  await initRepo(h.root, 'shared.txt');
   const commit = 'git -c user.name=t -c user.email=t@t commit -qam';
   for (const [name, line] of [['ann', 'from ann'], ['ben', 'from ben']] as const) {
     h.api.script(name,
@@ -52,10 +57,7 @@ test('isolated teammates edit the same file in their own worktrees; merges: one 
 
 test('a task bound to a worktree moves the claiming teammate into it', async (t) => {
   const h = await harness(t);
-  await git(h.root, 'init', '-q', '-b', 'main');
-  await writeFile(join(h.root, 'f.txt'), 'base\n');
-  await git(h.root, 'add', 'f.txt');
-  await git(h.root, 'commit', '-qm', 'base');
+  await initRepo(h.root, 'f.txt');
   const task = await h.rt.createTask({ subject: 'fix in isolation', worktree: 'fixes' });
   h.api.script('cal', reply(toolUse('idle', {})), reply(toolUse('write_file', { path: 'f.txt', content: 'fixed\n' }), toolUse('task_update', { task_id: task.id, status: 'completed' })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'cal', role: 'dev', prompt: 'Take tasks.' });
@@ -73,10 +75,7 @@ test('isolation in a folder that is not a git repository is a clear error, nothi
 
 test('a teammate whose worktree was deleted by hand is not resumed into the missing folder', async (t) => {
   const h = await harness(t);
-  await git(h.root, 'init', '-q', '-b', 'main');
-  await writeFile(join(h.root, 'f.txt'), 'base\n');
-  await git(h.root, 'add', 'f.txt');
-  await git(h.root, 'commit', '-qm', 'base');
+  await initRepo(h.root, 'f.txt');
   const task = await h.rt.createTask({ subject: 'isolated work' });
   h.api.script('ann', reply(toolUse('claim_task', { task_id: task.id }), toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Take the task.', isolation: 'worktree' });
