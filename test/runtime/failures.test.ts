@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { fault, reply, shaped, toolUse } from '../fake-api';
@@ -84,6 +86,20 @@ test('bash approval: ask → denied is an error result; deny policy refuses outr
   await waitFor(async () => (await h.rt.team.roster.get('quinn'))?.status === 'idle', 5000);
   assert.deepEqual(h.bashAsks, ['echo hi > hi.txt']);
   assert.match(JSON.stringify(h.api.requests('quinn')[1]!.body.messages.at(-1)), /The user denied this command/);
+});
+
+test('bash approval: while the user has not answered, the teammate shows it is waiting for approval', async (t) => {
+  const h = await harness(t, { bashPolicy: 'ask' });
+  let answer!: (d: 'allow' | 'deny') => void;
+  await h.rt.dispose();
+  await h.restart({ approver: { bash: () => new Promise((r) => { answer = r; }) } });
+  h.api.script('uma', reply(toolUse('bash', { command: 'echo approved > ok.txt' })), reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'uma', role: 'dev', prompt: 'Go.' });
+  await waitFor(async () => h.rt.activity('uma').kind === 'waiting-approval', 5000, 'waiting for approval');
+  assert.deepEqual(h.rt.activity('uma'), { kind: 'waiting-approval', what: 'bash `echo approved > ok.txt`' });
+  answer('allow');
+  await waitFor(async () => (await h.rt.team.roster.get('uma'))?.status === 'idle', 5000, 'done');
+  assert.equal(await readFile(join(h.root, 'ok.txt'), 'utf8'), 'approved\n');
 });
 
 test('bad tool input returns an error result to the model, the loop goes on', async (t) => {
