@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
@@ -115,4 +115,28 @@ test('bad tool input returns an error result to the model, the loop goes on', as
   assert.match(results, /outside|escapes|not inside/i);
   assert.match(results, /Unknown tool \\"no_such_tool\\"/);
   assert.match(results, /x/);
+});
+
+test('stop lands at once even when it arrives while an idle teammate is checking for work (no lost wake)', async (t) => {
+  // A long poll interval: a stop missed by the idle wait would take 5 s.
+  const h = await harness(t, { idlePollSeconds: 5 });
+  h.api.setDefault(() => reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'vic', role: 'dev', prompt: 'Wait for work.' });
+  await waitFor(async () => (await h.rt.team.roster.get('vic'))?.status === 'idle', 5000, 'vic idle');
+  // The stop arrives exactly while the idle loop is between its checks (looking at the board),
+  // not while it waits: the moment a wake used to be dropped.
+  const tasks = h.rt.team.tasks;
+  const nextWorkFor = tasks.nextWorkFor.bind(tasks);
+  let stopping: Promise<number> | undefined;
+  tasks.nextWorkFor = async (name: string) => {
+    if (!stopping) {
+      const t0 = Date.now();
+      stopping = h.rt.stopTeammate('vic').then(() => Date.now() - t0);
+    }
+    return nextWorkFor(name);
+  };
+  await writeFile(join(h.root, '.tasks', 'poke.txt'), 'x'); // wakes vic into its checks
+  await waitFor(async () => stopping !== undefined, 5000, 'stop issued during the checks');
+  const ms = await stopping!;
+  assert.ok(ms < 2000, `stopped after ${ms} ms`);
 });

@@ -33,7 +33,12 @@ export class Teammate extends Agent {
     });
   }
 
-  private poke = (): void => this.wake?.();
+  /** Set by every poke; a poke that lands while idleWait is checking (not yet waiting) is not lost. */
+  private poked = false;
+  private poke = (): void => {
+    this.poked = true;
+    this.wake?.();
+  };
 
   private suspended = false;
 
@@ -113,6 +118,7 @@ export class Teammate extends Agent {
     const team = this.env.team;
     const started = Date.now();
     for (;;) {
+      this.poked = false;
       if (this.stopped) return { kind: 'stopped' };
       const mail = await team.mailbox.unread(this.name, this.inboxPosition());
       if (mail.messages.length) return { kind: 'mail' };
@@ -126,6 +132,8 @@ export class Teammate extends Agent {
       const timeoutMs = s.idleTimeoutSeconds * 1000;
       const left = timeoutMs > 0 ? timeoutMs - (Date.now() - started) : Infinity;
       if (left <= 0) return { kind: 'timeout' };
+      // Mail, a task change or a stop arrived during the checks above: look again at once.
+      if (this.poked) continue;
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, Math.min(left, s.idlePollSeconds * 1000));
         this.wake = () => {
