@@ -79,6 +79,16 @@ test('token budget: spent → paused with a notice, no further calls; raised →
   await waitFor(async () => (await h.rt.team.roster.get('pat'))?.status === 'idle', 5000, 'resumed');
 });
 
+test('token budget: a stop that lands while the gate reads the roster still stops (no hang)', async (t) => {
+  const h = await harness(t, { tokenBudget: 10 });
+  await h.rt.recordUsage('lead', { content: [], stopReason: 'end_turn', usage: { input: 1000, output: 1000, cacheRead: 0, cacheWrite: 0 }, attempts: 1 });
+  const stop = new AbortController();
+  const gate = h.rt.budgetGate('lead', stop.signal).then(() => 'passed', (e: Error) => e.name);
+  stop.abort(); // the gate is still reading the roster
+  const outcome = await Promise.race([gate, new Promise((r) => setTimeout(() => r('still waiting'), 3000))]);
+  assert.equal(outcome, 'AbortError');
+});
+
 test('bash approval: ask → denied is an error result; deny policy refuses outright', async (t) => {
   const h = await harness(t, { bashPolicy: 'ask' }, 'deny');
   h.api.script('quinn', reply(toolUse('bash', { command: 'echo hi > hi.txt' })), reply(toolUse('idle', {})));

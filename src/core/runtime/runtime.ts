@@ -309,6 +309,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
           this.budgetWaiters.delete(done);
           reject(Object.assign(new Error('stopped'), { name: 'AbortError' }));
         };
+        // Stopped while the roster was being read: an abort listener added now would never fire.
+        if (signal.aborted) return onAbort();
         this.budgetWaiters.add(done);
         signal.addEventListener('abort', onAbort, { once: true });
       });
