@@ -62,6 +62,17 @@ test('runs in cwd, with env, and stdin at EOF', async () => {
   assert.equal(r.exitCode, 0);
 });
 
+test('the Anthropic key in the host environment is not passed to commands', async () => {
+  const key = 'sk-ant-shell-test-secret';
+  const r = await runShell('env; echo "key=${ANTHROPIC_API_KEY:-none} token=${ANTHROPIC_AUTH_TOKEN:-none}"', {
+    ...base, env: { ...process.env, ANTHROPIC_API_KEY: key, ANTHROPIC_AUTH_TOKEN: key, KEEP_ME: 'kept' },
+  });
+  assert.equal(r.exitCode, 0);
+  assert.doesNotMatch(r.output, new RegExp(key));
+  assert.match(r.output, /key=none token=none/);
+  assert.match(r.output, /KEEP_ME=kept/, 'the rest of the environment is passed');
+});
+
 test('bad cwd and NUL in the command are errors, not throws', async () => {
   const missing = await runShell('true', { ...base, cwd: '/nonexistent/dir' });
   assert.match(missing.error ?? '', /working directory does not exist/);

@@ -30,6 +30,19 @@ function nextSpawnTurn(): Promise<void> {
   return turn;
 }
 
+/**
+ * The Anthropic credentials this host uses are not handed to the commands agents run: an
+ * `env` or a script printing its environment would put the key into a transcript in the
+ * workspace and into the model's context.
+ */
+const SECRET_VARS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
+
+export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const clean = { ...env };
+  for (const k of SECRET_VARS) delete clean[k];
+  return clean;
+}
+
 export interface ShellOptions {
   cwd: string;
   timeoutMs: number;
@@ -97,7 +110,7 @@ async function execute(command: string, opts: ShellOptions, signal: AbortSignal)
   try {
     // detached: its own process group, so one signal reaches every descendant.
     child = spawn('/bin/bash', ['-c', command], {
-      cwd: opts.cwd, env: opts.env ?? process.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: opts.cwd, env: withoutSecrets(opts.env ?? process.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (e) {
     return { ...unstarted, aborted: false, durationMs: elapsed(), error: errorText(e) };
