@@ -68,6 +68,25 @@ test('hostile paths are refused', async () => {
   await rejects(fs.resolve(''), 'invalid_path');
 });
 
+test('the folders that govern the agents are readable but never written, also through a symlink', async () => {
+  await mkdir(path.join(root, '.team'), { recursive: true });
+  await writeFile(path.join(root, '.team', 'config.json'), '{"members":[]}');
+  await symlink('.team', path.join(root, 'team-link'));
+  for (const p of ['.team/config.json', '.team/inbox/lead.jsonl', '.tasks/task_1.json', '.worktrees/index.json', '.git/hooks/pre-commit',
+    '.vscode/settings.json', '.vscode/tasks.json', './.vscode/../.vscode/x', '.VSCODE/settings.json', 'team-link/config.json', path.join(root, '.git', 'config')]) {
+    const e = await rejects(fs.writeFile(p, 'pwned'), 'protected', p);
+    assert.match(e.message, /which file tools do not write/);
+  }
+  await rejects(fs.editFile('.team/config.json', 'members', 'pwned'), 'protected', '.team/config.json');
+  assert.equal(await fs.readFile('.team/config.json'), '{"members":[]}', 'reading is fine');
+  assert.equal(await readFile(path.join(root, '.team', 'config.json'), 'utf8'), '{"members":[]}');
+  for (const d of ['.vscode', '.git', '.tasks', '.worktrees']) assert.equal(await stat(path.join(root, d)).catch(() => undefined), undefined, `${d} not created`);
+  // Names that merely start like one are ordinary files.
+  await fs.writeFile('.teamwork/notes.md', 'ok');
+  await fs.writeFile('docs/.vscode/example.json', '{}');
+  await rm(path.join(root, 'team-link'));
+});
+
 test('symlinks that lead outside are refused for read, write and edit', async () => {
   await rejects(fs.readFile('etc-link/passwd'), 'outside_root', 'etc-link/passwd');
   await rejects(fs.writeFile('etc-link/new-file', 'x'), 'outside_root', 'etc-link/new-file');

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tmpdir } from 'node:os';
 import { test } from 'node:test';
 import { Runtime } from '../../src/core/runtime/runtime';
 import { reply, shaped, toolUse } from '../fake-api';
@@ -74,4 +75,21 @@ test('compaction keeps identity, open tasks and pending requests', async (t) => 
   assert.match(text, new RegExp(`#${task.id} \\[in_progress\\] owner=uma big refactor`));
   // Identity also stays in the unchanged system prompt.
   assert.match(JSON.stringify(after.body.system), /You are uma/);
+});
+
+test('a roster edited to give a teammate a folder outside its own worktree is not resumed there', async (t) => {
+  const h = await harness(t);
+  h.api.script('ivy', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'ivy', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await h.rt.team.roster.get('ivy'))?.status === 'idle', 5000, 'ivy idle');
+  await h.rt.dispose();
+  await h.rt.team.roster.patch('ivy', { worktree: tmpdir() });
+  const calls = h.api.requests('ivy').length;
+  await h.restart();
+  const notice = h.events.find((e) => e.type === 'notice' && e.agent === 'ivy' && e.level === 'error');
+  assert.match((notice as { message: string } | undefined)?.message ?? '', /not resumed: its working folder .* is not its own worktree/);
+  assert.equal((await h.rt.team.roster.get('ivy'))?.status, 'shutdown');
+  await h.rt.sendAsUser('ivy', 'read ~/.bashrc').catch(() => undefined);
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(h.api.requests('ivy').length, calls, 'no model call rooted outside');
 });

@@ -16,7 +16,7 @@ export const DEFAULT_MAX_WRITE_BYTES = 5 * 1024 * 1024;
 const BINARY_SNIFF_BYTES = 8 * 1024;
 
 export type WorkspaceFsErrorCode =
-  | 'invalid_path' | 'outside_root' | 'not_found' | 'not_a_file' | 'binary'
+  | 'invalid_path' | 'outside_root' | 'protected' | 'not_found' | 'not_a_file' | 'binary'
   | 'too_large' | 'no_match' | 'ambiguous' | 'invalid_input' | 'io';
 
 export class WorkspaceFsError extends Error {
@@ -38,6 +38,20 @@ export interface WriteResult {
   bytes: number;
   created: boolean;
 }
+
+/**
+ * Folders under the root that file tools may read but never write: they decide what the
+ * agents themselves may do (roster and leases, mail, approvals, the board, worktree records,
+ * git hooks, VS Code settings and tasks such as `toolApproval.bash` or `baseUrl`). Agents
+ * change team state through their tools; a user or an approved shell command may edit these.
+ */
+const PROTECTED: Record<string, string> = {
+  '.team': "the team's own state (roster, mail, requests); use the team tools instead",
+  '.tasks': 'the task board; use the task tools instead',
+  '.worktrees': "the teammates' worktree records and checkouts",
+  '.git': "git's own data (hooks run on every commit)",
+  '.vscode': "VS Code's workspace settings and tasks, which decide what agents may do",
+};
 
 export class WorkspaceFs {
   private realRoot: Promise<string> | undefined;
@@ -69,6 +83,15 @@ export class WorkspaceFs {
       throw new WorkspaceFsError('outside_root', `${q(userPath)} is a symbolic link (or lies under one) that points outside the workspace`);
     }
     return real;
+  }
+
+  /** `resolve`, refusing the protected folders (the real path counts, so a symlink to one is refused too). */
+  private async resolveForWrite(userPath: string): Promise<string> {
+    const abs = await this.resolve(userPath);
+    const first = path.relative(await this.getRealRoot(), abs).split(path.sep)[0]!.toLowerCase();
+    const why = Object.hasOwn(PROTECTED, first) ? PROTECTED[first] : undefined;
+    if (why) throw new WorkspaceFsError('protected', `${q(userPath)} is inside ${first}/, which file tools do not write: ${why}`);
+    return abs;
   }
 
   /** Text of a file, capped at `maxBytes` and optionally at `limit` lines, with a note when cut. */
@@ -109,7 +132,7 @@ export class WorkspaceFs {
     if (typeof content !== 'string') throw new WorkspaceFsError('invalid_input', `${q(userPath)}: content must be a string`);
     const bytes = Buffer.byteLength(content, 'utf8');
     this.checkSize(bytes, userPath);
-    const abs = await this.resolve(userPath);
+    const abs = await this.resolveForWrite(userPath);
     const existing = await stat(abs).catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return undefined;
       throw fsError(e, userPath);
@@ -131,7 +154,7 @@ export class WorkspaceFs {
     }
     if (typeof newText !== 'string') throw new WorkspaceFsError('invalid_input', `${q(userPath)}: new_text must be a string`);
     if (oldText === newText) throw new WorkspaceFsError('invalid_input', `${q(userPath)}: old_text and new_text are identical, nothing to change`);
-    const abs = await this.resolve(userPath);
+    const abs = await this.resolveForWrite(userPath);
     const st = await this.fileStat(abs, userPath);
     this.checkSize(st.size, userPath);
     let text: string;

@@ -3,7 +3,8 @@
 // TeamRuntime for the VS Code layer and the CLI.
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
+import { isInside } from '../exec/confine';
 import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
@@ -172,6 +173,12 @@ export class Runtime implements TeamRuntime, AgentEnv {
    * marked shut down, its tasks go back to pending, and the user is told.
    */
   private async resume(m: Member): Promise<void> {
+    if (m.worktree && !isInside(this.worktrees.pathOf(m.name), resolve(m.worktree))) {
+      // Only its own checkout: a roster edited to point elsewhere must not become a file-tool root.
+      await this.team.roster.patch(m.name, { status: 'shutdown', current_task: null, host: null });
+      this.emit({ type: 'notice', level: 'error', agent: m.name, message: `not resumed: its working folder in .team/config.json (${m.worktree}) is not its own worktree.` });
+      return;
+    }
     if (m.worktree && !(await isDirectory(m.worktree))) {
       await this.team.tasks.releaseOwnedBy(m.name);
       await this.team.roster.patch(m.name, { status: 'shutdown', current_task: null, host: null });
