@@ -12,7 +12,7 @@ import { formatMail, formatTask } from './prompts';
 import {
   GATED_BY_PLAN, MODEL_NAME, TOOL_DESCRIPTIONS, toolSchemas, type ToolInput, type ToolKey,
 } from './tool-schemas';
-import type { Approver, RuntimeSettings, SpawnInput } from './types';
+import type { Activity, Approver, RuntimeSettings, SpawnInput } from './types';
 
 export interface AgentHandle {
   readonly name: string;
@@ -28,6 +28,7 @@ export interface AgentHandle {
   noteInboxRead(cursor: number): void;
   inboxPosition(): number;
   setWorkdir(dir: string): void;
+  setActivity(a: Activity): void;
 }
 
 export interface ToolHost {
@@ -54,8 +55,12 @@ const handlers: { [K in ToolKey]: Handler<K> } = {
   async bash({ command }, a, h) {
     const policy = h.settings().bashPolicy;
     if (policy === 'deny') return fail('Shell commands are disabled by the setting agentTeams.toolApproval.bash = deny.');
-    if (policy === 'ask' && (await h.approver.bash(a.name, command, a.signal)) !== 'allow') {
-      return fail('The user denied this command.');
+    if (policy === 'ask') {
+      // The views say the agent waits for the user, not that the command runs.
+      a.setActivity({ kind: 'waiting-approval', what: command });
+      const decision = await h.approver.bash(a.name, command, a.signal);
+      a.setActivity({ kind: 'tool', tool: 'bash' });
+      if (decision !== 'allow') return fail('The user denied this command.');
     }
     const r = await runShell(command, {
       cwd: a.cwd, timeoutMs: h.settings().bashTimeoutSeconds * 1000, maxOutputBytes: MAX_OUTPUT,
