@@ -150,9 +150,21 @@ export class Workbench {
   async contextMenu(target: Locator, item: string): Promise<void> {
     await target.click({ button: 'right' });
     // The workbench's menus live in a shadow root; role selectors pierce it.
-    const entry = this.page.getByRole('menuitem', { name: item, exact: true });
+    const entry = this.page.getByRole('menuitem', { name: item });
     await entry.waitFor();
-    await entry.click();
+    // Hover (which makes it the menu's focused item) and Enter: a click right after the menu
+    // opened is sometimes swallowed, and Enter on an element the menu did not focus itself
+    // does nothing. Until the menu closes, since running the item is what closes it.
+    for (let attempt = 1; ; attempt++) {
+      await entry.hover();
+      await this.page.keyboard.press('Enter');
+      try {
+        await entry.waitFor({ state: 'hidden', timeout: 2_000 });
+        return;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+      }
+    }
   }
 
   /** Rows of a tree view inside view container `containerId` whose accessible label contains `label`. */
