@@ -80,7 +80,8 @@ export class RequestNotifier implements vscode.Disposable {
 /** Runtime notices: warnings and errors (budget spent, API errors) as notifications. */
 export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel): void {
   if (e.type !== 'notice') return;
-  const text = `${e.agent ? `${e.agent}: ` : ''}${e.message}`;
+  // Notices name their agent in the message already (the CLI prints them as they are).
+  const text = e.message;
   if (e.level === 'info') {
     vscode.window.setStatusBarMessage(`Agent Teams: ${text}`, 5000);
     return;

@@ -3,6 +3,7 @@
 // user turn says — never from call order, since agents call concurrently. Some answers wait
 // on a gate the test opens once it has seen the state it checks.
 import { reply, toolUse, type FakeApi, type RecordedRequest, type TurnSpec } from '../fake-api';
+import { gate, newest } from './harness/model-text';
 
 export const API_KEY = 'sk-ant-story-test-key';
 export const ASK = 'Build the parser with alice and bob.';
@@ -16,32 +17,6 @@ export const BOB_TO_LEAD = 'Testing alice\'s schema.';
 export const USER_TO_BOB = 'bob, please also cover the error paths.';
 export const USER_TO_ALICE = 'alice, please write docs.md before you stop.';
 export const DOCS_DONE = 'docs.md is written.';
-
-export function gate(): { promise: Promise<void>; open(): void } {
-  let open!: () => void;
-  const promise = new Promise<void>((r) => { open = r; });
-  return { promise, open };
-}
-
-// any: the request body is arbitrary client JSON.
-function blockText(b: any): string {
-  if (typeof b === 'string') return b;
-  if (b?.type === 'text') return b.text as string;
-  if (b?.type === 'tool_result') return Array.isArray(b.content) ? b.content.map(blockText).join('\n') : String(b.content ?? '');
-  return '';
-}
-
-/** The text of the newest user turn: what has happened since the agent last spoke. */
-export function newest(r: RecordedRequest): string {
-  const last = (r.body?.messages ?? []).at(-1) as { role?: string; content?: unknown } | undefined;
-  if (last?.role !== 'user') return '';
-  return Array.isArray(last.content) ? last.content.map(blockText).join('\n') : blockText(last.content);
-}
-
-export function allText(r: RecordedRequest): string {
-  return (r.body?.messages ?? []).map((m: { content: unknown }) =>
-    (Array.isArray(m.content) ? m.content.map(blockText).join('\n') : blockText(m.content))).join('\n');
-}
 
 export class StoryModel {
   readonly spawnSeen = gate();

@@ -17,25 +17,16 @@ import { keyFingerprint, startFakeApi, type FakeApi } from '../fake-api';
 import { openWorkbench, type Workbench } from './harness/browser';
 import { startCodeServer, tail, type CodeServer } from './harness/code-server';
 import { repoRoot } from './harness/paths';
+import { allText, newest } from './harness/model-text';
+import { until } from './harness/until';
 import {
-  ALICE_TO_BOB, ALICE_TO_LEAD, allText, API_KEY, ASK, BOB_TO_ALICE, BOB_TO_LEAD, DOCS_DONE, FEEDBACK, newest,
+  ALICE_TO_BOB, ALICE_TO_LEAD, API_KEY, ASK, BOB_TO_ALICE, BOB_TO_LEAD, DOCS_DONE, FEEDBACK,
   PLAN_V1, PLAN_V2, StoryModel, USER_TO_ALICE, USER_TO_BOB,
 } from './story-model';
 
 const EXT = 'agent-teams.agent-teams';
 const CONTAINER = 'agentTeams';
 const WAIT_MS = 30_000;
-
-async function until<T>(what: string, fn: () => Promise<T | undefined | false>, ms = WAIT_MS): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    const v = await fn().catch((e: unknown) => { last = e; return undefined; });
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`not in time: ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface PlanRecord { request_id: string; kind: string; from: string; status: string; created_at: number; plan?: string }
 
@@ -57,52 +48,6 @@ describe('VS Code story: a team run through the UI', () => {
     return JSON.parse(await readFile(join(workspace, '.tasks', `task_${id}.json`), 'utf8'));
   }
   const row = (label: string) => wb!.treeRow(CONTAINER, label);
-  const quickInput = () => wb!.page.locator('.quick-input-widget input.input').first();
-
-  /**
-   * Runs a command from the palette, reopening it until the command is listed: right after a
-   * reload the activity-bar entry is restored from cache before the extension's commands are
-   * registered, and an open palette does not pick up commands registered later.
-   */
-  async function command(title: string): Promise<void> {
-    const page = wb!.page;
-    const input = page.locator('.quick-input-widget input');
-    const end = Date.now() + 90_000;
-    for (;;) {
-      try {
-        await page.keyboard.press('F1');
-        await input.fill(`>${title}`, { timeout: 10_000 });
-        await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).waitFor({ timeout: 10_000 });
-        await input.press('Enter');
-        return;
-      } catch (err) {
-        if (Date.now() > end) throw err;
-        await page.keyboard.press('Escape');
-      }
-    }
-  }
-
-  /** Waits for the input box or quick pick whose title or prompt says `text` (not the palette's rows). */
-  async function asked(text: string): Promise<void> {
-    await wb!.page.locator('.quick-input-widget .quick-input-title, .quick-input-widget .quick-input-message')
-      .filter({ hasText: text, visible: true }).first().waitFor();
-  }
-
-  /** Answers the input box asking `text` and presses Enter. */
-  async function answer(text: string, value: string): Promise<void> {
-    await asked(text);
-    await quickInput().fill(value);
-    await quickInput().press('Enter');
-  }
-
-  /** In the quick pick titled `title`, picks the row labelled `label` after filtering by it. */
-  async function pick(title: string, label: string): Promise<void> {
-    await asked(title);
-    await quickInput().fill(label);
-    await wb!.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: label }).waitFor();
-    await quickInput().press('Enter');
-  }
-
   /** The inbox's thread picker back on "All threads" (the view is remembered across reloads). */
   async function showAllThreads(): Promise<void> {
     const picker = wb!.webview(EXT).locator('vscode-single-select.picker');
@@ -149,14 +94,14 @@ describe('VS Code story: a team run through the UI', () => {
       const page = wb!.page;
 
       // Set the key through the command; it goes to secret storage, and the fake sees it.
-      await command('Agent Teams: Set API Key');
-      await answer('Set API Key', API_KEY);
+      await wb!.runCommand('Agent Teams: Set API Key');
+      await wb!.answer('Set API Key', API_KEY);
       await wb!.notification('API key saved').waitFor();
 
       // Ask the lead; it spawns two teammates, whose first model calls are held so the tree
       // can be seen with both working.
-      await command('Agent Teams: Ask Lead');
-      await answer('Ask Lead', ASK);
+      await wb!.runCommand('Agent Teams: Ask Lead');
+      await wb!.answer('Ask Lead', ASK);
       const first = await api.waitForRequest((r) => r.agent === 'lead', WAIT_MS);
       assert.equal(first.keyFingerprint, keyFingerprint(API_KEY), 'the key set in the UI reaches the API');
       await row('alice, backend engineer, working').waitFor();
@@ -167,7 +112,7 @@ describe('VS Code story: a team run through the UI', () => {
       const toast = wb!.notification('alice submitted a plan');
       await toast.waitFor();
       await toast.getByRole('button', { name: 'Reject…' }).click();
-      await answer('What should change?', FEEDBACK);
+      await wb!.answer('What should change?', FEEDBACK);
       const v1 = await until('plan v1 rejected', async () => (await plans()).find((p) => p.plan === PLAN_V1 && p.status === 'rejected'));
       // alice saw the feedback and resubmits; approve the new plan from its row in the tree.
       const v2 = await until('plan v2 pending', async () => (await plans()).find((p) => p.plan === PLAN_V2 && p.status === 'pending'));
@@ -217,16 +162,16 @@ describe('VS Code story: a team run through the UI', () => {
 
       // Two tasks from the palette, the second blocked by the first. A teammate claims #1 at
       // once; its work is held until the board has been seen in that state.
-      await command('Agent Teams: Create Task');
-      await answer('Subject', 'Write schema');
-      await answer('Description (optional)', '');
+      await wb!.runCommand('Agent Teams: Create Task');
+      await wb!.answer('Subject', 'Write schema');
+      await wb!.answer('Description (optional)', '');
       await until('task 1 claimed', async () => model.claimedAt.has(1));
-      await command('Agent Teams: Create Task');
-      await answer('Subject', 'Write API');
-      await answer('Description (optional)', 'On top of the schema');
+      await wb!.runCommand('Agent Teams: Create Task');
+      await wb!.answer('Subject', 'Write API');
+      await wb!.answer('Description (optional)', 'On top of the schema');
       const blocker = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Write schema' });
       await blocker.click();
-      await quickInput().press('Enter');
+      await wb!.quickInput().press('Enter');
       await until('task 2 written', async () => (await readTask(2)).blockedBy.includes(1));
       await row('task 1, Write schema, in progress, owned by').waitFor();
       await row('task 2, Write API, pending, unowned, blocked by task 1').waitFor();
@@ -244,8 +189,8 @@ describe('VS Code story: a team run through the UI', () => {
       await row('bob, tester, idle').waitFor();
 
       // Request Shutdown from the palette: bob agrees and the tree says so.
-      await command('Agent Teams: Request Shutdown');
-      await pick('Request Shutdown', 'bob');
+      await wb!.runCommand('Agent Teams: Request Shutdown');
+      await wb!.pick('Request Shutdown', 'bob');
       await row('bob, tester, shutdown').waitFor();
       await wb!.notification('bob shut down: Work is done.').waitFor();
       assert.ok(api.requests('bob').some((r) => newest(r).includes('type="shutdown_request"')));
@@ -257,9 +202,9 @@ describe('VS Code story: a team run through the UI', () => {
   it('after a window reload the team and its threads come back and a working teammate finishes', async () => {
     try {
       // Give alice work (Send Message from the palette); her model call is left unanswered.
-      await command('Agent Teams: Send Message');
-      await pick('Send Message: to whom?', 'alice');
-      await answer('Message to alice', USER_TO_ALICE);
+      await wb!.runCommand('Agent Teams: Send Message');
+      await wb!.pick('Send Message: to whom?', 'alice');
+      await wb!.answer('Message to alice', USER_TO_ALICE);
       const held = await api.waitForRequest((r) => r.agent === 'alice' && newest(r).includes(USER_TO_ALICE), WAIT_MS);
       await row('alice, backend engineer, working').waitFor();
 
@@ -267,7 +212,7 @@ describe('VS Code story: a team run through the UI', () => {
       const page = wb!.page;
       // A mark on the old page, so nothing below is checked against it.
       await page.evaluate(() => { (window as unknown as { storyOldPage?: boolean }).storyOldPage = true; });
-      await command('Developer: Reload Window');
+      await wb!.runCommand('Developer: Reload Window');
       await page.waitForFunction(() => !(window as unknown as { storyOldPage?: boolean }).storyOldPage, undefined, { timeout: 120_000 });
       // The old extension host lets go of the request; the page comes back with the team.
       await until('the held request was dropped', async () => held.disconnectedAt !== undefined || held.outcome === 'gone');
@@ -275,7 +220,7 @@ describe('VS Code story: a team run through the UI', () => {
       await wb!.waitForContainer('Agent Teams');
       // Idempotent, unlike a click on the activity-bar entry, which would close the sidebar if
       // the workbench restores it open a moment later.
-      await command('Agent Teams: Open Inbox');
+      await wb!.runCommand('Agent Teams: Open Inbox');
       await row('bob, tester, shutdown').waitFor();
       const inbox = wb!.webview(EXT);
       await inbox.locator('.composer').waitFor({ timeout: 60_000 });

@@ -96,14 +96,75 @@ export class Workbench {
     await this.page.locator(`.activitybar li.action-item[aria-expanded="true"]:has(> a[aria-label=${cssString(title)}])`).waitFor();
   }
 
-  /** Runs a command by its palette title ("Category: Title"). */
-  async runCommand(title: string): Promise<void> {
-    await this.page.keyboard.press('F1');
+  /**
+   * Runs a command by its palette title ("Category: Title"), reopening the palette until the
+   * command is listed: right after start or a reload the activity-bar entry can come from cache
+   * before the extension's commands are registered, and an open palette does not pick up
+   * commands registered later.
+   */
+  async runCommand(title: string, timeoutMs = 90_000): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
-    await input.fill(`>${title}`);
-    // The palette matches fuzzily: wait until our command is the focused row, not just any row.
-    await this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).waitFor();
-    await input.press('Enter');
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        await this.page.keyboard.press('F1');
+        await input.fill(`>${title}`, { timeout: 10_000 });
+        // The palette matches fuzzily: wait until our command is the focused row, not just any row.
+        await this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).waitFor({ timeout: 10_000 });
+        await input.press('Enter');
+        return;
+      } catch (err) {
+        if (Date.now() > end) throw err;
+        await this.page.keyboard.press('Escape');
+      }
+    }
+  }
+
+  /** Waits for the input box or quick pick whose title or prompt says `text` (not the palette's rows). */
+  async asked(text: string): Promise<void> {
+    await this.page.locator('.quick-input-widget .quick-input-title, .quick-input-widget .quick-input-message')
+      .filter({ hasText: text, visible: true }).first().waitFor();
+  }
+
+  /** Answers the input box asking `text` and presses Enter. */
+  async answer(text: string, value: string): Promise<void> {
+    await this.asked(text);
+    await this.quickInput().fill(value);
+    await this.quickInput().press('Enter');
+  }
+
+  /** In the quick pick titled `title`, picks the row labelled `label` after filtering by it. */
+  async pick(title: string, label: string): Promise<void> {
+    await this.asked(title);
+    await this.quickInput().fill(label);
+    await this.page.locator('.quick-input-list .monaco-list-row.focused', { hasText: label }).waitFor();
+    await this.quickInput().press('Enter');
+  }
+
+  /** The text field of the open input box or quick pick. */
+  quickInput(): Locator {
+    return this.page.locator('.quick-input-widget input.input').first();
+  }
+
+  /** Right-clicks `target` (e.g. a tree row) and runs the context menu item labelled `item`. */
+  async contextMenu(target: Locator, item: string): Promise<void> {
+    await target.click({ button: 'right' });
+    // The workbench's menus live in a shadow root; role selectors pierce it.
+    const entry = this.page.getByRole('menuitem', { name: item });
+    await entry.waitFor();
+    // Hover (which makes it the menu's focused item) and Enter: a click right after the menu
+    // opened is sometimes swallowed, and Enter on an element the menu did not focus itself
+    // does nothing. Until the menu closes, since running the item is what closes it.
+    for (let attempt = 1; ; attempt++) {
+      await entry.hover();
+      await this.page.keyboard.press('Enter');
+      try {
+        await entry.waitFor({ state: 'hidden', timeout: 2_000 });
+        return;
+      } catch (err) {
+        if (attempt >= 5) throw err;
+      }
+    }
   }
 
   /** Rows of a tree view inside view container `containerId` whose accessible label contains `label`. */

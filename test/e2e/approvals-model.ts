@@ -1,0 +1,63 @@
+// The fake model of the approvals e2e test (vscode-approvals.test.ts): how the lead and the
+// teammates sam (shell chores behind bash approvals), tim (a long command that is force-
+// stopped) and uma (whose requests the API rejects with 401) answer. Answers are decided from
+// each request's content — who asks and what its newest user turn says — never from call order.
+import { fault, reply, toolUse, type FakeApi, type RecordedRequest, type TurnSpec } from '../fake-api';
+import { allText, newest } from './harness/model-text';
+
+export const API_KEY = 'sk-ant-approvals-test-key';
+export const ASK_SAM = 'Start sam on the shell chores.';
+export const ASK_UMA = 'Start uma on the report.';
+export const ASK_BUDGET = 'Write budget.txt, then check it.';
+export const SAM_PROMPT = 'Run the three shell chores.';
+export const TIM_PROMPT = 'Pick up the long job from the board.';
+
+/** Each command appends its word to ran.txt, so the file tells which ones really ran. */
+export const CMD_ALLOW = 'echo allowed >> ran.txt && echo OUT-ALLOWED';
+export const CMD_DENY = 'echo denied >> ran.txt && echo OUT-DENIED';
+export const CMD_ALWAYS = 'echo always >> ran.txt && echo OUT-ALWAYS';
+/** Writes the shell's and its child's pids, then waits for a sleep that only a stop ends. */
+export const CMD_LONG = 'echo $$ > long.pid; sleep 100 & echo $! > sleep.pid; wait';
+export const DENIED = 'The user denied this command.';
+
+export class ApprovalsModel {
+  install(api: FakeApi): void {
+    api.setDefault((r) => {
+      switch (r.agent) {
+        case 'lead': return this.lead(r);
+        case 'sam': return this.sam(r);
+        case 'tim': return this.tim(r);
+        // Every request of uma's is refused the way the API refuses a bad key.
+        case 'uma': return fault.auth();
+        default: return `unexpected agent ${r.agent}`;
+      }
+    });
+  }
+
+  private lead(r: RecordedRequest): TurnSpec {
+    const text = newest(r);
+    if (text.includes(ASK_SAM)) return reply(toolUse('spawn_teammate', { name: 'sam', role: 'shell runner', prompt: SAM_PROMPT }));
+    if (text.includes(ASK_UMA)) return reply(toolUse('spawn_teammate', { name: 'uma', role: 'reporter', prompt: 'Write the report.' }));
+    if (text.includes(ASK_BUDGET)) return reply(toolUse('write_file', { path: 'budget.txt', content: 'spent\n' }));
+    if (text.includes('budget.txt')) return 'budget.txt is written.';
+    return 'Noted.';
+  }
+
+  /** Allow, Deny, Always allow, then the always-allowed command once more, then idle. */
+  private sam(r: RecordedRequest): TurnSpec {
+    const text = newest(r);
+    const shutdown = /type="shutdown_request" request_id="([^"]+)"/.exec(text);
+    if (shutdown) return reply(toolUse('shutdown_response', { request_id: shutdown[1], approve: true, reason: 'Chores done.' }));
+    if (text.includes(SAM_PROMPT)) return reply(toolUse('bash', { command: CMD_ALLOW }));
+    if (text.includes('OUT-ALLOWED')) return reply(toolUse('bash', { command: CMD_DENY }));
+    if (text.includes(DENIED)) return reply(toolUse('bash', { command: CMD_ALWAYS }));
+    if (text.includes('OUT-ALWAYS') && allText(r).split('OUT-ALWAYS').length - 1 === 1) return reply(toolUse('bash', { command: CMD_ALWAYS }));
+    return reply(toolUse('idle', {}));
+  }
+
+  /** Idles after spawning, claims the task on the board and runs the long command for it. */
+  private tim(r: RecordedRequest): TurnSpec {
+    if (/You claimed task #\d+/.test(newest(r))) return reply('Starting the long job.', toolUse('bash', { command: CMD_LONG }));
+    return reply(toolUse('idle', {}));
+  }
+}

@@ -1,0 +1,266 @@
+// Approvals, force stop and API failures through the packaged extension (.vsix) in
+// code-server + Chromium, with the model being the scripted fake Messages API (test/fake-api)
+// on 127.0.0.1: a teammate's shell commands wait for Allow / Deny / Always allow in a
+// notification; Stop Teammate from the Team tree's context menu kills a running command's
+// whole process group and puts its task back on the board; a 401 from the API and a spent
+// token budget each end in one clear notification instead of a stream of requests.
+//
+// The fake model (approvals-model.ts) answers from what each request says, never from call order.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { keyFingerprint, startFakeApi, type FakeApi, type RecordedRequest } from '../fake-api';
+import {
+  API_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, DENIED, TIM_PROMPT,
+} from './approvals-model';
+import { openWorkbench, type Workbench } from './harness/browser';
+import { startCodeServer, tail, type CodeServer } from './harness/code-server';
+import { allText, newest } from './harness/model-text';
+import { repoRoot } from './harness/paths';
+import { until } from './harness/until';
+
+const CONTAINER = 'agentTeams';
+const WAIT_MS = 30_000;
+/** How long "nothing more happens" is watched: several idle polls (agentTeams.idlePollSeconds = 1). */
+const QUIET_MS = 4_000;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** The packaged extension, built once for both suites of this file. */
+let vsix: string | undefined;
+function packagedVsix(): string {
+  if (!vsix) {
+    vsix = join(tmpdir(), `agent-teams-approvals-${process.pid}.vsix`);
+    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
+  }
+  return vsix;
+}
+
+/** Alive and not a zombie (a killed process its new parent has not reaped yet is gone for us). */
+async function alive(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+  return stat !== '' && !/^\d+ \(.*\) Z /.test(stat);
+}
+
+/** The tool_result blocks of a request's newest user turn. */
+function toolResults(r: RecordedRequest): Array<{ content: string; is_error?: boolean }> {
+  const last = r.body?.messages?.at(-1) as { content?: unknown } | undefined;
+  return Array.isArray(last?.content) ? last.content.filter((b: { type?: string }) => b.type === 'tool_result') : [];
+}
+
+/** One code-server on a fresh workspace, with the fake API as the model and the key from the environment. */
+function session(name: string, settings: Record<string, unknown>) {
+  const s = {
+    workspace: '', api: undefined as FakeApi | undefined, server: undefined as CodeServer | undefined, wb: undefined as Workbench | undefined,
+    file: (rel: string) => readFile(join(s.workspace, rel), 'utf8'),
+    row: (label: string) => s.wb!.treeRow(CONTAINER, label),
+    async start(): Promise<void> {
+      s.api = await startFakeApi();
+      new ApprovalsModel().install(s.api);
+      s.workspace = await mkdtemp(join(tmpdir(), `agent-teams-${name}-`));
+      s.server = await startCodeServer({
+        vsixPath: packagedVsix(), workspace: s.workspace,
+        settings: { 'agentTeams.baseUrl': s.api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1, ...settings },
+        env: { ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: '' },
+      });
+      s.wb = await openWorkbench(s.server.url);
+      await s.wb.openContainer('Agent Teams');
+    },
+    async stop(): Promise<void> {
+      if (s.wb && process.env.AGENT_TEAMS_E2E_SHOTS) await s.wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, `vscode-${name}.png`));
+      await s.wb?.close();
+      await s.server?.stop();
+      await s.api?.close();
+      if (s.workspace) await rm(s.workspace, { recursive: true, force: true });
+    },
+    /** On failure, what the fake saw and the extension host said. */
+    async diagnose(err: unknown): Promise<never> {
+      if (s.wb && process.env.AGENT_TEAMS_E2E_SHOTS) await s.wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, `vscode-${name}-failure-${Date.now()}.png`)).catch(() => undefined);
+      const seen = (s.api?.requests() ?? []).map((r) => `#${r.seq} ${r.agent} ${r.outcome ?? '…'} ${newest(r).slice(-240).replace(/\n/g, ' ')}`).join('\n');
+      const inboxes = await readdir(join(s.workspace, '.team', 'inbox')).catch(() => [] as string[]);
+      const mail = (await Promise.all(inboxes.filter((f) => f.endsWith('.jsonl')).map(async (f) => `${f}:\n${await s.file(`.team/inbox/${f}`)}`))).join('');
+      const logs = s.server ? tail(s.server.extensionHostLogs(), 60) : '';
+      throw new Error(`${(err as Error).message}\n--- fake-api requests ---\n${seen}\n--- mailboxes ---\n${mail}\n--- extension host ---\n${logs}\n--- browser ---\n${tail(s.wb?.consoleLog() ?? '', 30)}`, { cause: err });
+    },
+  };
+  return s;
+}
+
+after(async () => {
+  if (vsix) await rm(vsix, { force: true });
+});
+
+describe('VS Code approvals: bash approval, force stop, API errors', () => {
+  const s = session('approvals', { 'agentTeams.toolApproval.bash': 'ask' });
+  before(() => s.start());
+  after(() => s.stop());
+
+  /** The approval notification for `command` (toast or notification center). */
+  const approval = (who: string, command: string) => s.wb!.notification(`${who} wants to run \`${command}\``);
+  const approvals = () => s.wb!.notification('wants to run');
+
+  it('asks once per bash call: Allow runs it, Deny does not, Always allow stops asking for that command', async () => {
+    try {
+      const { api, wb } = s as { api: FakeApi; wb: Workbench };
+      await wb.runCommand('Agent Teams: Ask Lead');
+      await wb.answer('Ask Lead', ASK_SAM);
+
+      // Allow: the command runs, and its output is what the model is sent next.
+      const allow = approval('sam', CMD_ALLOW);
+      await allow.waitFor();
+      assert.equal((await api.waitForRequest((r) => r.agent === 'sam', WAIT_MS)).keyFingerprint, keyFingerprint(API_KEY));
+      await s.row('sam, shell runner, working, waiting for approval').waitFor();
+      assert.equal(await approvals().count(), 1, 'one notification for the call');
+      await assert.rejects(s.file('ran.txt'), 'nothing runs before the answer');
+      await allow.getByRole('button', { name: 'Allow', exact: true }).click();
+      const afterAllow = await api.waitForRequest((r) => r.agent === 'sam' && newest(r).includes('OUT-ALLOWED'), WAIT_MS);
+      assert.deepEqual(toolResults(afterAllow).map((b) => [b.content, b.is_error ?? false]), [['OUT-ALLOWED\n\nExit code: 0', false]]);
+      assert.equal(await s.file('ran.txt'), 'allowed\n');
+
+      // Deny: nothing runs, and the model is told the user denied it.
+      const deny = approval('sam', CMD_DENY);
+      await deny.waitFor();
+      assert.equal(await approvals().count(), 1, 'one notification for the call, the answered one gone');
+      await deny.getByRole('button', { name: 'Deny', exact: true }).click();
+      const afterDeny = await api.waitForRequest((r) => r.agent === 'sam' && newest(r).includes(DENIED), WAIT_MS);
+      assert.deepEqual(toolResults(afterDeny).map((b) => [b.content, b.is_error]), [[DENIED, true]]);
+      assert.equal(await s.file('ran.txt'), 'allowed\n', 'the denied command did not run');
+
+      // Always allow: it runs now, and the same command later runs without asking (the second
+      // run's result reaches the model although nobody answered anything).
+      const always = approval('sam', CMD_ALWAYS);
+      await always.waitFor();
+      assert.equal(await approvals().count(), 1);
+      await always.getByRole('button', { name: 'Always allow this command', exact: true }).click();
+      await api.waitForRequest((r) => r.agent === 'sam' && allText(r).split('OUT-ALWAYS').length - 1 === 2, WAIT_MS);
+      assert.equal(await s.file('ran.txt'), 'allowed\nalways\nalways\n');
+      await s.row('sam, shell runner, idle').waitFor();
+      // Every call had exactly one notification: none is left over, as a toast or in the center.
+      assert.equal(await approvals().count(), 0);
+      const center = await wb.showNotificationCenter();
+      assert.equal(await center.locator('.notification-list-item', { hasText: 'wants to run' }).count(), 0);
+      await wb.page.keyboard.press('Escape');
+
+      // Request Shutdown from sam's context menu in the Team tree; sam agrees.
+      await wb.contextMenu(s.row('sam, shell runner, idle'), 'Request Shutdown');
+      await s.row('sam, shell runner, shutdown').waitFor();
+      await wb.notification('sam shut down: Chores done.').waitFor();
+    } catch (err) {
+      await s.diagnose(err);
+    }
+  });
+
+  it('Stop Teammate from the tree kills the running command\'s process group and frees its task', async () => {
+    try {
+      const { api, wb } = s as { api: FakeApi; wb: Workbench };
+      await wb.runCommand('Agent Teams: Create Task');
+      await wb.answer('Subject', 'Long job');
+      await wb.answer('Description (optional)', '');
+      await until('task 1 written', async () => JSON.parse(await s.file('.tasks/task_1.json')).status === 'pending');
+
+      await wb.runCommand('Agent Teams: Spawn Teammate');
+      await wb.answer('Spawn Teammate (1/3)', 'tim');
+      await wb.answer('Spawn Teammate (2/3)', 'runner');
+      await wb.answer('Spawn Teammate (3/3)', TIM_PROMPT);
+      await wb.pick('Spawn Teammate: where does it work?', 'Shared checkout');
+
+      // tim claims the task and starts the long command (allowed once).
+      const ask = approval('tim', CMD_LONG);
+      await ask.waitFor();
+      await ask.getByRole('button', { name: 'Allow', exact: true }).click();
+      const pids = await until('the long command started', async () => {
+        const [shell, child] = await Promise.all([s.file('long.pid'), s.file('sleep.pid')]);
+        const both = [Number(shell), Number(child)];
+        return both.every((p) => p > 0) && (await Promise.all(both.map(alive))).every(Boolean) && both;
+      });
+      const timRow = s.row('tim, runner, working, running bash, working on task 1: Long job');
+      await timRow.waitFor();
+      await s.row('task 1, Long job, in progress, owned by tim').waitFor();
+      const requestsBefore = api.requests('tim').length;
+
+      await wb.contextMenu(timRow, 'Stop Teammate');
+      // The shell and its child are gone (the whole group), the tree says so, the task is free.
+      await until('the process group is killed', async () => !(await Promise.all(pids.map(alive))).some(Boolean));
+      await s.row('tim, runner, shutdown').waitFor();
+      await s.row('task 1, Long job, pending, unowned').waitFor();
+      const task = JSON.parse(await s.file('.tasks/task_1.json')) as { status: string; owner: string };
+      assert.deepEqual([task.status, task.owner], ['pending', '']);
+      await sleep(QUIET_MS);
+      assert.equal(api.requests('tim').length, requestsBefore, 'a stopped teammate asks the model nothing more');
+      assert.equal(await approvals().count(), 0);
+
+      // Done with the job by hand (Complete Task in the Tasks tree's context menu), so no
+      // teammate claims it later.
+      await wb.contextMenu(s.row('task 1, Long job, pending, unowned'), 'Complete Task');
+      await s.row('Completed, 1 task').waitFor();
+      assert.equal(JSON.parse(await s.file('.tasks/task_1.json')).status, 'completed');
+    } catch (err) {
+      await s.diagnose(err);
+    }
+  });
+
+  it('a 401 from the API is one clear error notification, not a retry loop', async () => {
+    try {
+      const { api, wb } = s as { api: FakeApi; wb: Workbench };
+      await wb.runCommand('Agent Teams: Ask Lead');
+      await wb.answer('Ask Lead', ASK_UMA);
+      const error = wb.notification('uma: API key rejected (401)');
+      await error.waitFor();
+      const text = await error.innerText();
+      assert.match(text, /Agent Teams: uma: API key rejected \(401\): invalid x-api-key\. Set a valid key with "Agent Teams: Set API Key" or ANTHROPIC_API_KEY\./);
+      assert.doesNotMatch(text, /uma: uma:/, 'the agent is named once');
+      await error.getByRole('button', { name: 'Show Log' }).waitFor();
+      await s.row('uma, reporter, idle').waitFor();
+      // An authentication error is not retried: uma asked once and stays quiet until woken.
+      await sleep(QUIET_MS);
+      assert.deepEqual(api.requests('uma').map((r) => r.outcome), ['error:401']);
+      assert.equal(await wb.notification('API key rejected').count(), 1);
+    } catch (err) {
+      await s.diagnose(err);
+    }
+  });
+});
+
+describe('VS Code approvals: a spent token budget pauses the team', () => {
+  const s = session('budget', { 'agentTeams.tokenBudget': 1 });
+  before(() => s.start());
+  after(() => s.stop());
+
+  it('notifies once, makes no further model request, and resumes when the budget is raised', async () => {
+    try {
+      const { api, wb } = s as { api: FakeApi; wb: Workbench };
+      await wb.runCommand('Agent Teams: Ask Lead');
+      await wb.answer('Ask Lead', ASK_BUDGET);
+      // The first call fits the budget of 1 token and spends it; the tool still runs.
+      await until('budget.txt written', async () => (await s.file('budget.txt')) === 'spent\n');
+      const notice = wb.notification('Token budget of 1 spent: the team is paused. Raise agentTeams.tokenBudget to continue.');
+      await notice.waitFor();
+      await s.row('lead, Lead, working, paused: token budget spent').waitFor();
+      await sleep(QUIET_MS);
+      assert.equal(api.requests().length, 1, 'no model request once the budget is spent');
+      assert.equal(await wb.notification('Token budget').count(), 1);
+
+      // Raising the budget in the Settings editor lets the paused call go out.
+      await wb.runCommand('Preferences: Open Settings (UI)');
+      const editor = wb.page.locator('.settings-editor');
+      await editor.locator('.settings-header .suggest-input-container').click();
+      await wb.page.keyboard.type('agentTeams.tokenBudget');
+      const input = editor.locator('.setting-item-number', { hasText: 'Token Budget' }).locator('input');
+      await input.fill('100000000');
+      await input.press('Tab');
+      const resumed = await api.waitForRequest((r) => r.agent === 'lead' && newest(r).includes('Created budget.txt'), WAIT_MS);
+      assert.match(newest(resumed), /Created budget\.txt/);
+      await s.row('lead, Lead, idle').waitFor();
+    } catch (err) {
+      await s.diagnose(err);
+    }
+  });
+});
