@@ -12,8 +12,12 @@ export function createApprover(state: vscode.Memento): Approver {
       const allowed = state.get<string[]>(KEY, []);
       if (allowed.includes(command)) return 'allow';
       if (signal.aborted) return 'deny';
-      const shown = command.length > 200 ? `${command.slice(0, 200)}…` : command;
-      const answer = vscode.window.showWarningMessage(`${agent} wants to run \`${shown}\``, 'Allow', 'Always allow this command', 'Deny');
+      // A toast shows one short line: a long or multi-line command is shown whole in a modal
+      // dialog instead, so what is approved (and maybe always allowed) is what was read.
+      const whole = command.length <= 200 && !/[\r\n]/.test(command);
+      const answer = whole
+        ? vscode.window.showWarningMessage(`${agent} wants to run \`${command}\``, 'Allow', 'Always allow this command', 'Deny')
+        : vscode.window.showWarningMessage(`${agent} wants to run a ${command.length}-character command`, { modal: true, detail: command }, 'Allow', 'Always allow this command', 'Deny');
       const aborted = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
       const choice = await Promise.race([answer, aborted]);
       if (choice === 'Always allow this command') {

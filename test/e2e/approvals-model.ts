@@ -19,6 +19,8 @@ export const CMD_ALWAYS = 'echo always >> ran.txt && echo OUT-ALWAYS';
 /** Writes the shell's and its child's pids, then waits for a sleep that only a stop ends. */
 export const CMD_LONG = 'echo $$ > long.pid; sleep 100 & echo $! > sleep.pid; wait';
 export const DENIED = 'The user denied this command.';
+/** Longer than a toast shows: asked in a modal dialog with the whole text; its end is a marker. */
+export const CMD_LONG_TEXT = `echo long >> ran.txt && echo OUT-LONG # ${'padding '.repeat(35)}END-OF-LONG-COMMAND`;
 
 export class ApprovalsModel {
   install(api: FakeApi): void {
@@ -43,7 +45,7 @@ export class ApprovalsModel {
     return 'Noted.';
   }
 
-  /** Allow, Deny, Always allow, then the always-allowed command once more, then idle. */
+  /** Allow, Deny, Always allow, the always-allowed command once more, a long command, then idle. */
   private sam(r: RecordedRequest): TurnSpec {
     const text = newest(r);
     const shutdown = /type="shutdown_request" request_id="([^"]+)"/.exec(text);
@@ -52,6 +54,7 @@ export class ApprovalsModel {
     if (text.includes('OUT-ALLOWED')) return reply(toolUse('bash', { command: CMD_DENY }));
     if (text.includes(DENIED)) return reply(toolUse('bash', { command: CMD_ALWAYS }));
     if (text.includes('OUT-ALWAYS') && allText(r).split('OUT-ALWAYS').length - 1 === 1) return reply(toolUse('bash', { command: CMD_ALWAYS }));
+    if (text.includes('OUT-ALWAYS')) return reply(toolUse('bash', { command: CMD_LONG_TEXT }));
     return reply(toolUse('idle', {}));
   }
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { keyFingerprint, startFakeApi, type FakeApi, type RecordedRequest } from '../fake-api';
 import {
-  API_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, DENIED, TIM_PROMPT,
+  API_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, CMD_LONG_TEXT, DENIED, TIM_PROMPT,
 } from './approvals-model';
 import { openWorkbench, type Workbench } from './harness/browser';
 import { startCodeServer, tail, type CodeServer } from './harness/code-server';
@@ -142,6 +142,15 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       await always.getByRole('button', { name: 'Always allow this command', exact: true }).click();
       await api.waitForRequest((r) => r.agent === 'sam' && allText(r).split('OUT-ALWAYS').length - 1 === 2, WAIT_MS);
       assert.equal(await s.file('ran.txt'), 'allowed\nalways\nalways\n');
+
+      // A command too long for a toast is asked in a modal dialog that shows all of it.
+      const dialog = wb.page.locator('.monaco-dialog-box');
+      await dialog.filter({ hasText: `sam wants to run a ${CMD_LONG_TEXT.length}-character command` }).waitFor();
+      assert.ok((await dialog.innerText()).includes('END-OF-LONG-COMMAND'), 'the end of the command is shown');
+      assert.equal(await approvals().count(), 0, 'no toast for it');
+      await dialog.getByRole('button', { name: 'Allow', exact: true }).click();
+      await api.waitForRequest((r) => r.agent === 'sam' && newest(r).includes('OUT-LONG'), WAIT_MS);
+      assert.equal(await s.file('ran.txt'), 'allowed\nalways\nalways\nlong\n');
       await s.row('sam, shell runner, idle').waitFor();
       // Every call had exactly one notification: none is left over, as a toast or in the center.
       assert.equal(await approvals().count(), 0);
