@@ -93,3 +93,39 @@ test('a roster edited to give a teammate a folder outside its own worktree is no
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(h.api.requests('ivy').length, calls, 'no model call rooted outside');
 });
+
+test('two hosts starting together over one roster: exactly one runs each teammate', async (t) => {
+  const h = await harness(t);
+  h.api.script('zed', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'zed', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await h.rt.team.roster.get('zed'))?.status === 'idle', 5000, 'zed idle');
+  await h.rt.dispose(); // a reload: zed stays idle in the roster, its lease given up
+  const start = () => Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' } });
+  const [a, b] = await Promise.all([start(), start()]);
+  t.after(() => Promise.all([a.dispose(), b.dispose()]));
+  assert.deepEqual([a.activity('zed').kind, b.activity('zed').kind].filter((k) => k === 'remote').length, 1, 'one runs it, the other shows it as remote');
+  const before = h.api.requests('zed').length;
+  h.api.script('zed', reply(toolUse('idle', {})), reply(toolUse('idle', {})));
+  await a.sendAsUser('zed', 'one message');
+  await waitFor(() => h.api.requests('zed').length > before, 3000, 'zed woken');
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(h.api.requests('zed').length, before + 1, 'one model call for one message');
+});
+
+test('a host whose lease was taken over (it was frozen) stops running the teammate', async (t) => {
+  const h = await harness(t);
+  await h.rt.dispose();
+  await h.restart({ heartbeatMs: 100 });
+  h.api.script('kai', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'kai', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await h.rt.team.roster.get('kai'))?.status === 'idle', 5000, 'kai idle');
+  // Another window decided our lease was stale and took kai.
+  await h.rt.team.roster.patch('kai', { host: { id: 'window-2', pid: process.pid, heartbeat_at: Date.now() / 1000 + 60, hostname: 'elsewhere' } });
+  await waitFor(async () => h.rt.activity('kai').kind === 'remote', 3000, 'kai yielded');
+  assert.ok(h.events.some((e) => e.type === 'notice' && /kai is now run by another window \(host window-2\)/.test(e.message)));
+  const calls = h.api.requests('kai').length;
+  await h.rt.sendAsUser('kai', 'who runs you?');
+  await new Promise((r) => setTimeout(r, 400));
+  assert.equal(h.api.requests('kai').length, calls, 'this host makes no model call for kai any more');
+  assert.equal((await h.rt.team.roster.get('kai'))?.host?.id, 'window-2', 'and leaves its record alone');
+});

@@ -133,37 +133,69 @@ export class Runtime implements TeamRuntime, AgentEnv {
     await this.adoptOrphans();
     const mine = [...this.teammates.keys()];
     if (!mine.length) return;
+    const lost: Array<{ name: string; host: string }> = [];
     await this.team.roster
       .update((c) => {
-        for (const m of c.members) if (mine.includes(m.name) && m.host?.id === this.hostId) m.host = makeLease(this.hostId);
+        for (const m of c.members) {
+          if (!mine.includes(m.name)) continue;
+          if (m.host?.id === this.hostId) m.host = makeLease(this.hostId);
+          // Another host took it over (ours looked stale to it: this process was frozen).
+          else if (m.host && m.status !== 'shutdown') lost.push({ name: m.name, host: m.host.id });
+        }
       })
       .catch(() => undefined);
+    for (const { name, host } of lost) await this.yieldTo(name, host);
+  }
+
+  /** Stops running `name` here without touching its record: another host runs it now. */
+  private async yieldTo(name: string, host: string): Promise<void> {
+    const t = this.teammates.get(name);
+    if (!t) return;
+    this.teammates.delete(name);
+    this.remote.set(name, host);
+    t.suspend();
+    await this.processes.killAll(name);
+    this.emit({ type: 'activity', agent: name, activity: { kind: 'remote', host } });
+    this.emit({ type: 'notice', level: 'warning', agent: name, message: `${name} is now run by another window (host ${host}); stopped here.` });
+  }
+
+  /**
+   * Takes `name`'s lease unless another live host holds it — check and take in one locked
+   * roster update, so two hosts starting together never both run it. Null: nothing to run.
+   */
+  private async claim(name: string): Promise<{ member: Member } | { foreign: string } | null> {
+    return this.team.roster.update((c) => {
+      const m = c.members.find((x) => x.name === name);
+      if (!m || m.status === 'shutdown') return null;
+      const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
+      if (foreign) return { foreign };
+      m.host = makeLease(this.hostId);
+      return { member: { ...m } };
+    });
   }
 
   /** Takes over members whose other host went away (its lease went stale). */
   private async adoptOrphans(): Promise<void> {
     for (const name of [...this.remote.keys()]) {
-      const m = await this.team.roster.get(name);
-      if (!m || m.status === 'shutdown') {
-        this.remote.delete(name);
-        continue;
-      }
-      if (liveForeignHost(m, this.hostId, this.opts.heartbeatMs)) continue;
+      if (this.disposed || this.teammates.has(name)) continue;
+      const r = await this.claim(name).catch(() => undefined);
+      if (r === undefined || (r && 'foreign' in r)) continue;
       this.remote.delete(name);
-      if (!this.disposed && !this.teammates.has(name)) await this.resume(m);
+      if (r) await this.resume(r.member);
     }
   }
 
   private async resumeTeammates(): Promise<void> {
     for (const m of await this.team.roster.list()) {
       if (m.status === 'shutdown') continue;
-      const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
-      if (foreign) {
-        this.remote.set(m.name, foreign);
-        this.emit({ type: 'activity', agent: m.name, activity: { kind: 'remote', host: foreign } });
+      const r = await this.claim(m.name);
+      if (!r) continue;
+      if ('foreign' in r) {
+        this.remote.set(m.name, r.foreign);
+        this.emit({ type: 'activity', agent: m.name, activity: { kind: 'remote', host: r.foreign } });
         continue;
       }
-      await this.resume(m);
+      await this.resume(r.member);
     }
   }
 
