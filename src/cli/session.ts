@@ -104,6 +104,10 @@ class Session implements ReplHost {
     const local = live.filter((m) => rt.activity(m.name).kind !== 'remote');
     if (local.length) this.print(`Resumed here: ${local.map((m) => `${m.name} (${m.status})`).join(', ')}`);
     for (const m of remote) this.print(`${m.name} is run by another host: ${hostLabel(m)}. Shown here, not run here.`);
+    const lead = rt.activity('lead');
+    if (lead.kind === 'remote') {
+      this.print(`The lead is run by another host (${lead.host}): what you type goes to its inbox, and it answers there.`);
+    }
   }
 
   private async onLine(raw: string): Promise<void> {

@@ -111,7 +111,7 @@ function requestsOf(s: Snapshot, name: string): RequestRecord[] {
 }
 
 function statusOf(m: Member | undefined, activity: Activity | undefined, lead: boolean): string {
-  if (lead) return activity && !['idle', 'stopped'].includes(activity.kind) ? 'working' : 'idle';
+  if (lead) return activity && !['idle', 'stopped', 'remote'].includes(activity.kind) ? 'working' : 'idle';
   return m?.status ?? 'idle';
 }
 

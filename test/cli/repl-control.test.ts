@@ -45,12 +45,16 @@ test("a teammate run by another host is shown as remote and never run by the ses
   api.script('lead', reply(toolUse('spawn_teammate', { name: 'tia', role: 'dev', prompt: 'again' })), 'Could not.');
   const repl = await session(t, root, api);
   await repl.expect(/tia is run by another host: host vscode-window-1 \(pid \d+/, 30_000);
+  await repl.expect(/The lead is run by another host \(vscode-window-1\)/);
   await repl.expect(/agent-teams >> /);
   repl.send('/team');
   await repl.expect(/tia\s+dev\s+remote: host vscode-window-1/);
+  // The window runs the lead too: typed words go to its inbox, nothing is lost or run twice.
   repl.send('spawn tia');
-  await repl.expect(/\[lead\] spawn_teammate\(name="tia".*\n {6}x tia is run by another window \(host vscode-window-1\)/);
-  await repl.expect(/Could not\./);
+  await repl.expect(/The lead runs in another window \(host vscode-window-1\): your words went to its inbox, and it answers there\./);
+  await waitFor(() => api.requests('lead').some((r) => JSON.stringify(r.body.messages).includes('spawn tia')), 10_000, 'the window\'s lead got it');
+  await waitFor(() => api.requests('lead').length >= 2, 10_000, 'the window\'s lead finished its turn');
+  assert.ok(!repl.saw(/\[lead\] spawn_teammate/), 'the session ran no lead of its own');
   repl.send('/stop tia');
   await repl.expect(/error: tia is run by another window \(host vscode-window-1\)/);
   const tiaCalls = api.requests('tia').length;

@@ -129,3 +129,31 @@ test('a host whose lease was taken over (it was frozen) stops running the teamma
   assert.equal(h.api.requests('kai').length, calls, 'this host makes no model call for kai any more');
   assert.equal((await h.rt.team.roster.get('kai'))?.host?.id, 'window-2', 'and leaves its record alone');
 });
+
+test('one lead per workspace: a second host passes what it is asked to the lead, and takes the lead over when that host goes', async (t) => {
+  const h = await harness(t);
+  await h.rt.dispose();
+  await h.restart({ heartbeatMs: 100 });
+  const second = await Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' }, heartbeatMs: 100 });
+  t.after(() => second.dispose());
+  const notices: string[] = [];
+  second.onEvent((e) => { if (e.type === 'notice') notices.push(e.message); });
+  assert.equal(second.activity('lead').kind, 'remote');
+  assert.notEqual(h.rt.activity('lead').kind, 'remote');
+
+  h.api.script('lead', 'Answered once.');
+  await second.askLead('What is the plan?');
+  assert.match(notices.join('\n'), /The lead runs in another window .*: your words went to its inbox/);
+  await waitFor(() => h.api.requests('lead').length === 1, 5000, 'the first host\'s lead answered');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(h.api.requests('lead').length, 1, 'one lead call for one message, not one per host');
+  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.messages), /What is the plan\?/);
+
+  // The first host goes (window closed): the second takes the lead over with its conversation.
+  await h.rt.dispose();
+  await waitFor(async () => second.activity('lead').kind !== 'remote', 3000, 'lead adopted');
+  h.api.script('lead', 'Still here.');
+  await second.askLead('Are you still there?');
+  const last = JSON.stringify(h.api.requests('lead').at(-1)!.body.messages);
+  assert.match(last, /What is the plan\?[\s\S]*Answered once\.[\s\S]*Are you still there\?/, 'the conversation continues');
+});

@@ -21,7 +21,11 @@ export function makeLease(hostId: string): HostLease {
 
 /** The host id that holds `m` right now, if it is not us and its lease is live. */
 export function liveForeignHost(m: Member, myHostId: string, heartbeatMs = HEARTBEAT_MS): string | null {
-  const h = m.host;
+  return liveForeignLease(m.host, myHostId, heartbeatMs);
+}
+
+/** The same for any lease (the lead's lives in the roster's top-level `lead` record). */
+export function liveForeignLease(h: HostLease | null | undefined, myHostId: string, heartbeatMs = HEARTBEAT_MS): string | null {
   if (!h || h.id === myHostId) return null;
   if ((h as { hostname?: string }).hostname === hostname() && !alive(h.pid)) return null;
   if (Date.now() / 1000 - h.heartbeat_at > (3 * heartbeatMs) / 1000) return null;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { isInside } from '../exec/confine';
-import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
+import type { HostLease, Member, Message, RequestRecord, Task, TeamConfig } from '../../shared/team-schemas';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
 import { Team } from '../team/team';
@@ -15,7 +15,7 @@ import { WorktreeManager } from '../worktree/manager';
 import type { Agent, AgentEnv } from './agent';
 import { compact, estimateTokens } from './compaction';
 import { Lead } from './lead';
-import { HEARTBEAT_MS, liveForeignHost, makeLease } from './lease';
+import { HEARTBEAT_MS, liveForeignHost, liveForeignLease, makeLease } from './lease';
 import { leadSystem, teammateSystem } from './prompts';
 import { Teammate } from './teammate';
 import { LEAD_TOOLS, TEAMMATE_TOOLS } from './tool-schemas';
@@ -48,6 +48,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
   private s: RuntimeSettings;
   private listeners = new Set<(e: RuntimeEvent) => void>();
   private starting = true;
+  /** Another live host runs the lead (its id); null while this host does. */
+  private leadRemote: string | null = null;
   private readonly startupNotices: RuntimeEvent[] = [];
   private teammates = new Map<string, Teammate>();
   /** Members another live host runs, by name → host id. */
@@ -81,13 +83,18 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(LEAD_TOOLS), leadSystem(teamName, this.root));
     this.lead = lead;
     lead.model = this.opts.models(this.s.model, lead.onModelStatus);
+    // One lead per workspace: its conversation is one transcript and its mail one inbox.
+    this.leadRemote = await this.claimLead();
     await lead.restore();
-    this.subs.push(await this.team.mailbox.subscribe('lead', () => lead.onMail()));
+    this.subs.push(await this.team.mailbox.subscribe('lead', () => {
+      if (!this.leadRemote) lead.onMail();
+    }));
     if (this.opts.resume !== false) await this.resumeTeammates();
     this.heartbeat = setInterval(() => void this.beat(), this.opts.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();
     // Mail that arrived while no host ran the lead.
-    lead.onMail();
+    if (this.leadRemote) this.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host: this.leadRemote } });
+    else lead.onMail();
     this.starting = false;
   }
 
@@ -108,7 +115,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
   }
 
   activity(agent: string): Activity {
-    if (agent === 'lead') return this.lead.activity;
+    if (agent === 'lead') return this.leadRemote ? { kind: 'remote', host: this.leadRemote } : this.lead.activity;
     const host = this.remote.get(agent);
     if (host && !this.teammates.has(agent)) return { kind: 'remote', host };
     return this.teammates.get(agent)?.activity ?? { kind: 'stopped' };
@@ -132,10 +139,17 @@ export class Runtime implements TeamRuntime, AgentEnv {
   private async beat(): Promise<void> {
     await this.adoptOrphans();
     const mine = [...this.teammates.keys()];
-    if (!mine.length) return;
+    const holdLead = !this.leadRemote;
+    if (!mine.length && !holdLead) return;
     const lost: Array<{ name: string; host: string }> = [];
+    let leadLostTo: string | null = null;
     await this.team.roster
       .update((c) => {
+        if (holdLead) {
+          const rec = leadRecord(c);
+          if (!rec.host || rec.host.id === this.hostId) rec.host = makeLease(this.hostId);
+          else leadLostTo = rec.host.id;
+        }
         for (const m of c.members) {
           if (!mine.includes(m.name)) continue;
           if (m.host?.id === this.hostId) m.host = makeLease(this.hostId);
@@ -145,6 +159,36 @@ export class Runtime implements TeamRuntime, AgentEnv {
       })
       .catch(() => undefined);
     for (const { name, host } of lost) await this.yieldTo(name, host);
+    if (leadLostTo && !this.disposed) {
+      this.leadRemote = leadLostTo;
+      this.lead.cancelTurn();
+      this.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host: leadLostTo } });
+      this.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead is now run by another window (host ${leadLostTo}); stopped here.` });
+    }
+  }
+
+  /** Takes the lead's lease unless another live host holds it; returns that host. */
+  private async claimLead(): Promise<string | null> {
+    return this.team.roster.update((c) => {
+      const rec = leadRecord(c);
+      const foreign = liveForeignLease(rec.host, this.hostId, this.opts.heartbeatMs);
+      if (!foreign) rec.host = makeLease(this.hostId);
+      return foreign;
+    });
+  }
+
+  /** The other host that ran the lead went away: run it here, from its transcript as that host left it. */
+  private async adoptLead(): Promise<void> {
+    if (!this.leadRemote || this.disposed) return;
+    const foreign = await this.claimLead().catch(() => this.leadRemote);
+    if (foreign) {
+      this.leadRemote = foreign;
+      return;
+    }
+    this.leadRemote = null;
+    await this.lead.restore();
+    this.emit({ type: 'activity', agent: 'lead', activity: this.lead.activity });
+    this.lead.onMail();
   }
 
   /** Stops running `name` here without touching its record: another host runs it now. */
@@ -176,6 +220,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
 
   /** Takes over members whose other host went away (its lease went stale). */
   private async adoptOrphans(): Promise<void> {
+    await this.adoptLead();
     for (const name of [...this.remote.keys()]) {
       if (this.disposed || this.teammates.has(name)) continue;
       const r = await this.claim(name).catch(() => undefined);
@@ -265,6 +310,12 @@ export class Runtime implements TeamRuntime, AgentEnv {
 
   async askLead(prompt: string): Promise<void> {
     if (this.disposed) throw new RuntimeError('the runtime is shut down');
+    if (this.leadRemote) {
+      // Nothing lost: the lead that runs elsewhere reads it as mail from the user.
+      await this.sendAsUser('lead', prompt);
+      this.emit({ type: 'notice', level: 'info', agent: 'lead', message: `The lead runs in another window (host ${this.leadRemote}): your words went to its inbox, and it answers there.` });
+      return;
+    }
     await this.lead.ask(prompt);
   }
 
@@ -380,6 +431,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
     await this.team.roster
       .update((c) => {
         for (const m of c.members) if (m.host?.id === this.hostId) m.host = null;
+        const rec = leadRecord(c);
+        if (rec.host?.id === this.hostId) rec.host = null;
       })
       .catch(() => undefined);
     this.team.dispose();
@@ -396,4 +449,11 @@ function callSafely(listener: (e: RuntimeEvent) => void, e: RuntimeEvent): void 
   } catch {
     // a broken listener must not break an agent
   }
+}
+
+/** The roster's top-level `lead` record (usage and lease), created when absent. */
+function leadRecord(c: TeamConfig): { host?: HostLease | null } {
+  const config = c as TeamConfig & { lead?: { host?: HostLease | null } };
+  config.lead ??= {};
+  return config.lead;
 }
