@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { Team } from '../../src/core/team/team';
 import { onProblem, type Problem } from '../../src/core/util/problems';
@@ -164,4 +164,19 @@ test('one sender that does not await each send still keeps its order', async (t)
   ]);
   assert.deepEqual(results.map((r) => r.status), ['fulfilled', 'rejected', 'fulfilled']);
   assert.deepEqual((await team.mailbox.history('alice')).slice(-2).map((m) => m.content), ['a', 'b']);
+});
+
+test('an inbox file replaced or deleted by hand still gets the next message (no append into the old file)', async (t) => {
+  const team = await newTeam(t);
+  const file = team.paths.inbox('alice');
+  await team.mailbox.send({ from: 'lead', to: 'alice', type: 'message', content: 'first' });
+  // Moved aside and recreated within the append handle's idle time.
+  await rename(file, `${file}.old`);
+  await writeFile(file, '');
+  await team.mailbox.send({ from: 'lead', to: 'alice', type: 'message', content: 'after replace' });
+  assert.match(await readFile(file, 'utf8'), /after replace/);
+  await unlink(file);
+  await team.mailbox.send({ from: 'lead', to: 'alice', type: 'message', content: 'after delete' });
+  assert.match(await readFile(file, 'utf8'), /after delete/);
+  assert.doesNotMatch(await readFile(`${file}.old`, 'utf8'), /after/);
 });

@@ -4,7 +4,7 @@
 // interleave whole lines. Readers resume from a byte offset and never consume a line that
 // is not yet terminated. A line damaged by a writer killed mid-write is reported and
 // skipped; a record appended right after the damage is recovered, not lost.
-import { open, type FileHandle } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { reportProblem } from '../util/problems';
 
 interface Pending {
@@ -37,8 +37,28 @@ function handleFor(path: string): Promise<FileHandle> {
   return h.fh;
 }
 
+/** Forgets the cached handle of `path` (closing it once pending writes are done). */
+function dropHandle(path: string): void {
+  const h = handles.get(path);
+  if (!h) return;
+  handles.delete(path);
+  if (h.timer) clearTimeout(h.timer);
+  void h.fh.then((fh) => fh.close()).catch(() => undefined);
+}
+
+/** Whether the open handle is still the file at `path` (not deleted, moved aside or replaced). */
+async function stillAt(fh: FileHandle, path: string): Promise<boolean> {
+  const [open, now] = await Promise.all([fh.stat(), stat(path).catch(() => null)]);
+  return now !== null && open.ino === now.ino && open.dev === now.dev;
+}
+
 async function writeAll(path: string, text: string): Promise<void> {
-  const fh = await handleFor(path);
+  let fh = await handleFor(path);
+  // A cached handle to a file someone replaced would append into an unlinked inode: lost.
+  if (!(await stillAt(fh, path))) {
+    dropHandle(path);
+    fh = await handleFor(path);
+  }
   const buf = Buffer.from(text);
   // O_APPEND: each write lands at the end of the file whoever else appends.
   let off = 0;
