@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
+import { DEFAULT_SETTINGS } from '../../src/core/runtime/types';
 
 interface Manifest {
   activationEvents: string[];
@@ -64,6 +65,12 @@ describe('package.json contributions', () => {
       'agentTeams.idleTimeoutSeconds': 60, 'agentTeams.planApproval': 'user', 'agentTeams.toolApproval.bash': 'ask',
       'agentTeams.tokenBudget': 0, 'agentTeams.maxTeammates': 8,
     };
+    // The core's defaults (the CLI, or a cleared setting) are the manifest's.
+    const core = { ...DEFAULT_SETTINGS } as Record<string, unknown>;
+    for (const k of ['model', 'maxRounds', 'idlePollSeconds', 'idleTimeoutSeconds', 'planApproval', 'tokenBudget', 'maxTeammates']) {
+      assert.equal(core[k], defaults[`agentTeams.${k}`], `DEFAULT_SETTINGS.${k}`);
+    }
+    assert.equal(core.bashPolicy, defaults['agentTeams.toolApproval.bash']);
     for (const [key, value] of Object.entries(defaults)) {
       assert.equal(props[key]?.default, value, key);
       assert.ok(props[key]?.description ?? props[key]?.markdownDescription, `${key} has a description`);
