@@ -76,11 +76,12 @@ export class RuntimeHost implements vscode.Disposable {
     return this.config;
   }
 
-  /** Key or base URL changed: agents created from now on use the new ones. */
+  /** Key or base URL changed: every agent's next model call uses them. */
   async refreshModelConfig(): Promise<void> {
     if (!this.runtime) return;
     try {
       await this.modelConfig();
+      this.runtime.refreshModels();
     } catch (err) {
       this.log.warn(`model configuration: ${err instanceof Error ? err.message : String(err)}`);
     }

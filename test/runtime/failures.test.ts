@@ -4,7 +4,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
-import { fault, reply, shaped, toolUse } from '../fake-api';
+import { createModelClient } from '../../src/core/model';
+import type { RuntimeOptions } from '../../src/core/runtime/runtime';
+import { fault, keyFingerprint, reply, shaped, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness } from './harness';
 
@@ -149,4 +151,29 @@ test('stop lands at once even when it arrives while an idle teammate is checking
   await waitFor(async () => stopping !== undefined, 5000, 'stop issued during the checks');
   const ms = await stopping!;
   assert.ok(ms < 2000, `stopped after ${ms} ms`);
+});
+
+test('a rejected key: the teammate takes no more work from the board; a new key reaches every running agent', async (t) => {
+  const h = await harness(t);
+  let key = 'sk-ant-wrong-key';
+  const models: RuntimeOptions['models'] = (model, onStatus) =>
+    createModelClient({ apiKey: key, baseURL: h.api.url, model, caching: true, onStatus, retry: { baseDelayMs: 20, maxDelayMs: 100, maxRetries: 3 } });
+  await h.rt.dispose();
+  await h.restart({ models });
+  h.api.setDefault((r) => (r.keyFingerprint === keyFingerprint(key) && key === 'sk-ant-wrong-key' ? fault.auth() : reply(toolUse('idle', {}))));
+  await h.rt.createTask({ subject: 'first' });
+  await h.rt.spawnTeammate({ name: 'wes', role: 'dev', prompt: 'Take tasks.' });
+  await waitFor(() => h.events.some((e) => e.type === 'notice' && e.agent === 'wes' && /401|rejected/i.test(e.message)), 5000, '401 notice');
+  await new Promise((r) => setTimeout(r, 600));
+  assert.equal(h.api.requests('wes').length, 1, 'one rejected call: no claiming and failing again on the board');
+  assert.equal((await h.rt.team.tasks.get(1))?.status, 'pending');
+
+  key = 'sk-ant-good-key';
+  h.api.setDefault((r) => (/You claimed task #1/.test(JSON.stringify(r.body.messages.at(-1))) ? reply(toolUse('task_update', { task_id: 1, status: 'completed' }), toolUse('idle', {})) : reply(toolUse('idle', {}))));
+  h.rt.refreshModels();
+  await waitFor(async () => (await h.rt.team.tasks.get(1))?.status === 'completed', 5000, 'the task is done with the new key');
+  assert.ok(h.api.requests('wes').slice(1).every((r) => r.keyFingerprint === keyFingerprint('sk-ant-good-key')), 'every later call used the new key');
+  h.api.script('lead', 'Hello with the new key.');
+  await h.rt.askLead('hi');
+  assert.equal(h.api.requests('lead').at(-1)!.keyFingerprint, keyFingerprint('sk-ant-good-key'), 'the lead too');
 });

@@ -4,7 +4,7 @@
 // team between tool calls. Shared by the lead and the teammates.
 import type Anthropic from '@anthropic-ai/sdk';
 import { WorkspaceFs } from '../exec/workspace-fs';
-import { isAbortError, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
+import { isAbortError, ModelError, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
 import { formatMail, type Identity } from './prompts';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { Transcript } from './transcript';
@@ -20,6 +20,9 @@ export interface AgentEnv extends ToolHost {
   recordUsage(agent: string, r: SendResult): Promise<void>;
   /** Summarises and replaces the conversation when it grows too large; returns the new one. */
   maybeCompact(agent: Agent, messages: ModelMessage[]): Promise<ModelMessage[] | null>;
+  /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
+  keyRejected(): boolean;
+  noteKeyRejected(): void;
 }
 
 type Block = Anthropic.ContentBlockParam;
@@ -174,6 +177,7 @@ export abstract class Agent implements AgentHandle {
         result = await this.model.send({ system: this.system, tools: this.tools.definitions, messages: mergeConsecutive(this.messages), signal: this.signal });
       } catch (err) {
         if (this.stopped || isAbortError(err)) return 'stopped';
+        if (err instanceof ModelError && err.kind === 'auth') this.env.noteKeyRejected();
         const message = err instanceof Error ? err.message : String(err);
         this.setActivity({ kind: 'error', message });
         this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name}: ${message}` });

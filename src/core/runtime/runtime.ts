@@ -130,9 +130,33 @@ export class Runtime implements TeamRuntime, AgentEnv {
   }
 
   updateSettings(settings: Partial<RuntimeSettings>): void {
+    const modelChanged = settings.model !== undefined && settings.model !== this.s.model;
     this.s = { ...this.s, ...settings };
     this.budgetNoticed = false;
     for (const w of this.budgetWaiters) w();
+    if (modelChanged) this.refreshModels();
+  }
+
+  // ── model clients ──
+  private rejectedKey = false;
+
+  keyRejected(): boolean {
+    return this.rejectedKey;
+  }
+
+  noteKeyRejected(): void {
+    this.rejectedKey = true;
+  }
+
+  /**
+   * New model clients for every agent this host runs (the key, base URL or model changed):
+   * each uses its new one from its next call, and a key rejected before is tried again.
+   */
+  refreshModels(): void {
+    this.lead.model = this.opts.models(this.s.model, this.lead.onModelStatus);
+    for (const t of this.teammates.values()) t.model = this.opts.models(t.modelOverride ?? this.s.model, t.onModelStatus);
+    this.rejectedKey = false;
+    for (const t of this.teammates.values()) t.nudge();
   }
 
   // ── leases and resume ──
@@ -274,6 +298,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const identity = { name: m.name, role: m.role, team: teamName };
     const cwd = m.worktree ?? this.root;
     const t = new Teammate(identity, cwd, this, new ToolSet(TEAMMATE_TOOLS), teammateSystem(identity, cwd, this.s.planApproval));
+    t.modelOverride = m.model;
     t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
     await this.team.roster.patch(m.name, { host: makeLease(this.hostId) });
     if (prompt === null) await t.restore();

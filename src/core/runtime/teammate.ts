@@ -47,6 +47,14 @@ export class Teammate extends Agent {
     this.poke();
   }
 
+  /** Look at the board again now (models were refreshed). */
+  nudge(): void {
+    this.poke();
+  }
+
+  /** The member's own model (spawned with one), else the team's setting. */
+  modelOverride: string | undefined;
+
   /** The host is going away (reload): stop without shutting down, to resume elsewhere. */
   suspend(): void {
     this.suspended = true;
@@ -122,9 +130,11 @@ export class Teammate extends Agent {
       if (this.stopped) return { kind: 'stopped' };
       const mail = await team.mailbox.unread(this.name, this.inboxPosition());
       if (mail.messages.length) return { kind: 'mail' };
-      const own = (await team.tasks.list()).find((t) => t.owner === this.name && t.status === 'in_progress');
+      // With the key rejected, work from the board would only fail again: mail still wakes it.
+      const canWork = !this.env.keyRejected();
+      const own = canWork ? (await team.tasks.list()).find((t) => t.owner === this.name && t.status === 'in_progress') : undefined;
       if (own && own.id !== this.lastResumed) return { kind: 'task', task: own, resumed: true };
-      if (!own) {
+      if (canWork && !own) {
         const task = await team.tasks.nextWorkFor(this.name);
         if (task) return { kind: 'task', task, resumed: false };
       }

@@ -95,6 +95,8 @@ export interface TeamRuntime {
   decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<void>;
   createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task>;
   updateSettings(settings: Partial<RuntimeSettings>): void;
+  /** The key or base URL changed: every agent's next call uses new model clients. */
+  refreshModels(): void;
   /** Git worktrees of isolated teammates (diff, merge, keep, remove). */
   readonly worktrees: WorktreeManager;
   dispose(): Promise<void>;
