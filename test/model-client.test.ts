@@ -6,6 +6,7 @@ import {
   backoffDelay, createModelClient, isAbortError, ModelError, parseRetryAfter, redact, resolveModelConfig,
   withCacheBreakpoints, type ModelClientOptions, type ModelMessage, type ModelStatus, type ModelTool,
 } from '../src/core/model';
+import { DEFAULT_SETTINGS } from '../src/core/runtime/types';
 import { fault, reply, shaped, startFakeApi, toolUse, type FakeApi } from './fake-api';
 
 const KEY = 'sk-ant-api03-model-client-test-key-XYZ';
@@ -25,6 +26,18 @@ describe('model client', () => {
 
   const client = (o: Partial<ModelClientOptions> = {}) =>
     createModelClient({ apiKey: KEY, baseURL: api.url, model: 'claude-test', caching: false, retry: FAST, ...o });
+
+  test('the default model is one the SDK does not warn about as deprecated', async (t) => {
+    const warnings: string[] = [];
+    t.mock.method(console, 'warn', (...a: unknown[]) => { warnings.push(a.join(' ')); });
+    api.script('alice', reply('ok'));
+    await client({ model: DEFAULT_SETTINGS.model }).send({ system: SYSTEM, messages: hello });
+    assert.equal(api.requests('alice')[0]?.body.model, DEFAULT_SETTINGS.model);
+    assert.deepEqual(warnings.filter((w) => /deprecated/i.test(w)), []);
+    // The check can fail: a deprecated id does warn.
+    await client({ model: 'claude-sonnet-4-5' }).send({ system: SYSTEM, messages: hello });
+    assert.equal(warnings.filter((w) => /deprecated/i.test(w)).length, 1);
+  });
 
   test('streams text and a tool_use whose partial JSON is assembled', async () => {
     api.script('alice', reply('Reading it.', toolUse('read_file', { path: 'a/b.ts', limit: 5, nested: { deep: [1, 2, 3] } }, 'toolu_1')));

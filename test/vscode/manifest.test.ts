@@ -61,7 +61,7 @@ describe('package.json contributions', () => {
   it('declare every setting with its default and a description', async () => {
     const props = (await load()).contributes.configuration.properties;
     const defaults: Record<string, unknown> = {
-      'agentTeams.model': 'claude-sonnet-4-5', 'agentTeams.baseUrl': '', 'agentTeams.maxRounds': 50, 'agentTeams.idlePollSeconds': 5,
+      'agentTeams.model': 'claude-sonnet-5-5', 'agentTeams.baseUrl': '', 'agentTeams.maxRounds': 50, 'agentTeams.idlePollSeconds': 5,
       'agentTeams.idleTimeoutSeconds': 60, 'agentTeams.planApproval': 'user', 'agentTeams.toolApproval.bash': 'ask',
       'agentTeams.tokenBudget': 0, 'agentTeams.maxTeammates': 8,
     };

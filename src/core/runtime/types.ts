@@ -26,7 +26,7 @@ export interface RuntimeSettings {
 }
 
 export const DEFAULT_SETTINGS: RuntimeSettings = {
-  model: 'claude-sonnet-4-5',
+  model: 'claude-sonnet-5-5',
   maxRounds: 50,
   idlePollSeconds: 5,
   idleTimeoutSeconds: 60,
