@@ -2,10 +2,12 @@
 // teammates sam (shell chores behind bash approvals), tim (a long command that is force-
 // stopped) and uma (whose requests the API rejects with 401) answer. Answers are decided from
 // each request's content — who asks and what its newest user turn says — never from call order.
-import { fault, reply, toolUse, type FakeApi, type RecordedRequest, type TurnSpec } from '../fake-api';
+import { fault, keyFingerprint, reply, toolUse, type FakeApi, type RecordedRequest, type TurnSpec } from '../fake-api';
 import { allText, newest } from './harness/model-text';
 
 export const API_KEY = 'sk-ant-approvals-test-key';
+/** The key the user sets with Set API Key after the 401. */
+export const NEW_KEY = 'sk-ant-approvals-new-key';
 export const ASK_SAM = 'Start sam on the shell chores.';
 export const ASK_UMA = 'Start uma on the report.';
 export const ASK_BUDGET = 'Write budget.txt, then check it.';
@@ -29,8 +31,8 @@ export class ApprovalsModel {
         case 'lead': return this.lead(r);
         case 'sam': return this.sam(r);
         case 'tim': return this.tim(r);
-        // Every request of uma's is refused the way the API refuses a bad key.
-        case 'uma': return fault.auth();
+        // uma's requests are refused the way the API refuses a bad key, until the user sets a new one.
+        case 'uma': return r.keyFingerprint === keyFingerprint(NEW_KEY) ? reply('Report written.', toolUse('idle', {})) : fault.auth();
         default: return `unexpected agent ${r.agent}`;
       }
     });

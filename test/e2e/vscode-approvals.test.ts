@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { keyFingerprint, startFakeApi, type FakeApi, type RecordedRequest } from '../fake-api';
 import {
-  API_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, CMD_LONG_TEXT, DENIED, TIM_PROMPT,
+  API_KEY, NEW_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, CMD_LONG_TEXT, DENIED, TIM_PROMPT,
 } from './approvals-model';
 import { openWorkbench, type Workbench } from './harness/browser';
 import { startCodeServer, tail, type CodeServer } from './harness/code-server';
@@ -216,7 +216,7 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
     }
   });
 
-  it('a 401 from the API is one clear error notification, not a retry loop', async () => {
+  it('a 401 from the API is one clear error notification, not a retry loop; a new key reaches the running teammate', async () => {
     try {
       const { api, wb } = s as { api: FakeApi; wb: Workbench };
       await wb.runCommand('Agent Teams: Ask Lead');
@@ -232,6 +232,18 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       await sleep(QUIET_MS);
       assert.deepEqual(api.requests('uma').map((r) => r.outcome), ['error:401']);
       assert.equal(await wb.notification('API key rejected').count(), 1);
+
+      // A new key reaches uma, which keeps running: its next call (woken by a message) uses it.
+      await wb.runCommand('Agent Teams: Set API Key');
+      await wb.answer('Set API Key', NEW_KEY);
+      await wb.notification('API key saved in secret storage').waitFor();
+      await wb.runCommand('Agent Teams: Send Message');
+      await wb.pick('Send Message: to whom?', 'uma');
+      await wb.answer('Message to uma', 'Try the report again.');
+      const retried = await api.waitForRequest((r) => r.agent === 'uma' && newest(r).includes('Try the report again.'), WAIT_MS);
+      assert.equal(retried.keyFingerprint, keyFingerprint(NEW_KEY));
+      await until('uma answered', async () => retried.outcome === 'reply');
+      await s.row('uma, reporter, idle').waitFor();
     } catch (err) {
       await s.diagnose(err);
     }

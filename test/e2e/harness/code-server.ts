@@ -263,6 +263,10 @@ function readExtensionHostLogs(userDataDir: string): string {
     for (const host of readdirSync(sessionDir).filter((d) => d.startsWith('exthost')).sort()) {
       const file = join(sessionDir, host, 'remoteexthost.log');
       if (existsSync(file)) parts.push(`--- ${session}/${host} ---\n${readFileSync(file, 'utf8')}`);
+      // Our own log channel ("Agent Teams"), wherever this VS Code version puts it.
+      for (const f of readdirSync(join(sessionDir, host), { recursive: true, encoding: 'utf8' }).filter((n) => /Agent Teams\.log$/.test(n))) {
+        parts.push(`--- ${session}/${host}/${f} ---\n${readFileSync(join(sessionDir, host, f), 'utf8')}`);
+      }
     }
   }
   return parts.join('\n');
