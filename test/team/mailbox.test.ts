@@ -173,9 +173,11 @@ test('an inbox file replaced or deleted by hand still gets the next message (no 
   // Moved aside and recreated within the append handle's idle time.
   await rename(file, `${file}.old`);
   await writeFile(file, '');
+  await sleep(100); // the append handle is checked against its path every 50 ms
   await team.mailbox.send({ from: 'lead', to: 'alice', type: 'message', content: 'after replace' });
   assert.match(await readFile(file, 'utf8'), /after replace/);
   await unlink(file);
+  await sleep(100);
   await team.mailbox.send({ from: 'lead', to: 'alice', type: 'message', content: 'after delete' });
   assert.match(await readFile(file, 'utf8'), /after delete/);
   assert.doesNotMatch(await readFile(`${file}.old`, 'utf8'), /after/);
