@@ -205,3 +205,29 @@ async function realRoot(): Promise<string> {
   const { realpath } = await import('node:fs/promises');
   return realpath(root);
 }
+
+test('a folder swapped for a symlink to outside while writing never takes the write (pinned folder)', { skip: process.platform !== 'linux' }, async () => {
+  const ws = path.join(base, 'race-ws');
+  const out = path.join(base, 'race-out');
+  await mkdir(path.join(ws, 'sub'), { recursive: true });
+  await mkdir(out);
+  const { spawn } = await import('node:child_process');
+  // Another process flips ws/sub between the real folder and a link to outside, as fast as it can.
+  const racer = spawn('bash', ['-c', `cd "${ws}"; while true; do mv sub subd; ln -s "${out}" sub; rm sub; mv subd sub; done`], { stdio: 'ignore' });
+  try {
+    const w = new WorkspaceFs(ws);
+    let written = 0;
+    for (let i = 0; i < 400; i++) {
+      try {
+        await w.writeFile(`sub/f${i}.txt`, 'x');
+        written++;
+      } catch (e) {
+        assert.ok(e instanceof WorkspaceFsError, String(e));
+      }
+    }
+    assert.ok(written > 0, 'some writes went through');
+  } finally {
+    racer.kill('SIGKILL');
+  }
+  assert.deepEqual(await readdir(out), [], 'nothing landed outside, not even a temporary file');
+});

@@ -247,15 +247,31 @@ async function readHead(abs: string, max: number): Promise<Buffer> {
  * rename replaces a symlink at the destination instead of writing through it.
  * 'wx' refuses to open an existing path, so a planted symlink is not followed.
  */
+/**
+ * Writes through a temporary file and a rename. On Linux the folder is pinned first (opened,
+ * then reached as /proc/self/fd/<n>), so another process swapping it, or a parent, for a
+ * symlink after the check cannot redirect the write; the pinned folder itself is checked.
+ */
 async function atomicWrite(abs: string, data: string, mode?: number): Promise<void> {
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs).slice(0, 64)}.${randomBytes(6).toString('hex')}.tmp`);
+  const dir = path.dirname(abs);
+  const name = `.${path.basename(abs).slice(0, 64)}.${randomBytes(6).toString('hex')}.tmp`;
+  const pinned = process.platform === 'linux' ? await open(dir, 'r') : undefined;
   try {
-    await writeFile(tmp, data, { flag: 'wx' });
-    if (mode !== undefined) await chmod(tmp, mode & 0o7777); // keep e.g. the executable bit
-    await rename(tmp, abs);
-  } catch (e) {
-    await unlink(tmp).catch(() => undefined);
-    throw e;
+    const base = pinned ? `/proc/self/fd/${pinned.fd}` : dir;
+    if (pinned && (await realpath(base)) !== dir) {
+      throw new WorkspaceFsError('outside_root', 'the folder changed into a link to outside the workspace while writing');
+    }
+    const tmp = path.join(base, name);
+    try {
+      await writeFile(tmp, data, { flag: 'wx' });
+      if (mode !== undefined) await chmod(tmp, mode & 0o7777); // keep e.g. the executable bit
+      await rename(tmp, path.join(base, path.basename(abs)));
+    } catch (e) {
+      await unlink(tmp).catch(() => undefined);
+      throw e;
+    }
+  } finally {
+    await pinned?.close();
   }
 }
 
