@@ -338,7 +338,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     if (this.leadRemote) {
       // Nothing lost: the lead that runs elsewhere reads it as mail from the user.
       await this.sendAsUser('lead', prompt);
-      this.emit({ type: 'notice', level: 'info', agent: 'lead', message: `The lead runs in another window (host ${this.leadRemote}): your words went to its inbox, and it answers there.` });
+      this.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead runs in another window (host ${this.leadRemote}): your words went to its inbox, and it answers there.` });
       return;
     }
     await this.lead.ask(prompt);
