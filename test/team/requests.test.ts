@@ -26,6 +26,12 @@ test('shutdown: request → approved by the addressee; the requester is told', a
   assert.equal((reply as { approve: boolean }).approve, true);
 });
 
+test('only teammates can be asked to shut down: the lead and the user are refused, nothing recorded', async (t) => {
+  const team = await newTeam(t);
+  for (const who of ['lead', 'user']) await assert.rejects(team.requestShutdown('user', who), /reserved and cannot be a teammate/);
+  assert.deepEqual(await team.requests.list({ kind: 'shutdown' }), []);
+});
+
 test('responses are refused: wrong sender, wrong kind, unknown id, twice, hostile id', async (t) => {
   const team = await newTeam(t);
   const req = await team.requestShutdown('lead', 'alice');

@@ -8,6 +8,7 @@ import { TeamPaths } from './paths';
 import { Requests, type RespondResult } from './requests';
 import { Roster } from './roster';
 import { TaskBoard } from './task-board';
+import { assertTeammateName } from '../util/names';
 
 export interface TeamOptions {
   /** Fallback poll interval for change notification (file watching is primary). */
@@ -49,6 +50,8 @@ export class Team {
 
   /** Lead or user asks a teammate to shut down (record + message). */
   async requestShutdown(from: string, teammate: string, content = 'Please shut down.'): Promise<RequestRecord> {
+    // Only teammates shut down: a request to the lead or the user could never be answered.
+    assertTeammateName(teammate);
     await this.mailbox.assertRecipient(teammate);
     const member = await this.roster.get(teammate);
     const record = await this.requests.create({
