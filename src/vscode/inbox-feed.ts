@@ -42,7 +42,8 @@ export class InboxFeed {
     const fresh = batches.flat().sort((a, b) => a.timestamp - b.timestamp);
     if (fresh.length === 0) return fresh;
     const last = this.all[this.all.length - 1];
-    this.all.push(...fresh);
+    // A loop, not push(...fresh): spreading 100k+ arguments overflows the call stack.
+    for (const m of fresh) this.all.push(m);
     if (last && fresh[0]!.timestamp < last.timestamp) this.all.sort((a, b) => a.timestamp - b.timestamp);
     return fresh;
   }

@@ -108,7 +108,7 @@ function handle(msg: HostToWebview): void {
         messages.length = 0;
         threads.clear();
       }
-      messages.push(...msg.messages);
+      for (const m of msg.messages) messages.push(m); // no spread: 100k+ arguments overflow the stack
       if (addThreads(msg.messages) || msg.reset) renderPicker();
       if (msg.reset) {
         if (view !== ALL && !threads.has(view)) view = ALL;
