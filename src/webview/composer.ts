@@ -12,6 +12,8 @@ export class Composer {
   private readonly status: HTMLElement;
   private participants: ParticipantInfo[] = [];
   private recipient = 'lead';
+  private sendButton!: HTMLElement;
+  private sending = false;
 
   constructor(private readonly send: Send) {
     this.root = document.createElement('form');
@@ -31,6 +33,7 @@ export class Composer {
       }
     });
     const sendButton = button('Send', false);
+    this.sendButton = sendButton;
     sendButton.addEventListener('click', () => this.submit());
     this.status = document.createElement('p');
     this.status.className = 'status';
@@ -79,11 +82,16 @@ export class Composer {
       this.status.textContent = 'Write a message first.';
       return;
     }
+    if (this.sending) return; // one message per click, however fast the clicks come
     const to = this.recipient;
+    this.sending = true;
     this.text.disabled = true;
+    this.sendButton.toggleAttribute('disabled', true);
     this.status.textContent = 'Sending…';
     this.send(to, content, (ok, error) => {
+      this.sending = false;
       this.text.disabled = false;
+      this.sendButton.toggleAttribute('disabled', false);
       if (ok) {
         this.text.value = '';
         this.status.textContent = `Sent to ${to}.`;

@@ -101,15 +101,16 @@ describe('VS Code UI', () => {
     await wb!.treeRow(CONTAINER, 'Plan from alice awaiting approval').waitFor({ state: 'detached' });
   });
 
-  it('sends a message as the user from the composer', async () => {
+  it('sends a message as the user from the composer, once however fast Send is clicked', async () => {
     const view = wb!.webview(EXT);
     await view.locator('.composer vscode-textarea textarea').fill('Status report, please.');
-    await view.locator('.composer vscode-button', { hasText: 'Send' }).click();
+    await view.locator('.composer vscode-button', { hasText: 'Send' }).click({ clickCount: 3 });
     await view.getByText('Sent to lead.').waitFor();
     await view.locator('article.msg.mine', { hasText: 'Status report, please.' }).waitFor();
     const lines = (await readFile(join(workspace, '.team', 'inbox', 'lead.jsonl'), 'utf8')).trim().split('\n');
     const last = JSON.parse(lines.at(-1)!) as { from: string; content: string };
     assert.deepEqual([last.from, last.content], ['user', 'Status report, please.']);
+    assert.equal(lines.filter((l) => l.includes('Status report, please.')).length, 1, 'one message, not one per click');
   });
 
   it('creates a task from the palette, asking field by field', async () => {
