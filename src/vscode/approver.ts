@@ -18,8 +18,13 @@ export function createApprover(state: vscode.Memento): Approver {
       const answer = whole
         ? vscode.window.showWarningMessage(`${agent} wants to run \`${command}\``, 'Allow', 'Always allow this command', 'Deny')
         : vscode.window.showWarningMessage(`${agent} wants to run a ${command.length}-character command`, { modal: true, detail: command }, 'Allow', 'Always allow this command', 'Deny');
-      const aborted = new Promise<undefined>((resolve) => signal.addEventListener('abort', () => resolve(undefined), { once: true }));
-      const choice = await Promise.race([answer, aborted]);
+      let onAbort = (): void => undefined;
+      const aborted = new Promise<undefined>((resolve) => {
+        onAbort = () => resolve(undefined);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      // The signal lives as long as the agent: each answered approval takes its listener back.
+      const choice = await Promise.race([answer, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
       if (choice === 'Always allow this command') {
         await state.update(KEY, [...new Set([...state.get<string[]>(KEY, []), command])]);
         return 'allow';

@@ -74,7 +74,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
       runtime.updateSettings(s);
       if (baseUrlChanged) void runtime.refreshModelConfig();
     }),
-    keys.onDidChange(() => void runtime.refreshModelConfig()),
+    // A new key reaches running agents, or wakes a team that could not resume without one.
+    keys.onDidChange(() => void runtime.refreshModelConfig().then(() => resumeTeam(host, runtime, keys, log))),
     runtime.onEvent((e) => {
       if (e.type === 'activity' || e.type === 'usage') host.fire(['roster']);
       showNotice(e, log);
