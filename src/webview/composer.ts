@@ -3,6 +3,8 @@ import type { ParticipantInfo } from '../shared/webview-protocol';
 import { button } from './render';
 
 type Send = (to: string, content: string, done: (ok: boolean, error?: string) => void) => void;
+/** What is being written, kept in the view's state so hiding the view loses nothing. */
+export interface Draft { to: string; text: string }
 type Field = HTMLElement & { value: string; disabled: boolean };
 
 export class Composer {
@@ -15,17 +17,21 @@ export class Composer {
   private sendButton!: HTMLElement;
   private sending = false;
 
-  constructor(private readonly send: Send) {
+  constructor(private readonly send: Send, private readonly onDraft: (d: Draft) => void = () => undefined) {
     this.root = document.createElement('form');
     this.root.className = 'composer';
     this.root.setAttribute('aria-label', 'Send a message as the user');
     this.to = document.createElement('vscode-single-select') as Field;
     this.to.setAttribute('aria-label', 'Recipient');
-    this.to.addEventListener('change', () => { this.recipient = this.to.value; });
+    this.to.addEventListener('change', () => {
+      this.recipient = this.to.value;
+      this.saveDraft();
+    });
     this.text = document.createElement('vscode-textarea') as Field;
     this.text.setAttribute('aria-label', 'Message');
     this.text.setAttribute('placeholder', 'Message as user (Ctrl+Enter to send)');
     this.text.setAttribute('rows', '3');
+    this.text.addEventListener('input', () => this.saveDraft());
     this.text.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
         e.preventDefault();
@@ -46,6 +52,16 @@ export class Composer {
     this.renderOptions();
   }
 
+  /** Puts back a draft saved before the view was hidden. */
+  restore(d: Partial<Draft> | undefined): void {
+    if (typeof d?.text === 'string') this.text.value = d.text;
+    if (typeof d?.to === 'string' && d.to) this.setRecipient(d.to);
+  }
+
+  private saveDraft(): void {
+    this.onDraft({ to: this.recipient, text: this.text.value ?? '' });
+  }
+
   setParticipants(list: ParticipantInfo[]): void {
     this.participants = list.filter((p) => p.status !== 'shutdown');
     this.renderOptions();
@@ -55,6 +71,7 @@ export class Composer {
     if (name === 'user') return;
     this.recipient = name;
     this.renderOptions();
+    this.saveDraft();
   }
 
   focus(): void {
@@ -94,6 +111,7 @@ export class Composer {
       this.sendButton.toggleAttribute('disabled', false);
       if (ok) {
         this.text.value = '';
+        this.saveDraft();
         this.status.textContent = `Sent to ${to}.`;
       } else this.status.textContent = `Not sent: ${error ?? 'unknown error'}`;
       this.text.focus();

@@ -7,7 +7,7 @@ import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import { WebviewToHost, type HostToWebview, type ParticipantInfo, type RequestState } from '../shared/webview-protocol';
 import type { Message } from '../shared/team-schemas';
-import { Composer } from './composer';
+import { Composer, type Draft } from './composer';
 import { MessageList } from './message-list';
 import { setError } from './render';
 import { ALL, keyOf, threadFor, threadLabel } from './threads';
@@ -25,7 +25,14 @@ const requests = new Map<string, RequestState>();
 const threads = new Set<string>();
 const pending = new Map<string, (ok: boolean, error?: string) => void>();
 let seq = 0;
-let view = (vscode.getState() as { view?: string } | undefined)?.view ?? ALL;
+interface SavedState { view?: string; draft?: Draft }
+const saved = (vscode.getState() as SavedState | undefined) ?? {};
+let view = saved.view ?? ALL;
+let draft = saved.draft;
+/** The view's state survives it being hidden (the page is not kept alive meanwhile). */
+function saveState(): void {
+  vscode.setState({ view, draft } satisfies SavedState);
+}
 
 /** Validates and posts; `onResult` hears the host's answer to a send or decide. */
 function post(msg: WebviewToHost, onResult?: (ok: boolean, error?: string) => void): void {
@@ -49,7 +56,11 @@ const list = new MessageList(requests, {
     });
   },
 });
-const composer = new Composer((to, content, done) => post({ type: 'send', ref: nextRef(), to, content }, done));
+const composer = new Composer((to, content, done) => post({ type: 'send', ref: nextRef(), to, content }, done), (d) => {
+  draft = d;
+  saveState();
+});
+composer.restore(draft);
 
 const banner = document.createElement('p');
 banner.className = 'banner';
@@ -89,7 +100,7 @@ function addThreads(fresh: readonly Message[]): boolean {
 function selectView(next: string): void {
   if (next === view && list.root.isConnected && app.dataset.loaded) return;
   view = next;
-  vscode.setState({ view });
+  saveState();
   picker.value = view;
   list.show(view, messages);
   const [a, b] = view === ALL ? [] : view.split('|');

@@ -113,6 +113,20 @@ describe('VS Code UI', () => {
     assert.equal(lines.filter((l) => l.includes('Status report, please.')).length, 1, 'one message, not one per click');
   });
 
+  it('keeps a half-written message and its recipient while the inbox is hidden', async () => {
+    let view = wb!.webview(EXT);
+    await view.locator('.composer vscode-textarea textarea').fill('Half-written thought');
+    // The side bar hidden and shown again: the inbox's page is dropped meanwhile.
+    const sidebar = wb!.page.locator('.part.sidebar');
+    await wb!.runCommand('View: Toggle Primary Side Bar Visibility');
+    await sidebar.waitFor({ state: 'hidden' });
+    await wb!.runCommand('View: Toggle Primary Side Bar Visibility');
+    await sidebar.waitFor({ state: 'visible' });
+    view = wb!.webview(EXT);
+    await until(async () => ((await view.locator('.composer vscode-textarea textarea').inputValue()) === 'Half-written thought' ? true : undefined));
+    await view.locator('.composer vscode-textarea textarea').fill('');
+  });
+
   it('creates a task from the palette, asking field by field', async () => {
     const page = wb!.page;
     await wb!.runCommand('Agent Teams: Create Task');
