@@ -8,9 +8,27 @@ export function createLog(): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel('Agent Teams', { log: true });
 }
 
-/** Routes core problem reports to `log` until disposed. */
+/** At most one problem notification per this long; the rest are in the log. */
+const NOTIFY_EVERY_MS = 60_000;
+
+/**
+ * Routes core problem reports to `log` until disposed, and says so in a notification (at most
+ * one a minute): a corrupt roster moved aside otherwise just looks like "No team yet".
+ */
 export function routeProblems(log: vscode.LogOutputChannel): vscode.Disposable {
-  const sub = onProblem((p) => log.warn(`${p.path}: ${p.message}`));
+  let lastNotified = -Infinity;
+  let unseen = 0;
+  const sub = onProblem((p) => {
+    log.warn(`${p.path}: ${p.message}`);
+    unseen++;
+    if (Date.now() - lastNotified < NOTIFY_EVERY_MS) return;
+    lastNotified = Date.now();
+    const more = unseen > 1 ? ` (and ${unseen - 1} more)` : '';
+    unseen = 0;
+    const file = vscode.workspace.asRelativePath(p.path);
+    void vscode.window.showWarningMessage(`Agent Teams: a team file is damaged: ${file}: ${p.message}${more}`, 'Show Log')
+      .then((b) => b && log.show(true));
+  });
   return new vscode.Disposable(() => sub.dispose());
 }
 

@@ -4,7 +4,7 @@
 // process reaching the tree.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -125,6 +125,14 @@ describe('VS Code UI', () => {
     view = wb!.webview(EXT);
     await until(async () => ((await view.locator('.composer vscode-textarea textarea').inputValue()) === 'Half-written thought' ? true : undefined));
     await view.locator('.composer vscode-textarea textarea').fill('');
+  });
+
+  it('says in a notification when a team file is damaged (moved aside, not silently reset)', async () => {
+    await writeFile(join(workspace, '.tasks', 'task_99.json'), '{"id": 99, "subject": "half written');
+    const toast = wb!.notification('a team file is damaged: .tasks/task_99.json');
+    await toast.waitFor();
+    await toast.getByRole('button', { name: 'Show Log' }).waitFor();
+    assert.ok((await readdir(join(workspace, '.tasks'))).some((f) => f.startsWith('task_99.json.corrupt')), 'moved aside');
   });
 
   it('creates a task from the palette, asking field by field', async () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, unlink, writeFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { Team } from '../../src/core/team/team';
 import { onProblem, type Problem } from '../../src/core/util/problems';
@@ -81,4 +81,17 @@ test('a corrupt task file is reported and moved aside; the rest of the board sti
   assert.ok(problems.some((p) => p.path === team.paths.task(2)));
   assert.ok(problems.some((p) => p.path === team.paths.task(3) && /status/.test(p.message)));
   assert.equal((await team.tasks.create({ subject: 'next' })).id, 2);
+});
+
+test('a task file added or removed by hand shows in the next listing (no waiting for the cache)', async (t) => {
+  const team = await newTeam(t);
+  await team.tasks.create({ subject: 'one' });
+  await team.tasks.create({ subject: 'two' });
+  assert.deepEqual((await team.tasks.list()).map((x) => x.id), [1, 2]);
+  await writeFile(team.paths.task(7), JSON.stringify({ id: 7, subject: 'by hand', description: '', status: 'pending', owner: '', blockedBy: [] }));
+  assert.deepEqual((await team.tasks.list()).map((x) => x.id), [1, 2, 7]);
+  await unlink(team.paths.task(1));
+  assert.deepEqual((await team.tasks.list()).map((x) => x.id), [2, 7]);
+  await team.tasks.create({ subject: 'three' });
+  assert.deepEqual((await team.tasks.list()).map((x) => x.subject), ['two', 'by hand', 'three']);
 });

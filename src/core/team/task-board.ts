@@ -39,7 +39,7 @@ export function isClaimable(t: Task): boolean {
 }
 
 export class TaskBoard {
-  private view: { gen: number; at: number; tasks: Map<number, Task> } | null = null;
+  private view: { gen: number; at: number; tasks: Map<number, Task>; ids: number[] } | null = null;
   private touched = new Set<number>();
 
   constructor(private readonly paths: TeamPaths) {}
@@ -76,27 +76,36 @@ export class TaskBoard {
 
   /** The whole board (shared objects: callers clone before handing out or changing). */
   private async snapshot(): Promise<Task[]> {
-    const g = await this.generation();
+    const [g, onDisk] = await Promise.all([this.generation(), this.ids()]);
     const v = this.view;
+    // The listing (one readdir) must match what the cache and the generation's changes
+    // explain: a task file added or removed by hand is seen at once; only edits in place
+    // wait for the trust window.
     const fresh = v && Date.now() - v.at < TRUST_MS;
-    if (v && fresh && g.gen === v.gen) return [...v.tasks.values()];
-    const changed = new Set<number>();
+    if (v && fresh && g.gen === v.gen && sameIds(onDisk, v.ids)) return [...v.tasks.values()];
     const covered = v && fresh && g.changes.length > 0 && g.changes[0]![0] <= v.gen + 1;
     if (v && covered) {
+      const changed = new Set<number>();
       for (const [gen, ids] of g.changes) if (gen > v.gen) ids.forEach((id) => changed.add(id));
+      const expected = new Set(v.ids);
       for (const id of changed) {
         const t = await this.get(id);
         if (t) v.tasks.set(id, t);
         else v.tasks.delete(id);
+        if (t) expected.add(id);
+        else expected.delete(id);
       }
-      v.gen = g.gen;
-      v.tasks = new Map([...v.tasks].sort((a, b) => a[0] - b[0]));
-      return [...v.tasks.values()];
+      if (sameIds(onDisk, [...expected].sort((a, b) => a - b))) {
+        v.gen = g.gen;
+        v.ids = onDisk;
+        v.tasks = new Map([...v.tasks].sort((a, b) => a[0] - b[0]));
+        return [...v.tasks.values()];
+      }
     }
-    const all = await Promise.all((await this.ids()).map((id) => this.get(id)));
+    const all = await Promise.all(onDisk.map((id) => this.get(id)));
     const tasks = new Map<number, Task>();
     for (const t of all) if (t) tasks.set(t.id, t);
-    this.view = { gen: g.gen, at: Date.now(), tasks };
+    this.view = { gen: g.gen, at: Date.now(), tasks, ids: onDisk };
     return [...tasks.values()];
   }
 
@@ -242,4 +251,8 @@ export class TaskBoard {
       return released;
     });
   }
+}
+
+function sameIds(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((id, i) => id === b[i]);
 }
