@@ -77,7 +77,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
     // A new key reaches running agents, or wakes a team that could not resume without one.
     keys.onDidChange(() => void runtime.refreshModelConfig().then(() => resumeTeam(host, runtime, keys, log))),
     runtime.onEvent((e) => {
-      if (e.type === 'activity' || e.type === 'usage') host.fire(['roster']);
+      // Usage lands in the roster file (its watcher says 'roster'); activity is only in memory.
+      if (e.type === 'activity') host.fire(['activity']);
       showNotice(e, log);
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {

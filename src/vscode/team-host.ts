@@ -8,15 +8,18 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Team, type TeamChange } from '../core/team/team';
 
+/** What changed: team files, or only what an agent is doing right now (no file to re-read). */
+export type HostChange = TeamChange | 'activity';
+
 /** Coalescing window for bursts of file events; well under the 200 ms tree-update target. */
 const DEBOUNCE_MS = 25;
 
 export class TeamHost implements vscode.Disposable {
   readonly team: Team;
-  private readonly changed = new vscode.EventEmitter<ReadonlySet<TeamChange>>();
+  private readonly changed = new vscode.EventEmitter<ReadonlySet<HostChange>>();
   /** Fires with the kinds of state that changed (coalesced). */
   readonly onDidChange = this.changed.event;
-  private pending = new Set<TeamChange>();
+  private pending = new Set<HostChange>();
   private timer: NodeJS.Timeout | undefined;
   private sub: { dispose(): void } | undefined;
   private rootWatcher: FSWatcher | undefined;
@@ -75,7 +78,7 @@ export class TeamHost implements vscode.Disposable {
   }
 
   /** Reports changes made in this window without waiting for the file watcher. */
-  fire(kinds: Iterable<TeamChange>): void {
+  fire(kinds: Iterable<HostChange>): void {
     for (const k of kinds) this.pending.add(k);
     if (this.timer || this.disposed) return;
     this.timer = setTimeout(() => {

@@ -32,6 +32,8 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   constructor(private readonly host: TeamHost, private readonly agents: ActivitySource) {
     this.sub = host.onDidChange((kinds) => {
       if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks')) this.refresh();
+      // Activity words come from the runtime, not from files: redraw without re-reading them.
+      else if (kinds.has('activity')) this.changed.fire(undefined);
     });
   }
 
