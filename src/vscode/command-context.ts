@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import type { Team } from '../core/team/team';
 import { WorktreeManager } from '../core/worktree/manager';
 import type { TaskStatus } from '../shared/team-schemas';
-import { askText, CANCEL } from './prompts';
+import { CANCEL, pickOwner } from './prompts';
 import type { RuntimeHost } from './runtime-host';
 import type { ApiKeyStore } from './secrets';
 import type { TeamHost } from './team-host';
@@ -79,7 +79,8 @@ export function createCommandContext(d: ContextDeps): CommandContext {
       ], { title: `Edit task #${id}: ${task.subject}` });
       if (!choice) return undefined;
       if (choice.status) return t.tasks.update(id, { status: choice.status });
-      const owner = await askText({ title: `Owner of task #${id}`, prompt: 'Teammate name (empty: nobody)', optional: true });
+      // Picked from the roster: a typo would make an owner nobody is, and the task unclaimable.
+      const owner = await pickOwner(t, `Owner of task #${id}`);
       return owner === CANCEL ? undefined : t.tasks.update(id, { owner });
     },
     refresh: d.refreshViews,

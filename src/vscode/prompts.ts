@@ -42,6 +42,16 @@ export async function pickParticipant(team: Team, title: string, opts: { lead?: 
   return pickOne(title, items, 'No teammate to choose from.');
 }
 
+/** A task's owner: a teammate from the roster, or nobody (empty string). */
+export async function pickOwner(team: Team, title: string): Promise<Asked<string>> {
+  const members = (await team.roster.list()).filter((m) => m.status !== 'shutdown');
+  const items: Pick<string>[] = [
+    { label: 'Nobody', description: 'unowned: any teammate may claim it', value: '' },
+    ...members.map((m) => ({ label: m.name, description: `${m.role} · ${m.status}`, value: m.name })),
+  ];
+  return pickOne(title, items, 'No teammate to choose from.');
+}
+
 export async function pickPendingPlan(team: Team, title: string): Promise<Asked<string>> {
   const pending = await team.requests.list({ status: 'pending', kind: 'plan' });
   return pickOne(title, pending.map((r) => ({

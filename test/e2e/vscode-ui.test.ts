@@ -127,6 +127,19 @@ describe('VS Code UI', () => {
     await view.locator('.composer vscode-textarea textarea').fill('');
   });
 
+  it('sets a task\'s owner from the Tasks tree, picked from the roster', async () => {
+    await wb!.contextMenu(wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, unowned'), 'Edit Task');
+    await wb!.pick('Edit task #2: Test the parser', 'Set owner…');
+    await wb!.pick('Owner of task #2', 'bob');
+    await wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, owned by bob').waitFor();
+    const task = JSON.parse(await readFile(join(workspace, '.tasks', 'task_2.json'), 'utf8')) as { owner: string };
+    assert.equal(task.owner, 'bob');
+    await wb!.contextMenu(wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, owned by bob'), 'Edit Task');
+    await wb!.pick('Edit task #2: Test the parser', 'Set owner…');
+    await wb!.pick('Owner of task #2', 'Nobody');
+    await wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, unowned').waitFor();
+  });
+
   it('says in a notification when a team file is damaged (moved aside, not silently reset)', async () => {
     await writeFile(join(workspace, '.tasks', 'task_99.json'), '{"id": 99, "subject": "half written');
     const toast = wb!.notification('a team file is damaged: .tasks/task_99.json');
