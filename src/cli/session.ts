@@ -71,6 +71,8 @@ class Session implements ReplHost {
   /** User prompts sent to the lead and not yet answered. */
   private turns = 0;
   private finished!: (code: number) => void;
+  /** Errors the agents hit (a failed model call, a crash): the session then exits 1. */
+  private errors = 0;
 
   constructor(readonly rt: Runtime, private readonly term: Terminal, private readonly opts: SessionOptions) {}
 
@@ -80,6 +82,7 @@ class Session implements ReplHost {
     const done = new Promise<number>((resolve) => (this.finished = resolve));
     await this.banner();
     this.subs.push(this.rt.onEvent((e) => {
+      if (e.type === 'notice' && e.level === 'error') this.errors++;
       const text = describeEvent(e);
       if (text) this.print(text);
     }));
@@ -168,7 +171,8 @@ class Session implements ReplHost {
   /** Asks this host's teammates to shut down, stops those that do not in time, disposes. */
   quit(): Promise<void> {
     this.quitting ??= this.shutDown().then(
-      () => this.finished(0),
+      // A script piping prompts in learns from the exit code that something failed.
+      () => this.finished(this.errors ? 1 : 0),
       (err: Error) => {
         writeLine(this.opts.io.stderr, `agent-teams: ${err.message}`);
         this.finished(1);
@@ -200,6 +204,7 @@ class Session implements ReplHost {
     }
     for (const s of this.subs.splice(0)) s.dispose();
     await rt.dispose();
+    if (this.errors) this.print(`${this.errors} error${this.errors === 1 ? '' : 's'} in this session (see above).`);
     this.print('Bye.');
     this.term.close();
   }

@@ -6,7 +6,7 @@ import { Runtime } from '../../src/core/runtime/runtime';
 import { fault, reply, toolUse } from '../fake-api';
 import { tempDir, waitFor } from '../helpers/tmp';
 import { modelsFor, TEST_SETTINGS } from '../runtime/harness';
-import { fakeApi, session } from './cli-proc';
+import { cleanEnv, fakeApi, runCli, session } from './cli-proc';
 
 test('Ctrl-C cancels the lead turn, the session goes on; twice at an idle prompt quits', async (t) => {
   const api = await fakeApi(t);
@@ -66,4 +66,21 @@ test("a teammate run by another host is shown as remote and never run by the ses
   assert.equal(tia?.status, 'idle');
   assert.equal(tia?.host?.id, 'vscode-window-1');
   assert.equal(api.requests('tia').length, tiaCalls, 'the session made no model call for tia');
+});
+
+test('prompts piped in: the exit code says whether the agents hit an error', async (t) => {
+  const api = await fakeApi(t);
+  const env = (root: string) => cleanEnv({ ANTHROPIC_API_KEY: 'sk-test-cli', ANTHROPIC_BASE_URL: api.url });
+  const okRoot = await tempDir(t);
+  api.script('lead', 'All good.');
+  const ok = await runCli(['--root', okRoot, '--idle-timeout', '0'], { env: env(okRoot), input: 'say hello\n' });
+  assert.match(ok.stdout, /All good\./);
+  assert.equal(ok.code, 0, ok.stderr);
+
+  const badRoot = await tempDir(t);
+  api.script('lead', fault.auth());
+  const bad = await runCli(['--root', badRoot, '--idle-timeout', '0'], { env: env(badRoot), input: 'say hello\n' });
+  assert.match(bad.stdout, /API key rejected \(401\)/);
+  assert.match(bad.stdout, /1 error in this session/);
+  assert.equal(bad.code, 1);
 });
