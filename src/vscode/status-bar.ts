@@ -27,8 +27,9 @@ export class TeamStatusBar implements vscode.Disposable {
     const idle = members.filter((m) => m.status === 'idle').length;
     const lead = leadUsage(config);
     const tokens = members.reduce((n, m) => n + totalTokens(m.usage), totalTokens(lead));
-    const usd = members.reduce((n, m) => n + estimateCost(m.model ?? this.defaultModel(), m.usage).usd, estimateCost(this.defaultModel(), lead).usd);
-    const cost = formatCost({ usd, known: true });
+    const costs = [estimateCost(this.defaultModel(), lead), ...members.map((m) => estimateCost(m.model ?? this.defaultModel(), m.usage))];
+    // "≈" when any model's price is a guess, as in the tree.
+    const cost = formatCost({ usd: costs.reduce((n, c) => n + c.usd, 0), known: costs.every((c) => c.known) });
     const restricted = !vscode.workspace.isTrusted;
     const words = restricted ? 'Restricted Mode' : `${working} working, ${idle} idle`;
     this.item.text = `$(${restricted ? 'shield' : working ? 'sync~spin' : 'organization'}) ${words} · ${formatTokens(tokens)} · ${cost}`;
