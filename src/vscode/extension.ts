@@ -65,6 +65,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
     taskView.message = msg;
   };
   setRestrictedMessage();
+  // In a multi-root workspace the team lives in the first folder: say which.
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length > 1) {
+    const name = folders.find((f) => f.uri.fsPath === root)?.name ?? root;
+    teamView.description = name;
+    taskView.description = name;
+    log.info(`multi-root workspace: the team lives in "${name}" (the first folder)`);
+  }
 
   context.subscriptions.push(
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, teamView, taskView,
