@@ -66,6 +66,7 @@ test("a teammate run by another host is shown as remote and never run by the ses
   assert.equal(tia?.status, 'idle');
   assert.equal(tia?.host?.id, 'vscode-window-1');
   assert.equal(api.requests('tia').length, tiaCalls, 'the session made no model call for tia');
+  await other.dispose(); // before the folder is removed
 });
 
 test('prompts piped in: the exit code says whether the agents hit an error', async (t) => {

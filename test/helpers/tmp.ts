@@ -6,7 +6,7 @@ import type { TestContext } from 'node:test';
 
 export async function tempDir(t: TestContext | { after: (fn: () => Promise<void>) => void }, prefix = 'agent-teams-'): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
-  t.after(() => rm(dir, { recursive: true, force: true }));
+  t.after(() => rm(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 }));
   return dir;
 }
 

@@ -59,7 +59,7 @@ export async function harness(t: Ctx, settings: Partial<RuntimeSettings> = {}, b
   t.after(async () => {
     await h.rt.dispose();
     await api.close();
-    await rm(root, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 50 });
   });
   return h;
 }

@@ -49,6 +49,7 @@ test('two hosts never run the same teammate: the lease is respected', async (t) 
   await other.sendAsUser('tia', 'hello from window two');
   await waitFor(() => h.api.requests('tia').length > before, 3000, 'tia woken');
   assert.match(JSON.stringify(h.api.requests('tia').at(-1)!.body.messages), /hello from window two/);
+  await other.dispose(); // before the harness removes the folder
 });
 
 test('compaction keeps identity, open tasks and pending requests', async (t) => {
@@ -110,6 +111,7 @@ test('two hosts starting together over one roster: exactly one runs each teammat
   await waitFor(() => h.api.requests('zed').length > before, 3000, 'zed woken');
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(h.api.requests('zed').length, before + 1, 'one model call for one message');
+  await Promise.all([a.dispose(), b.dispose()]); // before the harness removes the folder
 });
 
 test('a host whose lease was taken over (it was frozen) stops running the teammate', async (t) => {
@@ -156,4 +158,5 @@ test('one lead per workspace: a second host passes what it is asked to the lead,
   await second.askLead('Are you still there?');
   const last = JSON.stringify(h.api.requests('lead').at(-1)!.body.messages);
   assert.match(last, /What is the plan\?[\s\S]*Answered once\.[\s\S]*Are you still there\?/, 'the conversation continues');
+  await second.dispose(); // before the harness removes the folder
 });
