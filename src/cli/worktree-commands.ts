@@ -10,7 +10,10 @@ import type { ReconcileReport } from '../core/worktree/reconcile';
 import type { Team } from '../core/team/team';
 import { CliError, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
+import { hostLabel } from './format';
 import { writeLine } from './io';
+import { liveForeignHost } from '../core/runtime/lease';
+import type { Member } from '../shared/team-schemas';
 import { diffStat, diffText, keptText, mergeText, removedText, statText, worktreeTable } from './worktree-format';
 
 /** What a reconcile found that the user should hear about (a vanished checkout, a corrupt index). */
@@ -50,6 +53,24 @@ export function worktreeGuards(wm: WorktreeManager, team: Team, git: GitEnvOptio
       return [...new Set([...inside, ...bound])];
     },
   };
+}
+
+/**
+ * Forced removal with teammates still in the checkout: one a live window or session runs is
+ * stopped there, not from under it (refused, naming the host); one nobody runs is marked
+ * shut down and its tasks go back to pending, as a stop would.
+ */
+async function retireUsers(ctx: CommandContext, users: string[]): Promise<void> {
+  const team = await ctx.open(false);
+  const members = await Promise.all(users.map((u) => team.roster.get(u)));
+  const running = members.filter((m): m is Member => !!m && !!liveForeignHost(m, ''));
+  if (running.length) {
+    throw new CliError(`${running.map((m) => `${m.name} is run by ${hostLabel(m)}`).join('; ')}: stop ${running.length === 1 ? 'it' : 'them'} there first, then remove`);
+  }
+  for (const u of users) {
+    await team.tasks.releaseOwnedBy(u);
+    await team.roster.patch(u, { status: 'shutdown', current_task: null, host: null });
+  }
 }
 
 /** The refusal when teammates still work in the checkout. */
@@ -128,6 +149,7 @@ export async function worktreeRemoveCommand(ctx: CommandContext): Promise<number
   await guards.known(name);
   const users = await guards.users(name);
   if (users.length && !force) throw inUseError(name, users, ', or pass --force');
+  if (users.length) await retireUsers(ctx, users);
   const removed = await rethrowDirty(wm.remove(name, { force }), 'merge or keep it, or pass --force to discard them');
   ctx.emit(removed, () => removedText(removed));
   return 0;

@@ -4,7 +4,8 @@
 // /merge and /remove driven through piped stdin against the fake Messages API.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
@@ -127,6 +128,29 @@ test('worktree keep and remove: uncommitted work refuses remove until --force; a
   assert.match((await r.cli('worktree', 'remove', 'cal', '--force')).stdout, /Discarded 1 unmerged commit\./);
   assert.match((await r.cli('worktrees')).stdout, /^No worktrees\./);
   assert.deepEqual(await r.status(), []);
+});
+
+test('worktree remove --force: a teammate a window runs there is refused, naming it; one nobody runs is retired first', async (t) => {
+  const r = await repo(t);
+  const dee = await r.wm.create('dee');
+  const team = await new Team(r.root).init();
+  t.after(() => team.dispose());
+  await team.spawnMember('dee', 'dev', { worktree: dee.workdir, branch: dee.branch });
+  const task = await team.tasks.create({ subject: 'in dee', worktree: 'dee' });
+  await team.tasks.claim(task.id, 'dee');
+  // A live lease: another window runs dee right now.
+  await team.roster.patch('dee', { host: { id: 'window-1', pid: process.pid, heartbeat_at: Date.now() / 1000, hostname: hostname() } });
+  const refused = await r.cli('worktree', 'remove', 'dee', '--force');
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /dee is run by host window-1 .*stop it there first, then remove/);
+  assert.ok((await stat(dee.path)).isDirectory(), 'the checkout stays');
+  // That window went away (no lease): forced, dee is retired and the checkout removed.
+  await team.roster.patch('dee', { host: null });
+  const forced = await r.cli('worktree', 'remove', 'dee', '--force');
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.equal((await team.roster.get('dee'))?.status, 'shutdown');
+  assert.equal((await team.tasks.get(task.id))?.status, 'pending', 'its task is free again');
+  await assert.rejects(stat(dee.path));
 });
 
 test('worktree errors: not a git repository, git missing, unknown worktree, usage (exit 2)', async (t) => {
