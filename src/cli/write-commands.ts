@@ -6,6 +6,8 @@ import { CliError, intList, positiveInt, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { taskLine } from './format';
 import { nameArg } from './read-commands';
+import type { Team } from '../core/team/team';
+import { assertTeammateName } from '../core/util/names';
 
 /** The words after the fixed arguments as one text; `-` alone reads stdin. */
 async function restText(ctx: CommandContext, from: number, what: string): Promise<string> {
@@ -13,6 +15,16 @@ async function restText(ctx: CommandContext, from: number, what: string): Promis
   const body = words.length === 1 && words[0] === '-' ? (await text(ctx.io.stdin)).replace(/\n$/, '') : words.join(' ');
   if (!body.trim()) throw new UsageError(`missing ${what}`, ctx.usage);
   return body;
+}
+
+/**
+ * The team, created on disk only once `check` has passed over what is already there: a
+ * command that fails (unknown recipient, task or request) leaves no empty `.team/`, which a
+ * VS Code window would otherwise take for a team.
+ */
+async function openChecked(ctx: CommandContext, check: (team: Team) => Promise<unknown>): Promise<Team> {
+  await check(await ctx.open(false));
+  return ctx.open(true);
 }
 
 export async function taskAddCommand(ctx: CommandContext): Promise<number> {
@@ -29,8 +41,9 @@ export async function taskAddCommand(ctx: CommandContext): Promise<number> {
 export async function taskDoneCommand(ctx: CommandContext): Promise<number> {
   if (ctx.args.length !== 1) throw new UsageError(ctx.args.length ? 'expected one task id' : 'missing task id', ctx.usage);
   const id = positiveInt(ctx.args[0]!, 'task id', ctx.usage);
-  const team = await ctx.open(true);
-  if (!(await team.tasks.get(id))) throw new CliError(`task ${id} not found`);
+  const team = await openChecked(ctx, async (t) => {
+    if (!(await t.tasks.get(id))) throw new CliError(`task ${id} not found`);
+  });
   const waiting = (await team.tasks.list()).filter((t) => t.blockedBy.includes(id)).map((t) => t.id);
   const task = await team.tasks.update(id, { status: 'completed' });
   const unblocked = (await Promise.all(waiting.map((w) => team.tasks.get(w)))).filter((t) => t && t.blockedBy.length === 0);
@@ -42,7 +55,7 @@ export async function taskDoneCommand(ctx: CommandContext): Promise<number> {
 export async function sendCommand(ctx: CommandContext): Promise<number> {
   const to = nameArg(ctx.args[0], 'recipient', ctx.usage);
   const content = await restText(ctx, 1, 'message text');
-  const team = await ctx.open(true);
+  const team = await openChecked(ctx, (t) => t.mailbox.assertRecipient(to));
   const message = await team.mailbox.send({ from: 'user', to, type: 'message', content });
   ctx.emit(message, () => `Sent to ${to}.`);
   return 0;
@@ -50,7 +63,9 @@ export async function sendCommand(ctx: CommandContext): Promise<number> {
 
 export async function broadcastCommand(ctx: CommandContext): Promise<number> {
   const content = await restText(ctx, 0, 'message text');
-  const team = await ctx.open(true);
+  const team = await openChecked(ctx, async (t) => {
+    if (!(await t.roster.list()).some((m) => m.status !== 'shutdown')) throw new CliError('Nobody to broadcast to: no teammate is running.');
+  });
   const sent = await team.mailbox.broadcast('user', content);
   ctx.emit(sent, () => (sent.length ? `Sent to ${sent.map((m) => m.to).join(', ')}.` : 'Nobody to broadcast to: no teammate is running.'));
   return sent.length ? 0 : 1;
@@ -59,7 +74,9 @@ export async function broadcastCommand(ctx: CommandContext): Promise<number> {
 async function decide(ctx: CommandContext, approve: boolean, feedback: string): Promise<number> {
   const requestId = ctx.args[0];
   if (!requestId) throw new UsageError('missing request id', ctx.usage);
-  const team = await ctx.open(true);
+  const team = await openChecked(ctx, async (t) => {
+    if (!(await t.requests.get(requestId).catch(() => undefined))) throw new CliError(`unknown request_id ${JSON.stringify(requestId)}`);
+  });
   const r = await team.decidePlan('user', requestId, approve, feedback);
   if (!r.ok) throw new CliError(r.error);
   ctx.emit(r.record, () => `${approve ? 'Approved' : 'Rejected'} ${r.record.from}'s plan (${r.record.request_id}).`);
@@ -78,7 +95,7 @@ export async function rejectCommand(ctx: CommandContext): Promise<number> {
 export async function shutdownCommand(ctx: CommandContext): Promise<number> {
   if (ctx.args.length !== 1) throw new UsageError('expected one teammate name', ctx.usage);
   const name = nameArg(ctx.args[0], 'teammate', ctx.usage);
-  const team = await ctx.open(true);
+  const team = await openChecked(ctx, (t) => t.mailbox.assertRecipient(assertTeammateName(name)));
   const record = await team.requestShutdown('user', name);
   ctx.emit(record, () => `Asked ${name} to shut down (${record.request_id}); its answer arrives in your inbox.`);
   return 0;

@@ -159,3 +159,15 @@ test('send - reads the message from stdin; run() works in-process', async (t) =>
   assert.equal(JSON.parse(out).subject, 'in process');
   assert.equal(await run(['tasks', '--nope'], io), 2);
 });
+
+test('a write command that fails leaves an empty folder empty (no .team/ for a window to take for a team)', async (t) => {
+  const root = await tempDir(t);
+  for (const args of [['send', 'alice', 'hi'], ['broadcast', 'hi all'], ['task', 'done', '3'], ['approve', 'req_x'], ['shutdown', 'bob'], ['shutdown', 'lead']]) {
+    const r = await runCli(['--root', root, ...args]);
+    assert.equal(r.code, 1, `${args.join(' ')}: ${r.stderr}`);
+    assert.deepEqual(await readdir(root), [], `${args.join(' ')} wrote nothing`);
+  }
+  const made = await runCli(['--root', root, 'task', 'add', 'first']);
+  assert.equal(made.code, 0, made.stderr);
+  assert.ok((await readdir(root)).includes('.tasks'));
+});
