@@ -135,8 +135,10 @@ test('a host whose lease was taken over (it was frozen) stops running the teamma
 test('one lead per workspace: a second host passes what it is asked to the lead, and takes the lead over when that host goes', async (t) => {
   const h = await harness(t);
   await h.rt.dispose();
-  await h.restart({ heartbeatMs: 100 });
-  const second = await Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' }, heartbeatMs: 100 });
+  // The first host renews every 200 ms; the second deems a lease stale after 3 × 1 s, and
+  // looks for a lead to adopt every second: margins a loaded machine does not break.
+  await h.restart({ heartbeatMs: 200 });
+  const second = await Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' }, heartbeatMs: 1000 });
   t.after(() => second.dispose());
   const notices: string[] = [];
   second.onEvent((e) => { if (e.type === 'notice') notices.push(e.message); });
@@ -153,7 +155,7 @@ test('one lead per workspace: a second host passes what it is asked to the lead,
 
   // The first host goes (window closed): the second takes the lead over with its conversation.
   await h.rt.dispose();
-  await waitFor(async () => second.activity('lead').kind !== 'remote', 3000, 'lead adopted');
+  await waitFor(async () => second.activity('lead').kind !== 'remote', 5000, 'lead adopted');
   h.api.script('lead', 'Still here.');
   await second.askLead('Are you still there?');
   const last = JSON.stringify(h.api.requests('lead').at(-1)!.body.messages);
