@@ -67,10 +67,7 @@ async function retireUsers(ctx: CommandContext, users: string[]): Promise<void> 
   if (running.length) {
     throw new CliError(`${running.map((m) => `${m.name} is run by ${hostLabel(m)}`).join('; ')}: stop ${running.length === 1 ? 'it' : 'them'} there first, then remove`);
   }
-  for (const u of users) {
-    await team.tasks.releaseOwnedBy(u);
-    await team.roster.patch(u, { status: 'shutdown', current_task: null, host: null });
-  }
+  for (const u of users) await team.retireMember(u);
 }
 
 /** The refusal when teammates still work in the checkout. */

@@ -2,7 +2,6 @@
 // runs, their model clients, usage and budget, leases and resume. It implements
 // TeamRuntime for the VS Code layer and the CLI.
 import { randomUUID } from 'node:crypto';
-import { stat } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { isInside } from '../exec/confine';
 import type { HostLease, Member, Message, RequestRecord, Task, TeamConfig } from '../../shared/team-schemas';
@@ -11,6 +10,7 @@ import type { ModelMessage, SendResult } from '../model';
 import { Team } from '../team/team';
 import type { Disposable } from '../team/dir-watcher';
 import { assertTeammateName } from '../util/names';
+import { exists } from '../worktree/context';
 import { WorktreeManager } from '../worktree/manager';
 import type { Agent, AgentEnv } from './agent';
 import { compact, estimateTokens } from './compaction';
@@ -276,13 +276,12 @@ export class Runtime implements TeamRuntime, AgentEnv {
   private async resume(m: Member): Promise<void> {
     if (m.worktree && !isInside(this.worktrees.pathOf(m.name), resolve(m.worktree))) {
       // Only its own checkout: a roster edited to point elsewhere must not become a file-tool root.
-      await this.team.roster.patch(m.name, { status: 'shutdown', current_task: null, host: null });
+      await this.team.retireMember(m.name);
       this.emit({ type: 'notice', level: 'error', agent: m.name, message: `not resumed: its working folder in .team/config.json (${m.worktree}) is not its own worktree.` });
       return;
     }
-    if (m.worktree && !(await isDirectory(m.worktree))) {
-      await this.team.tasks.releaseOwnedBy(m.name);
-      await this.team.roster.patch(m.name, { status: 'shutdown', current_task: null, host: null });
+    if (m.worktree && !(await exists(m.worktree))) {
+      await this.team.retireMember(m.name);
       const where = relative(this.root, m.worktree) || m.worktree;
       this.emit({
         type: 'notice', level: 'warning', agent: m.name,
@@ -368,8 +367,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
       if (!m) throw new RuntimeError(`unknown teammate "${teammate}"`);
       const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
       if (foreign) throw new RuntimeError(`${teammate} is run by another window (host ${foreign})`);
-      await this.team.tasks.releaseOwnedBy(teammate);
-      await this.team.roster.patch(teammate, { status: 'shutdown', current_task: null, host: null });
+      await this.team.retireMember(teammate);
       return;
     }
     t.stop();
@@ -462,10 +460,6 @@ export class Runtime implements TeamRuntime, AgentEnv {
       .catch(() => undefined);
     this.team.dispose();
   }
-}
-
-async function isDirectory(path: string): Promise<boolean> {
-  return stat(path).then((s) => s.isDirectory(), () => false);
 }
 
 function callSafely(listener: (e: RuntimeEvent) => void, e: RuntimeEvent): void {

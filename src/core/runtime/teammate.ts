@@ -158,10 +158,8 @@ export class Teammate extends Agent {
   /** Shutdown or stop: in-progress tasks go back to pending; the roster says shutdown. */
   private async finish(end: 'stopped' | 'shutdown'): Promise<void> {
     if (this.suspended) return;
-    const team = this.env.team;
     await this.env.processes.killAll(this.name);
-    await team.tasks.releaseOwnedBy(this.name);
-    await team.roster.patch(this.name, { status: 'shutdown', current_task: null, host: null });
+    await this.env.team.retireMember(this.name);
     this.setActivity({ kind: 'stopped' });
     this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: end === 'stopped' ? `${this.name} was stopped.` : `${this.name} shut down.` });
   }

@@ -48,6 +48,15 @@ export class Team {
     return member;
   }
 
+  /**
+   * A teammate that no longer runs anywhere: its in-progress tasks go back to pending and the
+   * roster says shutdown, with no task and no host. (Its processes are the runner's to kill.)
+   */
+  async retireMember(name: string): Promise<void> {
+    await this.tasks.releaseOwnedBy(name);
+    await this.roster.patch(name, { status: 'shutdown', current_task: null, host: null });
+  }
+
   /** Lead or user asks a teammate to shut down (record + message). */
   async requestShutdown(from: string, teammate: string, content = 'Please shut down.'): Promise<RequestRecord> {
     // Only teammates shut down: a request to the lead or the user could never be answered.
