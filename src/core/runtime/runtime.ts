@@ -298,10 +298,9 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const cwd = m.worktree ?? this.root;
     const t = new Teammate(identity, cwd, this, new ToolSet(TEAMMATE_TOOLS), teammateSystem(identity, cwd, this.s.planApproval));
     t.modelOverride = m.model;
+    // The lease is already ours: taken by claim() on resume, written with the spawn.
     t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
-    await this.team.roster.patch(m.name, { host: makeLease(this.hostId) });
-    if (prompt === null) await t.restore();
-    else await t.restore().then(() => undefined);
+    await t.restore();
     this.teammates.set(m.name, t);
     t.start(prompt, resumeIdle);
     void t.done.then(() => {
@@ -325,7 +324,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
     const member = await this.team.spawnMember(name, input.role, {
       ...(input.model ? { model: input.model } : {}),
-      worktree: wt?.workdir ?? null, branch: wt?.branch ?? null, current_task: null,
+      worktree: wt?.workdir ?? null, branch: wt?.branch ?? null, current_task: null, host: makeLease(this.hostId),
     });
     this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${input.role}).` });
     await this.runTeammate(member, input.prompt, false);
