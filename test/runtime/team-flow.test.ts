@@ -128,3 +128,26 @@ test('wakeLeadOnMail off: mail waits for the next turn instead of waking the lea
   await h.rt.askLead('anything new?');
   assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.messages), /team-mail from=\\"user\\" type=\\"message\\">\\nfyi.*anything new\?/);
 });
+
+test('mail that lands while the idle lead is reading its inbox still wakes it (no lost wake)', async (t) => {
+  const h = await harness(t);
+  h.api.script('lead', 'Got it.');
+  await h.rt.team.spawnMember('bob', 'reviewer');
+  const mailbox = h.rt.team.mailbox;
+  const unread = mailbox.unread.bind(mailbox);
+  let armed = true;
+  // The moment the wake used to be dropped: bob's mail arrives (and its wake fires) after the
+  // lead's read of its inbox has looked, before that read returns.
+  mailbox.unread = async (name: string, atLeast?: number) => {
+    const d = await unread(name, atLeast);
+    if (name === 'lead' && armed) {
+      armed = false;
+      await mailbox.send({ from: 'bob', to: 'lead', type: 'message', content: 'Reviewed: fine.' });
+      h.rt.lead.onMail();
+    }
+    return d;
+  };
+  h.rt.lead.onMail(); // a wake with nothing new yet starts the read
+  await waitFor(() => h.api.requests('lead').length === 1, 5000, 'the lead woke for bob\'s mail');
+  assert.match(sentText(h.api, 'lead'), /Reviewed: fine\./);
+});

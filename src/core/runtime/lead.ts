@@ -61,12 +61,14 @@ export class Lead extends Agent {
 
   private async loop(): Promise<void> {
     for (;;) {
+      const woken = this.wakePending;
+      this.wakePending = false;
       const mail = await this.takeMail();
       const next = this.queue.shift();
-      if (next === undefined) {
-        const wake = this.wakePending && mail.wakes;
-        this.wakePending = false;
-        if (!wake) return;
+      if (next === undefined && !(woken && mail.wakes)) {
+        // Mail that landed while this read was under way: read again rather than drop the wake.
+        if (this.wakePending) continue;
+        return;
       }
       this.rearm();
       const content = [...mail.blocks, ...(next ? [{ type: 'text' as const, text: next.prompt }] : [])];
