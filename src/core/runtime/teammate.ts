@@ -35,7 +35,8 @@ export class Teammate extends Agent {
 
   /** Set by every poke; a poke that lands while idleWait is checking (not yet waiting) is not lost. */
   private poked = false;
-  private poke = (): void => {
+  /** Look at mail and the board again now (new mail, a task change, refreshed models, a stop). */
+  readonly poke = (): void => {
     this.poked = true;
     this.wake?.();
   };
@@ -44,11 +45,6 @@ export class Teammate extends Agent {
 
   override stop(): void {
     super.stop();
-    this.poke();
-  }
-
-  /** Look at the board again now (models were refreshed). */
-  nudge(): void {
     this.poke();
   }
 

@@ -50,12 +50,8 @@ function handleFor(path: string): Handle {
     fh.catch(() => handles.delete(path));
   }
   if (h.timer) clearTimeout(h.timer);
-  const entry = h;
-  entry.timer = setTimeout(() => {
-    handles.delete(path);
-    void entry.fh.then((o) => o.fh.close()).catch(() => undefined);
-  }, IDLE_CLOSE_MS);
-  entry.timer.unref();
+  h.timer = setTimeout(() => dropHandle(path), IDLE_CLOSE_MS);
+  h.timer.unref();
   return h;
 }
 
