@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { relative, resolve } from 'node:path';
 import { isInside } from '../exec/confine';
-import type { HostLease, Member, Message, RequestRecord, Task, TeamConfig } from '../../shared/team-schemas';
+import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
 import { Team } from '../team/team';
@@ -13,9 +13,13 @@ import { assertTeammateName } from '../util/names';
 import { exists } from '../worktree/context';
 import { WorktreeManager } from '../worktree/manager';
 import type { Agent, AgentEnv } from './agent';
+import { BudgetGate } from './budget-gate';
+import { EventHub } from './event-hub';
 import { compact, estimateTokens } from './compaction';
 import { Lead } from './lead';
-import { HEARTBEAT_MS, liveForeignHost, liveForeignLease, makeLease } from './lease';
+import {
+  claimLeadLease, claimMember, HEARTBEAT_MS, liveForeignHost, makeLease, releaseLeases, renewLeases, type Claim,
+} from './lease';
 import { leadSystem, teammateSystem } from './prompts';
 import { Teammate } from './teammate';
 import { LEAD_TOOLS, TEAMMATE_TOOLS } from './tool-schemas';
@@ -46,19 +50,19 @@ export class Runtime implements TeamRuntime, AgentEnv {
   readonly processes = new ProcessRegistry();
   readonly hostId: string;
   private s: RuntimeSettings;
-  private listeners = new Set<(e: RuntimeEvent) => void>();
-  private starting = true;
+  private readonly events = new EventHub();
   /** Another live host runs the lead (its id); null while this host does. */
   private leadRemote: string | null = null;
-  private readonly startupNotices: RuntimeEvent[] = [];
   private teammates = new Map<string, Teammate>();
   /** Members another live host runs, by name → host id. */
   private remote = new Map<string, string>();
   lead!: Lead;
   private subs: Disposable[] = [];
   private heartbeat: NodeJS.Timeout | null = null;
-  private budgetWaiters = new Set<() => void>();
-  private budgetNoticed = false;
+  private readonly budget = new BudgetGate(
+    async () => teamTotal(await this.team.roster.read()),
+    (budget) => this.emit({ type: 'notice', level: 'warning', message: `Token budget of ${budget} spent: the team is paused. Raise agentTeams.tokenBudget to continue.` }),
+  );
   private disposed = false;
 
   private constructor(private readonly opts: RuntimeOptions) {
@@ -95,23 +99,17 @@ export class Runtime implements TeamRuntime, AgentEnv {
     // Mail that arrived while no host ran the lead.
     if (this.leadRemote) this.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host: this.leadRemote } });
     else lead.onMail();
-    this.starting = false;
+    this.events.started();
   }
 
   // ── events ──
-  /**
-   * Subscribes to events. Notices raised while the runtime was starting (resume problems,
-   * before anyone could subscribe) are replayed to each new listener first.
-   */
+  /** Subscribes to events; notices raised while the runtime started are replayed first. */
   onEvent(listener: (e: RuntimeEvent) => void): Disposable {
-    for (const e of this.startupNotices) callSafely(listener, e);
-    this.listeners.add(listener);
-    return { dispose: () => void this.listeners.delete(listener) };
+    return this.events.on(listener);
   }
 
   emit(e: RuntimeEvent): void {
-    if (this.starting && e.type === 'notice') this.startupNotices.push(e);
-    for (const l of this.listeners) callSafely(l, e);
+    this.events.emit(e);
   }
 
   activity(agent: string): Activity {
@@ -132,8 +130,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
   updateSettings(settings: Partial<RuntimeSettings>): void {
     const modelChanged = settings.model !== undefined && settings.model !== this.s.model;
     this.s = { ...this.s, ...settings };
-    this.budgetNoticed = false;
-    for (const w of this.budgetWaiters) w();
+    this.budget.reopen();
     if (modelChanged) this.refreshModels();
   }
 
@@ -165,23 +162,9 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const mine = [...this.teammates.keys()];
     const holdLead = !this.leadRemote;
     if (!mine.length && !holdLead) return;
-    const lost: Array<{ name: string; host: string }> = [];
-    let leadLostTo: string | null = null;
-    await this.team.roster
-      .update((c) => {
-        if (holdLead) {
-          const rec = leadRecord(c);
-          if (!rec.host || rec.host.id === this.hostId) rec.host = makeLease(this.hostId);
-          else leadLostTo = rec.host.id;
-        }
-        for (const m of c.members) {
-          if (!mine.includes(m.name)) continue;
-          if (m.host?.id === this.hostId) m.host = makeLease(this.hostId);
-          // Another host took it over (ours looked stale to it: this process was frozen).
-          else if (m.host && m.status !== 'shutdown') lost.push({ name: m.name, host: m.host.id });
-        }
-      })
-      .catch(() => undefined);
+    const r = await this.team.roster.update((c) => renewLeases(c, this.hostId, mine, holdLead)).catch(() => undefined);
+    if (!r) return;
+    const { lost, leadLostTo } = r;
     for (const { name, host } of lost) await this.yieldTo(name, host);
     if (leadLostTo && !this.disposed) {
       this.leadRemote = leadLostTo;
@@ -191,14 +174,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
     }
   }
 
-  /** Takes the lead's lease unless another live host holds it; returns that host. */
-  private async claimLead(): Promise<string | null> {
-    return this.team.roster.update((c) => {
-      const rec = leadRecord(c);
-      const foreign = liveForeignLease(rec.host, this.hostId, this.opts.heartbeatMs);
-      if (!foreign) rec.host = makeLease(this.hostId);
-      return foreign;
-    });
+  private claimLead(): Promise<string | null> {
+    return this.team.roster.update((c) => claimLeadLease(c, this.hostId, this.opts.heartbeatMs));
   }
 
   /** The other host that ran the lead went away: run it here, from its transcript as that host left it. */
@@ -227,19 +204,9 @@ export class Runtime implements TeamRuntime, AgentEnv {
     this.emit({ type: 'notice', level: 'warning', agent: name, message: `${name} is now run by another window (host ${host}); stopped here.` });
   }
 
-  /**
-   * Takes `name`'s lease unless another live host holds it — check and take in one locked
-   * roster update, so two hosts starting together never both run it. Null: nothing to run.
-   */
-  private async claim(name: string): Promise<{ member: Member } | { foreign: string } | null> {
-    return this.team.roster.update((c) => {
-      const m = c.members.find((x) => x.name === name);
-      if (!m || m.status === 'shutdown') return null;
-      const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
-      if (foreign) return { foreign };
-      m.host = makeLease(this.hostId);
-      return { member: { ...m } };
-    });
+  /** Takes `name`'s lease in one locked roster update, so two hosts starting together never both run it. */
+  private claim(name: string): Promise<Claim> {
+    return this.team.roster.update((c) => claimMember(c, name, this.hostId, this.opts.heartbeatMs));
   }
 
   /** Takes over members whose other host went away (its lease went stale). */
@@ -401,32 +368,9 @@ export class Runtime implements TeamRuntime, AgentEnv {
     this.emit({ type: 'usage', agent, total: totals.agent });
   }
 
-  async budgetGate(agent: string, signal: AbortSignal): Promise<void> {
-    for (;;) {
-      const budget = this.s.tokenBudget;
-      if (!budget || teamTotal(await this.team.roster.read()) < budget) return;
-      if (!this.budgetNoticed) {
-        this.budgetNoticed = true;
-        this.emit({ type: 'notice', level: 'warning', message: `Token budget of ${budget} spent: the team is paused. Raise agentTeams.tokenBudget to continue.` });
-      }
-      const agentRef = agent === 'lead' ? this.lead : this.teammates.get(agent);
-      agentRef?.setActivity({ kind: 'paused', reason: 'token budget spent' });
-      await new Promise<void>((resolve, reject) => {
-        const done = () => {
-          this.budgetWaiters.delete(done);
-          signal.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        const onAbort = () => {
-          this.budgetWaiters.delete(done);
-          reject(Object.assign(new Error('stopped'), { name: 'AbortError' }));
-        };
-        // Stopped while the roster was being read: an abort listener added now would never fire.
-        if (signal.aborted) return onAbort();
-        this.budgetWaiters.add(done);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
-    }
+  budgetGate(agent: string, signal: AbortSignal): Promise<void> {
+    const pause = () => (agent === 'lead' ? this.lead : this.teammates.get(agent))?.setActivity({ kind: 'paused', reason: 'token budget spent' });
+    return this.budget.wait(() => this.s.tokenBudget, pause, signal);
   }
 
   async maybeCompact(agent: Agent, messages: ModelMessage[]): Promise<ModelMessage[] | null> {
@@ -450,28 +394,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     for (const t of running) t.suspend();
     await this.processes.killEverything();
     await Promise.all(running.map((t) => t.done));
-    await this.team.roster
-      .update((c) => {
-        for (const m of c.members) if (m.host?.id === this.hostId) m.host = null;
-        const rec = leadRecord(c);
-        if (rec.host?.id === this.hostId) rec.host = null;
-      })
-      .catch(() => undefined);
+    await this.team.roster.update((c) => releaseLeases(c, this.hostId)).catch(() => undefined);
     this.team.dispose();
   }
-}
-
-function callSafely(listener: (e: RuntimeEvent) => void, e: RuntimeEvent): void {
-  try {
-    listener(e);
-  } catch {
-    // a broken listener must not break an agent
-  }
-}
-
-/** The roster's top-level `lead` record (usage and lease), created when absent. */
-function leadRecord(c: TeamConfig): { host?: HostLease | null } {
-  const config = c as TeamConfig & { lead?: { host?: HostLease | null } };
-  config.lead ??= {};
-  return config.lead;
 }
