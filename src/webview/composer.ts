@@ -31,7 +31,10 @@ export class Composer {
     this.text.setAttribute('aria-label', 'Message');
     this.text.setAttribute('placeholder', 'Message as user (Ctrl+Enter to send)');
     this.text.setAttribute('rows', '3');
-    this.text.addEventListener('input', () => this.saveDraft());
+    this.text.addEventListener('input', () => {
+      this.saveDraft();
+      this.updateButton();
+    });
     this.text.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
         e.preventDefault();
@@ -50,12 +53,22 @@ export class Composer {
     this.root.append(this.text, row, this.status);
     this.root.addEventListener('submit', (e) => e.preventDefault());
     this.renderOptions();
+    this.updateButton();
+  }
+
+  /**
+   * Send is off while there is nothing to send or a send is under way: a click that lands
+   * after a send (a fast double click) does nothing, and "Sent to …" stays.
+   */
+  private updateButton(): void {
+    this.sendButton.toggleAttribute('disabled', this.sending || !(this.text.value ?? '').trim());
   }
 
   /** Puts back a draft saved before the view was hidden. */
   restore(d: Partial<Draft> | undefined): void {
     if (typeof d?.text === 'string') this.text.value = d.text;
     if (typeof d?.to === 'string' && d.to) this.setRecipient(d.to);
+    this.updateButton();
   }
 
   private saveDraft(): void {
@@ -95,25 +108,22 @@ export class Composer {
 
   private submit(): void {
     const content = (this.text.value ?? '').trim();
-    if (!content) {
-      this.status.textContent = 'Write a message first.';
-      return;
-    }
-    if (this.sending) return; // one message per click, however fast the clicks come
+    // One message per click, however fast the clicks come; an empty box sends nothing.
+    if (this.sending || !content) return;
     const to = this.recipient;
     this.sending = true;
     this.text.disabled = true;
-    this.sendButton.toggleAttribute('disabled', true);
+    this.updateButton();
     this.status.textContent = 'Sending…';
     this.send(to, content, (ok, error) => {
       this.sending = false;
       this.text.disabled = false;
-      this.sendButton.toggleAttribute('disabled', false);
       if (ok) {
         this.text.value = '';
         this.saveDraft();
         this.status.textContent = `Sent to ${to}.`;
       } else this.status.textContent = `Not sent: ${error ?? 'unknown error'}`;
+      this.updateButton();
       this.text.focus();
     });
   }

@@ -8,7 +8,7 @@
 // The fake model (approvals-model.ts) answers from what each request says, never from call order.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -17,7 +17,8 @@ import {
   API_KEY, NEW_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, CMD_LONG_TEXT, DENIED, TIM_PROMPT,
 } from './approvals-model';
 import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, tail, type CodeServer } from './harness/code-server';
+import { startCodeServer, type CodeServer } from './harness/code-server';
+import { failureReport } from './harness/failure-report';
 import { allText, newest } from './harness/model-text';
 import { repoRoot } from './harness/paths';
 import { until } from './harness/until';
@@ -81,15 +82,7 @@ function session(name: string, settings: Record<string, unknown>) {
       await s.api?.close();
       if (s.workspace) await rm(s.workspace, { recursive: true, force: true });
     },
-    /** On failure, what the fake saw and the extension host said. */
-    async diagnose(err: unknown): Promise<never> {
-      if (s.wb && process.env.AGENT_TEAMS_E2E_SHOTS) await s.wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, `vscode-${name}-failure-${Date.now()}.png`)).catch(() => undefined);
-      const seen = (s.api?.requests() ?? []).map((r) => `#${r.seq} ${r.agent} ${r.outcome ?? '…'} ${newest(r).slice(-240).replace(/\n/g, ' ')}`).join('\n');
-      const inboxes = await readdir(join(s.workspace, '.team', 'inbox')).catch(() => [] as string[]);
-      const mail = (await Promise.all(inboxes.filter((f) => f.endsWith('.jsonl')).map(async (f) => `${f}:\n${await s.file(`.team/inbox/${f}`)}`))).join('');
-      const logs = s.server ? tail(s.server.extensionHostLogs(), 60) : '';
-      throw new Error(`${(err as Error).message}\n--- fake-api requests ---\n${seen}\n--- mailboxes ---\n${mail}\n--- extension host ---\n${logs}\n--- browser ---\n${tail(s.wb?.consoleLog() ?? '', 30)}`, { cause: err });
-    },
+    diagnose: (err: unknown) => failureReport(err, s),
   };
   return s;
 }

@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { keyFingerprint, startFakeApi, type FakeApi } from '../fake-api';
 import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, tail, type CodeServer } from './harness/code-server';
+import { startCodeServer, type CodeServer } from './harness/code-server';
+import { failureReport } from './harness/failure-report';
 import { repoRoot } from './harness/paths';
 import { allText, newest } from './harness/model-text';
 import { until } from './harness/until';
@@ -81,13 +82,7 @@ describe('VS Code story: a team run through the UI', () => {
     for (const p of [workspace, ...cleanup]) if (p) await rm(p, { recursive: true, force: true });
   });
 
-  /** On failure, what the fake saw and the extension host said. */
-  async function diagnose(err: unknown): Promise<never> {
-    if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, `vscode-story-failure-${Date.now()}.png`)).catch(() => undefined);
-    const seen = api.requests().map((r) => `#${r.seq} ${r.agent} ${r.outcome ?? '…'} ${newest(r).slice(0, 100).replace(/\n/g, ' ')}`).join('\n');
-    const logs = server ? tail(server.extensionHostLogs(), 60) : '';
-    throw new Error(`${(err as Error).message}\n--- fake-api requests ---\n${seen}\n--- extension host ---\n${logs}\n--- browser ---\n${tail(wb?.consoleLog() ?? '', 30)}`, { cause: err });
-  }
+  const diagnose = (err: unknown) => failureReport(err, { wb, api, server, workspace });
 
   it('runs the story: key, lead, teammates, plan review, messages, tasks, shutdown', async () => {
     try {

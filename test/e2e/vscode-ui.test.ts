@@ -107,6 +107,11 @@ describe('VS Code UI', () => {
     await view.locator('.composer vscode-button', { hasText: 'Send' }).click({ clickCount: 3 });
     await view.getByText('Sent to lead.').waitFor();
     await view.locator('article.msg.mine', { hasText: 'Status report, please.' }).waitFor();
+    // The box is empty now, so Send is off: one more click changes nothing and the confirmation stays.
+    const send = view.locator('.composer vscode-button', { hasText: 'Send' });
+    assert.equal(await send.getAttribute('disabled'), '');
+    await send.click({ force: true });
+    assert.equal(await view.locator('.composer .status').textContent(), 'Sent to lead.');
     const lines = (await readFile(join(workspace, '.team', 'inbox', 'lead.jsonl'), 'utf8')).trim().split('\n');
     const last = JSON.parse(lines.at(-1)!) as { from: string; content: string };
     assert.deepEqual([last.from, last.content], ['user', 'Status report, please.']);

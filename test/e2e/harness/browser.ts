@@ -209,6 +209,24 @@ export class Workbench {
     return this.session.consoleLog();
   }
 
+  /** For failure reports: the active view container, its panes (expanded or not) and their rows as read aloud. */
+  async uiState(containerId: string): Promise<string> {
+    return this.page.evaluate((id) => {
+      const out: string[] = [];
+      const active = document.querySelector('.activitybar li.action-item.checked a');
+      out.push(`active container: ${active?.getAttribute('aria-label') ?? '(none)'}`);
+      const root = document.getElementById(`workbench.view.extension.${id}`);
+      if (!root) return [...out, `container ${id}: not in the page`].join('\n');
+      for (const pane of Array.from(root.querySelectorAll('.pane'))) {
+        const header = pane.querySelector('.pane-header');
+        const rect = pane.getBoundingClientRect();
+        out.push(`pane "${header?.getAttribute('aria-label') ?? '?'}" expanded=${header?.getAttribute('aria-expanded')} height=${Math.round(rect.height)}`);
+        for (const row of Array.from(pane.querySelectorAll('.monaco-list-row'))) out.push(`  row: ${row.getAttribute('aria-label')}`);
+      }
+      return out.join('\n');
+    }, containerId).catch((err: unknown) => `ui state unavailable: ${String(err)}`);
+  }
+
   async close(): Promise<void> {
     await this.session.close();
   }
