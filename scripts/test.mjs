@@ -16,20 +16,28 @@ function run(cmd, args, opts = {}) {
 }
 
 const totals = { pass: 0, fail: 0 };
-// Runs node --test, echoing its output and adding its summary counts to `totals`.
+// Runs node --test, echoing its output and adding its summary counts to `totals`. The
+// summary lines are picked up as they stream by: a long failure report after them must not
+// push them out of view.
 function runTests(args) {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let tail = '';
+    let partial = '';
+    let pass = null;
+    let fail = null;
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
-      tail = (tail + chunk.toString()).slice(-4000);
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const m = /^[ℹ#] (pass|fail) (\d+)\s*$/.exec(line.replace(/\x1b\[[0-9;]*m/g, ''));
+        if (m?.[1] === 'pass') pass = Number(m[2]);
+        else if (m?.[1] === 'fail') fail = Number(m[2]);
+      }
     });
     child.on('exit', (code, signal) => {
-      const pass = /[ℹ#] pass (\d+)/.exec(tail);
-      const fail = /[ℹ#] fail (\d+)/.exec(tail);
-      totals.pass += pass ? Number(pass[1]) : 0;
-      totals.fail += fail ? Number(fail[1]) : (code ? 1 : 0);
+      totals.pass += pass ?? 0;
+      totals.fail += fail ?? (code ? 1 : 0);
       resolve(code ?? (signal ? 1 : 0));
     });
   });
