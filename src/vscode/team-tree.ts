@@ -27,19 +27,46 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private snapshot: Promise<Snapshot> | undefined;
+  /** What the view shows, in brief: a redraw that would show the same is not made. */
+  private shown: string | undefined;
   private readonly sub: vscode.Disposable;
 
   constructor(private readonly host: TeamHost, private readonly agents: ActivitySource) {
     this.sub = host.onDidChange((kinds) => {
       if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks')) this.refresh();
       // Activity words come from the runtime, not from files: redraw without re-reading them.
-      else if (kinds.has('activity')) this.changed.fire(undefined);
+      else if (kinds.has('activity')) void this.redrawIfChanged(this.load());
     });
   }
 
+  /**
+   * Re-reads the team files and redraws if what the view shows changed. Most roster writes
+   * (lease heartbeats, token counts below the shown precision) change nothing visible, and a
+   * redraw rebuilds each row's inline actions: a click landing on one mid-redraw is lost.
+   */
   refresh(): void {
     this.snapshot = undefined;
+    void this.redrawIfChanged(this.load());
+  }
+
+  private async redrawIfChanged(loading: Promise<Snapshot>): Promise<void> {
+    const s = await loading;
+    if (loading !== this.snapshot) return; // a newer read is on its way
+    const shown = this.brief(s);
+    if (shown === this.shown) return;
+    this.shown = shown;
     this.changed.fire(undefined);
+  }
+
+  /** Every row as drawn, except the request rows' "… ago", which alone is no reason to redraw. */
+  private brief(s: Snapshot): string {
+    const rows = rootNodes(s).flatMap((m) => {
+      const item = this.memberItem(m, s);
+      const requests = requestsOf(s, m.name).map((r) => [r.request_id, r.kind, r.plan]);
+      return [[item.id, item.description, item.contextValue, item.accessibilityInformation?.label,
+        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests]];
+    });
+    return JSON.stringify(rows);
   }
 
   private load(): Promise<Snapshot> {
@@ -57,11 +84,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
 
   async getChildren(node?: Node): Promise<Node[]> {
     const s = await this.load();
-    if (!node) {
-      if (!s.hasTeam) return [];
-      const lead: MemberNode = { nodeKind: 'member', name: 'lead', lead: true };
-      return [lead, ...s.members.map((m): MemberNode => ({ nodeKind: 'member', name: m.name, lead: false, member: m }))];
-    }
+    if (!node) return rootNodes(s);
     if (node.nodeKind !== 'member') return [];
     return requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record }));
   }
@@ -106,6 +129,12 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     this.sub.dispose();
     this.changed.dispose();
   }
+}
+
+function rootNodes(s: Snapshot): MemberNode[] {
+  if (!s.hasTeam) return [];
+  const lead: MemberNode = { nodeKind: 'member', name: 'lead', lead: true };
+  return [lead, ...s.members.map((m): MemberNode => ({ nodeKind: 'member', name: m.name, lead: false, member: m }))];
 }
 
 function requestsOf(s: Snapshot, name: string): RequestRecord[] {

@@ -76,7 +76,11 @@ export class Composer {
   }
 
   setParticipants(list: ParticipantInfo[]): void {
-    this.participants = list.filter((p) => p.status !== 'shutdown');
+    const live = list.filter((p) => p.status !== 'shutdown');
+    // Roster writes come every few seconds (lease heartbeats); rebuilding the same options
+    // would reset an open recipient list under the user's pointer.
+    if (live.map((p) => p.name).join('\n') === this.participants.map((p) => p.name).join('\n')) return;
+    this.participants = live;
     this.renderOptions();
   }
 

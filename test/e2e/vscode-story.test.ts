@@ -115,6 +115,9 @@ describe('VS Code story: a team run through the UI', () => {
       const aliceSawFeedback = api.requests('alice').some((r) => newest(r).includes(FEEDBACK));
       assert.ok(aliceSawFeedback, 'the rejection feedback reached alice');
       const planRow = row(`Plan from alice awaiting approval, pending, request ${v2.request_id}`);
+      // Once alice has gone idle the view stays still (no redraw rebuilds the row's actions
+      // under the pointer; see TeamTreeProvider.refresh).
+      await row('alice, backend engineer, idle').waitFor();
       await planRow.hover();
       await planRow.locator('.action-label[aria-label^="Approve Plan"]').click();
       await until('plan v2 approved', async () => (await plans()).find((p) => p.request_id === v2.request_id && p.status === 'approved'));

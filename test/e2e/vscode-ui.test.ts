@@ -132,6 +132,23 @@ describe('VS Code UI', () => {
     await view.locator('.composer vscode-textarea textarea').fill('');
   });
 
+  it('leaves the recipient list alone on roster writes that change no participant, and follows one that does', async () => {
+    const view = wb!.webview(EXT);
+    const options = view.locator('.composer vscode-single-select vscode-option');
+    await options.first().evaluate((o) => { (o as HTMLElement & { marked?: boolean }).marked = true; });
+    // What a lease heartbeat does: rewrite the roster with nothing a participant shows changed.
+    for (let i = 0; i < 3; i++) {
+      await team.roster.update((c) => { (c as unknown as Record<string, unknown>).beat_at = Date.now(); });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    assert.equal(await options.first().evaluate((o) => (o as HTMLElement & { marked?: boolean }).marked === true), true,
+      'the options were not rebuilt');
+    await team.roster.spawn('carol', 'reviewer');
+    await until(async () => ((await options.allTextContents()).includes('To carol') ? true : undefined));
+    await team.roster.setStatus('carol', 'shutdown');
+    await until(async () => ((await options.allTextContents()).includes('To carol') ? undefined : true));
+  });
+
   it('sets a task\'s owner from the Tasks tree, picked from the roster', async () => {
     await wb!.contextMenu(wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, unowned'), 'Edit Task');
     await wb!.pick('Edit task #2: Test the parser', 'Set owner…');

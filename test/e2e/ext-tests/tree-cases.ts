@@ -53,6 +53,28 @@ export const treeCases: Case[] = [
     });
     await team.roster.setStatus('bob', 'idle');
   }],
+  ['a roster write that changes nothing shown (a lease heartbeat) does not redraw the team tree', async ({ api, team }: Env) => {
+    const tree = api.teamTree as Provider;
+    // Settled: the previous case's last write has been drawn.
+    await eventually(async () => assert.match((await items(tree))[2]!.item.accessibilityInformation!.label, /^bob, tester, idle/));
+    await new Promise((r) => setTimeout(r, 300));
+    let redraws = 0;
+    const sub = tree.onDidChangeTreeData!(() => redraws++);
+    try {
+      // A heartbeat rewrites the roster with only a lease's time changed.
+      for (let i = 0; i < 3; i++) {
+        await team.roster.update((c) => { (c as unknown as Record<string, unknown>).beat_at = Date.now(); });
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(redraws, 0, 'no redraw for an unchanged view');
+      await team.roster.setStatus('bob', 'working');
+      await eventually(async () => assert.equal(redraws, 1));
+    } finally {
+      sub.dispose();
+      await team.roster.setStatus('bob', 'idle');
+    }
+  }],
   ['task tree groups by status with owner and blockers visible', async ({ api }: Env) => {
     const groups = await items(api.taskTree as Provider);
     assert.deepEqual(groups.map((g) => label(g.item)), ['In progress', 'Pending']);
