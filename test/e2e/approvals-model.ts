@@ -10,6 +10,8 @@ export const API_KEY = 'sk-ant-approvals-test-key';
 export const NEW_KEY = 'sk-ant-approvals-new-key';
 export const ASK_SAM = 'Start sam on the shell chores.';
 export const ASK_UMA = 'Start uma on the report.';
+/** The message waiting for vic, an idle teammate of a team that could not resume without a key. */
+export const VIC_MAIL = 'Summarise the notes, vic.';
 export const ASK_BUDGET = 'Write budget.txt, then check it.';
 export const SAM_PROMPT = 'Run the three shell chores.';
 export const TIM_PROMPT = 'Pick up the long job from the board.';
@@ -33,6 +35,7 @@ export class ApprovalsModel {
         case 'tim': return this.tim(r);
         // uma's requests are refused the way the API refuses a bad key, until the user sets a new one.
         case 'uma': return r.keyFingerprint === keyFingerprint(NEW_KEY) ? reply('Report written.', toolUse('idle', {})) : fault.auth();
+        case 'vic': return reply('Summary written.', toolUse('idle', {}));
         default: return `unexpected agent ${r.agent}`;
       }
     });

@@ -3,7 +3,8 @@
 // on 127.0.0.1: a teammate's shell commands wait for Allow / Deny / Always allow in a
 // notification; Stop Teammate from the Team tree's context menu kills a running command's
 // whole process group and puts its task back on the board; a 401 from the API and a spent
-// token budget each end in one clear notification instead of a stream of requests.
+// token budget each end in one clear notification instead of a stream of requests; a team
+// that could not resume without a key resumes once Set API Key gives it one.
 //
 // The fake model (approvals-model.ts) answers from what each request says, never from call order.
 import assert from 'node:assert/strict';
@@ -12,9 +13,10 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Team } from '../../src/core/team/team';
 import { keyFingerprint, startFakeApi, type FakeApi, type RecordedRequest } from '../fake-api';
 import {
-  API_KEY, NEW_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, CMD_LONG_TEXT, DENIED, TIM_PROMPT,
+  API_KEY, NEW_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, CMD_LONG_TEXT, DENIED, TIM_PROMPT, VIC_MAIL,
 } from './approvals-model';
 import { openWorkbench, type Workbench } from './harness/browser';
 import { startCodeServer, type CodeServer } from './harness/code-server';
@@ -58,7 +60,14 @@ function toolResults(r: RecordedRequest): Array<{ content: string; is_error?: bo
 }
 
 /** One code-server on a fresh workspace, with the fake API as the model and the key from the environment. */
-function session(name: string, settings: Record<string, unknown>) {
+interface SessionOptions {
+  /** The key in the environment; '' for none (then it comes from Set API Key). */
+  envKey?: string;
+  /** Team files written before the window opens, as another process or an earlier run left them. */
+  seed?: (root: string) => Promise<void>;
+}
+
+function session(name: string, settings: Record<string, unknown>, opts: SessionOptions = {}) {
   const s = {
     workspace: '', api: undefined as FakeApi | undefined, server: undefined as CodeServer | undefined, wb: undefined as Workbench | undefined,
     file: (rel: string) => readFile(join(s.workspace, rel), 'utf8'),
@@ -67,10 +76,11 @@ function session(name: string, settings: Record<string, unknown>) {
       s.api = await startFakeApi();
       new ApprovalsModel().install(s.api);
       s.workspace = await mkdtemp(join(tmpdir(), `agent-teams-${name}-`));
+      await opts.seed?.(s.workspace);
       s.server = await startCodeServer({
         vsixPath: packagedVsix(), workspace: s.workspace,
         settings: { 'agentTeams.baseUrl': s.api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1, ...settings },
-        env: { ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: '' },
+        env: { ANTHROPIC_API_KEY: opts.envKey ?? API_KEY, ANTHROPIC_BASE_URL: '' },
       });
       s.wb = await openWorkbench(s.server.url);
       await s.wb.openContainer('Agent Teams');
@@ -273,6 +283,41 @@ describe('VS Code approvals: a spent token budget pauses the team', () => {
       const resumed = await api.waitForRequest((r) => r.agent === 'lead' && newest(r).includes('Created budget.txt'), WAIT_MS);
       assert.match(newest(resumed), /Created budget\.txt/);
       await s.row('lead, Lead, idle').waitFor();
+    } catch (err) {
+      await s.diagnose(err);
+    }
+  });
+});
+
+describe('VS Code approvals: a team left without a key resumes when the key is set', () => {
+  const s = session('nokey', {}, {
+    envKey: '',
+    // vic is idle with a message waiting, as a window closed before he read it left him.
+    seed: async (root) => {
+      const team = await new Team(root).init();
+      await team.spawnMember('vic', 'summariser');
+      await team.roster.setStatus('vic', 'idle');
+      await team.mailbox.send({ from: 'lead', to: 'vic', type: 'message', content: VIC_MAIL });
+      team.dispose();
+    },
+  });
+  before(() => s.start());
+  after(() => s.stop());
+
+  it('runs nothing without a key, then Set API Key resumes the teammate with the new key', async () => {
+    try {
+      const { api, wb } = s as { api: FakeApi; wb: Workbench };
+      await s.row('vic, summariser, idle').waitFor();
+      await sleep(QUIET_MS);
+      assert.equal(api.requests().length, 0, 'no model call without a key');
+      await wb.runCommand('Agent Teams: Set API Key');
+      await wb.answer('Set API Key', NEW_KEY);
+      const resumed = await api.waitForRequest((r) => r.agent === 'vic' && newest(r).includes(VIC_MAIL), WAIT_MS);
+      assert.equal(resumed.keyFingerprint, keyFingerprint(NEW_KEY));
+      await until('vic answered', async () => resumed.outcome === 'reply');
+      await s.row('vic, summariser, idle').waitFor();
+      // The mail was delivered: it is not read again on the next wake.
+      assert.equal(api.requests('vic').filter((r) => newest(r).includes(VIC_MAIL)).length, 1);
     } catch (err) {
       await s.diagnose(err);
     }
