@@ -5,6 +5,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Page } from 'playwright-core';
 import { openWorkbench } from '../test/e2e/harness/browser';
 import { startCodeServer } from '../test/e2e/harness/code-server';
 import { repoRoot } from '../test/e2e/harness/paths';
@@ -14,12 +15,29 @@ import { bench, latency, note, wallMs } from './lib/report';
 const SAMPLES = Number(process.env.TREE_BENCH_SAMPLES ?? 20);
 const ROW = '[id="workbench.view.extension.agentTeams"] .monaco-list-row';
 
+const NOOP_WRITES = 10;
+
+/** DOM mutations inside the Team view's rows while `act` runs. */
+async function countRowMutations(page: Page, act: () => Promise<void>): Promise<number> {
+  await page.evaluate((sel) => {
+    const w = window as unknown as { __rowMutations?: number };
+    w.__rowMutations = 0;
+    const list = document.querySelector(sel)?.closest('.monaco-list');
+    new MutationObserver((records) => { w.__rowMutations! += records.length; })
+      .observe(list ?? document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+  }, ROW);
+  await act();
+  return page.evaluate(() => (window as unknown as { __rowMutations: number }).__rowMutations);
+}
+
 async function main(): Promise<void> {
   const workspace = await mkdtemp(join(tmpdir(), 'agent-teams-bench-tree-'));
   const { team } = await seedTeam(workspace, { plan: false });
   const server = await startCodeServer({ extensionPath: repoRoot(), workspace });
   const wb = await openWorkbench(server.url);
   const samples: number[] = [];
+  let noopWrites = 0;
+  let noopMutations = 0;
   try {
     await wb.openContainer('Agent Teams');
     await wb.treeRow('agentTeams', 'bob, tester, idle').waitFor();
@@ -42,6 +60,15 @@ async function main(): Promise<void> {
       samples.push(seen - t0);
       await new Promise((r) => setTimeout(r, 150));
     }
+    noopWrites = NOOP_WRITES;
+    noopMutations = await countRowMutations(wb.page, async () => {
+      // What a lease heartbeat does every 5 s: rewrite the roster, nothing shown changed.
+      for (let i = 0; i < NOOP_WRITES; i++) {
+        await team.roster.update((c) => { (c as unknown as Record<string, unknown>).beat_at = Date.now(); });
+        await new Promise((r) => setTimeout(r, 150));
+      }
+      await new Promise((r) => setTimeout(r, 500));
+    });
   } finally {
     await wb.close();
     await server.stop();
@@ -50,6 +77,8 @@ async function main(): Promise<void> {
   }
   const l = latency(samples);
   note(`status write → row updated: p50 ${l.p50_ms.toFixed(1)} ms, p99 ${l.p99_ms.toFixed(1)} ms over ${samples.length} changes`);
+  note(`${noopWrites} roster writes that change nothing shown → ${noopMutations} DOM mutations in the Team view's rows (a redraw is dozens)`);
+  bench('tree.noop_redraw', 'ours', { writes: noopWrites, row_mutations: noopMutations });
   bench('tree.update_ms', 'ours', { ms: l.p50_ms, p50_ms: l.p50_ms, p99_ms: l.p99_ms, max_ms: l.max_ms, samples: samples.length });
 }
 
