@@ -7,7 +7,7 @@ import type { ErrorTurn, ReplyTurn, StreamShape, TokenUsage } from './types';
 
 type WireBlock =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown };
+  | { type: 'tool_use'; id: string; name: string; input: unknown; partialJson?: string };
 
 export interface WireMessage {
   id: string;
@@ -21,7 +21,10 @@ export interface WireMessage {
 
 export function buildMessage(turn: ReplyTurn, model: string, seq: number): WireMessage {
   const content: WireBlock[] = turn.content.map((b, i) =>
-    b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id ?? `toolu_fake_${seq}_${i}`, name: b.name, input: b.input ?? {} });
+    b.type === 'text' ? { type: 'text', text: b.text } : {
+      type: 'tool_use', id: b.id ?? `toolu_fake_${seq}_${i}`, name: b.name, input: b.input ?? {},
+      ...(b.partialJson !== undefined ? { partialJson: b.partialJson } : {}),
+    });
   const stop = turn.stopReason ?? (content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
   return { id: `msg_fake_${seq}`, type: 'message', role: 'assistant', model, content, stop_reason: stop, stop_sequence: null };
 }
@@ -56,8 +59,13 @@ function defaultMessage(status: number): string {
   }
 }
 
-export function writeJson(res: ServerResponse, msg: WireMessage, usage: TokenUsage): void {
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...msg, usage: wireUsage(usage) }));
+/** The message as the wire carries it (without the fake's own fields). */
+function onWire(msg: WireMessage): WireMessage {
+  return { ...msg, content: msg.content.map((b) => (b.type === 'tool_use' ? { type: b.type, id: b.id, name: b.name, input: b.input } : b)) };
+}
+
+export function writeJson(res: ServerResponse, msg: WireMessage, usage: TokenUsage | null): void {
+  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ...onWire(msg), usage: usage ? wireUsage(usage) : {} }));
 }
 
 /** Splits a string into `n` roughly equal non-empty pieces (fewer if it is shorter). */
@@ -70,9 +78,10 @@ function pieces(s: string, n: number): string[] {
 }
 
 /** The SSE events of a streamed message, in order. */
-export function sseEvents(msg: WireMessage, usage: TokenUsage): Array<[string, unknown]> {
+/** `usage` null: usage objects without token counts. */
+export function sseEvents(msg: WireMessage, usage: TokenUsage | null): Array<[string, unknown]> {
   const ev: Array<[string, unknown]> = [];
-  ev.push(['message_start', { type: 'message_start', message: { ...msg, content: [], stop_reason: null, usage: wireUsage({ ...usage, output: 1 }) } }]);
+  ev.push(['message_start', { type: 'message_start', message: { ...onWire(msg), content: [], stop_reason: null, usage: usage ? wireUsage({ ...usage, output: 1 }) : {} } }]);
   ev.push(['ping', { type: 'ping' }]);
   msg.content.forEach((b, index) => {
     if (b.type === 'text') {
@@ -81,12 +90,12 @@ export function sseEvents(msg: WireMessage, usage: TokenUsage): Array<[string, u
         ev.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: t } }]);
     } else {
       ev.push(['content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: b.id, name: b.name, input: {} } }]);
-      for (const j of pieces(JSON.stringify(b.input), 3))
+      for (const j of pieces(b.partialJson ?? JSON.stringify(b.input), 3))
         ev.push(['content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: j } }]);
     }
     ev.push(['content_block_stop', { type: 'content_block_stop', index }]);
   });
-  ev.push(['message_delta', { type: 'message_delta', delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: wireUsage(usage) }]);
+  ev.push(['message_delta', { type: 'message_delta', delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: usage ? wireUsage(usage) : {} }]);
   ev.push(['message_stop', { type: 'message_stop' }]);
   return ev;
 }

@@ -148,11 +148,11 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
         rec.addUsage(r.agent, usage);
         if (!r.stream) {
           if (turn.stream?.delayMs) await new Promise((ok) => setTimeout(ok, turn.stream?.delayMs));
-          writeJson(res, msg, usage);
+          writeJson(res, msg, turn.usage === 'missing' ? null : usage);
           r.finishedAt = Date.now();
           return void setOutcome('reply');
         }
-        const end = await writeStream(res, sseEvents(msg, usage), turn.stream);
+        const end = await writeStream(res, sseEvents(msg, turn.usage === 'missing' ? null : usage), turn.stream);
         if (end === 'done') r.finishedAt = Date.now();
         return void setOutcome(end === 'done' ? 'reply' : end);
       }

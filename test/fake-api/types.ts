@@ -4,7 +4,11 @@
 /** A content block the fake model "writes". */
 export type ScriptedBlock =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; name: string; input: unknown; id?: string };
+  | {
+    type: 'tool_use'; name: string; input: unknown; id?: string;
+    /** Streams this text as the input JSON instead of `input`: a call cut off mid-way (use with stopReason 'max_tokens'). */
+    partialJson?: string;
+  };
 
 /** How a streamed reply misbehaves (ignored for non-streaming requests, except `delayMs`). */
 export interface StreamShape {
@@ -26,6 +30,8 @@ export interface ReplyTurn {
   /** Default: `tool_use` when the content has a tool_use block, else `end_turn`. */
   stopReason?: 'end_turn' | 'tool_use' | 'max_tokens' | 'stop_sequence' | 'pause_turn' | 'refusal';
   stream?: StreamShape;
+  /** 'missing': the usage objects carry no token counts (as some proxies send). */
+  usage?: 'missing';
 }
 
 /** An HTTP error response with the Anthropic error envelope. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
@@ -176,4 +176,34 @@ test('a rejected key: the teammate takes no more work from the board; a new key 
   h.api.script('lead', 'Hello with the new key.');
   await h.rt.askLead('hi');
   assert.equal(h.api.requests('lead').at(-1)!.keyFingerprint, keyFingerprint('sk-ant-good-key'), 'the lead too');
+});
+
+test('a teammate whose loop crashes is retired: its task goes back to the board, no ghost stays idle', async (t) => {
+  const h = await harness(t);
+  h.api.script('gus', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'gus', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await h.rt.team.roster.get('gus'))?.status === 'idle', 5000, 'gus idle');
+  // Its transcript can no longer be written (a folder took the file's place).
+  const transcript = join(h.root, '.team', 'transcripts', 'gus.jsonl');
+  await rm(transcript);
+  await mkdir(transcript);
+  // Past the append handle's re-check interval (50 ms), so the next append sees the change.
+  await new Promise((r) => setTimeout(r, 120));
+  const task = await h.rt.team.tasks.create({ subject: 'crash on me' });
+  await waitFor(() => h.events.some((e) => e.type === 'notice' && e.agent === 'gus' && /crashed/.test(e.message)), 5000, 'crash notice');
+  await waitFor(async () => (await h.rt.team.roster.get('gus'))?.status === 'shutdown', 5000, 'gus retired');
+  const after = await h.rt.team.tasks.get(task.id);
+  assert.deepEqual([after?.status, after?.owner], ['pending', '']);
+  assert.equal(h.rt.activity('gus').kind, 'stopped');
+});
+
+test('after a failed call the teammate is idle with the error still in view', async (t) => {
+  const h = await harness(t);
+  h.api.script('hal', fault.modelNotFound('claude-nope'));
+  await h.rt.spawnTeammate({ name: 'hal', role: 'dev', prompt: 'Go.' });
+  await waitFor(async () => (await h.rt.team.roster.get('hal'))?.status === 'idle', 5000, 'hal idle');
+  await new Promise((r) => setTimeout(r, 200));
+  const a = h.rt.activity('hal');
+  assert.equal(a.kind, 'error');
+  assert.match((a as { message: string }).message, /not found/);
 });

@@ -162,3 +162,32 @@ test('one lead per workspace: a second host passes what it is asked to the lead,
   assert.match(last, /What is the plan\?[\s\S]*Answered once\.[\s\S]*Are you still there\?/, 'the conversation continues');
   await second.dispose(); // before the harness removes the folder
 });
+
+test('after a reload the lead carries on with the turn it was in; a turn the user stopped stays stopped', async (t) => {
+  const h = await harness(t);
+  h.api.script('lead', shaped('never finishes', { stallAfter: 1 }));
+  void h.rt.askLead('Plan the release.');
+  await waitFor(() => h.api.requests('lead').length === 1, 5000, 'first lead request');
+  // The window reloads mid-turn: a new host picks the lead up and asks the model again.
+  await h.rt.dispose();
+  h.api.script('lead', 'Release plan: ship on Friday.');
+  await h.restart();
+  await waitFor(() => h.api.requests('lead').length === 2, 5000, 'the turn carried on');
+  assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages), /Plan the release\./);
+  await waitFor(() => h.api.requests('lead')[1]!.outcome === 'reply', 5000);
+
+  // Now a turn the user stops: after another reload nothing is asked on its behalf.
+  h.api.script('lead', shaped('never finishes', { stallAfter: 1 }));
+  void h.rt.askLead('Draft the notes.');
+  await waitFor(() => h.api.requests('lead').length === 3, 5000, 'third lead request');
+  h.rt.cancelLeadTurn();
+  await waitFor(() => h.api.requests('lead')[2]!.disconnectedAt !== undefined, 5000, 'request dropped');
+  await h.rt.dispose();
+  await h.restart();
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(h.api.requests('lead').length, 3, 'no request for the stopped turn');
+  // The next question is answered, with the stop on record.
+  h.api.script('lead', 'Notes drafted.');
+  await h.rt.askLead('Draft the notes after all.');
+  assert.match(JSON.stringify(h.api.requests('lead')[3]!.body.messages), /The user stopped this turn/);
+});

@@ -96,11 +96,12 @@ async function streamOnce(
     return {
       content: narrow(msg.content),
       stopReason: msg.stop_reason ?? 'end_turn',
+      // A proxy may leave counts out; a missing count is 0, never NaN in the roster.
       usage: {
-        input: msg.usage.input_tokens,
-        output: msg.usage.output_tokens,
-        cacheRead: msg.usage.cache_read_input_tokens ?? 0,
-        cacheWrite: msg.usage.cache_creation_input_tokens ?? 0,
+        input: count(msg.usage?.input_tokens),
+        output: count(msg.usage?.output_tokens),
+        cacheRead: count(msg.usage?.cache_read_input_tokens),
+        cacheWrite: count(msg.usage?.cache_creation_input_tokens),
       },
     };
   } catch (e) {
@@ -115,11 +116,20 @@ async function streamOnce(
   }
 }
 
-/** Keeps the blocks our agents act on; we request no thinking or server tools. */
+function count(n: number | null | undefined): number {
+  return typeof n === 'number' && Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/**
+ * Keeps the blocks our agents act on; we request no thinking or server tools. Blank text is
+ * dropped: the API refuses it when the message is sent back as part of the conversation.
+ */
 function narrow(content: Anthropic.ContentBlock[]): AssistantBlock[] {
   const out: AssistantBlock[] = [];
   for (const b of content) {
-    if (b.type === 'text') out.push({ type: 'text', text: b.text });
+    if (b.type === 'text') {
+      if (b.text.trim()) out.push({ type: 'text', text: b.text });
+    }
     else if (b.type === 'tool_use') out.push({ type: 'tool_use', id: b.id, name: b.name, input: b.input });
   }
   return out;

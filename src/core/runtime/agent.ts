@@ -4,7 +4,7 @@
 // team between tool calls. Shared by the lead and the teammates.
 import type Anthropic from '@anthropic-ai/sdk';
 import { WorkspaceFs } from '../exec/workspace-fs';
-import { isAbortError, ModelError, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
+import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
 import { formatMail, type Identity } from './prompts';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { Transcript } from './transcript';
@@ -18,14 +18,25 @@ export interface AgentEnv extends ToolHost {
   /** Resolves when a model call may be made (waits while the team budget is spent). */
   budgetGate(agent: string, signal: AbortSignal): Promise<void>;
   recordUsage(agent: string, r: SendResult): Promise<void>;
-  /** Summarises and replaces the conversation when it grows too large; returns the new one. */
-  maybeCompact(agent: Agent, messages: ModelMessage[]): Promise<ModelMessage[] | null>;
+  /**
+   * Summarises and replaces the conversation when it grows too large (or now, with `force`:
+   * the API said the prompt is too long); returns the new one.
+   */
+  maybeCompact(agent: Agent, messages: ModelMessage[], force?: boolean): Promise<ModelMessage[] | null>;
   /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
   keyRejected(): boolean;
   noteKeyRejected(): void;
 }
 
 type Block = Anthropic.ContentBlockParam;
+
+const CUT_OFF = 'Not run: your reply reached the output token limit (max_tokens) before this call was complete. '
+  + 'Make the call smaller, e.g. write a large file in several parts.';
+
+/** The API's 400 for a conversation over the context window. */
+function promptTooLong(err: unknown): boolean {
+  return err instanceof ModelError && err.status === 400 && /prompt is too long|too many tokens|context (window|length)/i.test(err.message);
+}
 
 /** Merges consecutive messages of one role (a cancelled turn leaves two user messages). */
 export function mergeConsecutive(messages: ModelMessage[]): ModelMessage[] {
@@ -57,7 +68,7 @@ export abstract class Agent implements AgentHandle {
     public cwd: string,
     protected readonly env: AgentEnv,
     protected readonly tools: ToolSet,
-    protected readonly system: string,
+    readonly system: string,
   ) {
     this.fs = new WorkspaceFs(cwd);
     this.transcript = new Transcript(env.team.paths.transcript(identity.name));
@@ -165,32 +176,43 @@ export abstract class Agent implements AgentHandle {
   /** Runs until the turn ends. The conversation must end with a user message. */
   async runPhase(maxRounds: number): Promise<PhaseEnd> {
     this.endReason = null;
+    let forceCompact = false;
     for (let round = 0; ; round++) {
       if (this.stopped) return 'stopped';
       if (round >= maxRounds) return 'max_rounds';
       let result: SendResult;
       try {
         await this.env.budgetGate(this.name, this.signal);
-        const compacted = await this.env.maybeCompact(this, this.messages);
+        const compacted = await this.env.maybeCompact(this, this.messages, forceCompact);
         if (compacted) await this.replaceConversation(compacted);
         this.setActivity({ kind: 'requesting' });
         result = await this.model.send({ system: this.system, tools: this.tools.definitions, messages: mergeConsecutive(this.messages), signal: this.signal });
       } catch (err) {
         if (this.stopped || isAbortError(err)) return 'stopped';
+        // Our estimate of the context was short: summarise now and ask again, once.
+        if (!forceCompact && promptTooLong(err)) {
+          forceCompact = true;
+          round--;
+          continue;
+        }
         if (err instanceof ModelError && err.kind === 'auth') this.env.noteKeyRejected();
         const message = err instanceof Error ? err.message : String(err);
         this.setActivity({ kind: 'error', message });
         this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name}: ${message}` });
         return 'error';
       }
+      forceCompact = false;
       await this.env.recordUsage(this.name, result);
-      await this.push({ role: 'assistant', content: result.content as Block[] });
+      // An empty reply is not kept: the API refuses an empty assistant message in a conversation.
+      if (result.content.length) await this.push({ role: 'assistant', content: result.content as Block[] });
       for (const b of result.content) if (b.type === 'text' && b.text.trim()) this.env.emit({ type: 'text', agent: this.name, text: b.text });
       const uses = result.content.filter((b) => b.type === 'tool_use');
       if (uses.length === 0) {
         this.setActivity({ kind: 'idle' });
         return 'end_turn';
       }
+      // Cut off at max_tokens, the last block's input is whatever part of its JSON had arrived.
+      const cut = result.stopReason === 'max_tokens' ? result.content.at(-1) : undefined;
       const blocks: Block[] = [];
       for (const u of uses) {
         if (u.type !== 'tool_use') continue;
@@ -198,10 +220,17 @@ export abstract class Agent implements AgentHandle {
           blocks.push({ type: 'tool_result', tool_use_id: u.id, content: 'Stopped by the user.', is_error: true });
           continue;
         }
+        if (u === cut) {
+          blocks.push({ type: 'tool_result', tool_use_id: u.id, content: CUT_OFF, is_error: true });
+          continue;
+        }
         this.setActivity({ kind: 'tool', tool: u.name });
         const r = await this.tools.run(u.name, u.input, this, this.env);
-        this.env.emit({ type: 'tool', agent: this.name, tool: u.name, input: u.input, result: r.text, isError: r.isError });
-        blocks.push({ type: 'tool_result', tool_use_id: u.id, content: r.text, ...(r.isError ? { is_error: true } : {}) });
+        // Whatever a tool turned up (a printed environment, a .env file), the key stays out of
+        // the transcript and the model's context.
+        const text = redact(r.text);
+        this.env.emit({ type: 'tool', agent: this.name, tool: u.name, input: u.input, result: text, isError: r.isError });
+        blocks.push({ type: 'tool_result', tool_use_id: u.id, content: text, ...(r.isError ? { is_error: true } : {}) });
       }
       const mail = this.stopped ? null : await this.takeMail();
       await this.push({ role: 'user', content: [...blocks, ...(mail?.blocks ?? [])] }, mail?.count ? mail.cursor : undefined);

@@ -8,6 +8,18 @@ export class Lead extends Agent {
   private queue: { prompt: string; done: () => void }[] = [];
   private running: Promise<void> | null = null;
   private wakePending = false;
+  private resumePending = false;
+
+  /**
+   * After a reload or crash: a turn the host left in the middle (the conversation ends with
+   * the user's side: a question, tool results) is carried on. Turns the user stopped or that
+   * hit maxRounds end with a note of it, so they are not.
+   */
+  resumeTurn(): void {
+    if (this.messages[this.messages.length - 1]?.role !== 'user') return;
+    this.resumePending = true;
+    this.drive();
+  }
 
   /** Queues the user's words and runs turns until the queue is empty. */
   ask(prompt: string): Promise<void> {
@@ -61,6 +73,14 @@ export class Lead extends Agent {
 
   private async loop(): Promise<void> {
     for (;;) {
+      if (this.resumePending) {
+        this.resumePending = false;
+        this.rearm();
+        this.env.emit({ type: 'notice', level: 'info', agent: 'lead', message: 'The lead carries on with the turn that was interrupted.' });
+        await this.phase();
+        if (this.closed) return;
+        continue;
+      }
       const woken = this.wakePending;
       this.wakePending = false;
       const mail = await this.takeMail();
@@ -74,14 +94,25 @@ export class Lead extends Agent {
       const content = [...mail.blocks, ...(next ? [{ type: 'text' as const, text: next.prompt }] : [])];
       try {
         await this.push({ role: 'user', content }, mail.count ? mail.cursor : undefined);
-        const end = await this.runPhase(this.env.settings().maxRounds);
-        if (end === 'max_rounds') {
-          this.env.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead stopped after ${this.env.settings().maxRounds} model calls (maxRounds).` });
-        }
+        await this.phase();
       } finally {
         next?.done();
       }
       if (this.closed) return;
+    }
+  }
+
+  /** One turn's work; a turn the user stopped or that hit maxRounds says so in the conversation. */
+  private async phase(): Promise<void> {
+    const rounds = this.env.settings().maxRounds;
+    const end = await this.runPhase(rounds);
+    if (end === 'max_rounds') {
+      this.env.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead stopped after ${rounds} model calls (maxRounds).` });
+    }
+    // Not when the host is going away (closed): then the turn is to be carried on after it.
+    if ((end === 'stopped' && !this.closed) || end === 'max_rounds') {
+      const why = end === 'stopped' ? 'The user stopped this turn.' : `Stopped after ${rounds} model calls (maxRounds).`;
+      await this.push({ role: 'assistant', content: [{ type: 'text', text: `(${why})` }] });
     }
   }
 }

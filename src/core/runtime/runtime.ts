@@ -98,7 +98,10 @@ export class Runtime implements TeamRuntime, AgentEnv {
     this.heartbeat.unref();
     // Mail that arrived while no host ran the lead.
     if (this.leadRemote) this.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host: this.leadRemote } });
-    else lead.onMail();
+    else {
+      if (this.opts.resume !== false) lead.resumeTurn();
+      lead.onMail();
+    }
     this.events.started();
   }
 
@@ -189,6 +192,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     this.leadRemote = null;
     await this.lead.restore();
     this.emit({ type: 'activity', agent: 'lead', activity: this.lead.activity });
+    this.lead.resumeTurn();
     this.lead.onMail();
   }
 
@@ -373,12 +377,13 @@ export class Runtime implements TeamRuntime, AgentEnv {
     return this.budget.wait(() => this.s.tokenBudget, pause, signal);
   }
 
-  async maybeCompact(agent: Agent, messages: ModelMessage[]): Promise<ModelMessage[] | null> {
-    if (estimateTokens(messages) < this.s.compactAtTokens) return null;
+  async maybeCompact(agent: Agent, messages: ModelMessage[], force = false): Promise<ModelMessage[] | null> {
+    if (!force && estimateTokens(messages, agent.system) < this.s.compactAtTokens) return null;
     // Only between rounds where the conversation ends with a user turn we can restate.
     if (messages[messages.length - 1]?.role !== 'user') return null;
     this.emit({ type: 'notice', level: 'info', agent: agent.name, message: `Compacting ${agent.name}'s context.` });
-    return compact(agent.model, agent.identity, messages, this.team, agent.signal);
+    // The summary is a model call like any other: counted, and so under the budget.
+    return compact(agent.model, agent.identity, messages, this.team, agent.signal, (r) => this.recordUsage(agent.name, r));
   }
 
   // ── shutdown of the host (not of the team) ──

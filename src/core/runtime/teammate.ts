@@ -28,8 +28,17 @@ export class Teammate extends Agent {
 
   /** Starts the life loop; `initial` is the spawn prompt (absent when resuming). */
   start(initial: string | null, resumeIdle: boolean): void {
-    this.done = this.live(initial, resumeIdle).catch((err) => {
-      this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name} crashed: ${(err as Error).message}` });
+    this.done = this.live(initial, resumeIdle).catch(async (err) => {
+      // Nothing runs it any more: no ghost that looks idle while holding its tasks.
+      if (!this.suspended) {
+        await this.env.processes.killAll(this.name).catch(() => undefined);
+        await this.env.team.retireMember(this.name).catch(() => undefined);
+      }
+      this.setActivity({ kind: 'stopped' });
+      this.env.emit({
+        type: 'notice', level: 'error', agent: this.name,
+        message: `${this.name} crashed: ${(err as Error).message}. Its tasks went back to the board; spawn it again to continue.`,
+      });
     });
   }
 
@@ -65,16 +74,18 @@ export class Teammate extends Agent {
       if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${initial}` });
       let needsWork = !resumeIdle && this.messages[this.messages.length - 1]?.role === 'user';
       for (;;) {
+        let end: PhaseEnd | null = null;
         if (needsWork) {
           // Not awaited: the model call need not wait for the roster write. Roster writes
           // from this process are applied in call order, so the later 'idle' still wins.
           team.roster.patch(this.name, { status: 'working' }).catch(() => undefined);
-          const end = await this.runPhase(this.env.settings().maxRounds);
+          end = await this.runPhase(this.env.settings().maxRounds);
           if (end === 'stopped' || end === 'shutdown') return await this.finish(end);
           await this.afterPhase(end);
         }
         await team.roster.patch(this.name, { status: 'idle' });
-        this.setActivity({ kind: 'idle' });
+        // After a failed call the error stays in view ("idle (error: …)") until the next call.
+        if (end !== 'error') this.setActivity({ kind: 'idle' });
         const w = await this.idleWait();
         if (w.kind === 'stopped') return await this.finish('stopped');
         if (w.kind === 'timeout') {

@@ -10,14 +10,17 @@ export function usageTotal(u: Partial<Usage> | undefined): number {
   return (u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0);
 }
 
+/** A count that is not a finite number adds nothing (a NaN would make the roster invalid). */
+const n = (x: number | undefined): number => (typeof x === 'number' && Number.isFinite(x) ? x : 0);
+
 export function addUsage(u: Partial<Usage> | undefined, r: SendResult['usage']): Usage {
   return {
     ...ZERO_USAGE,
     ...u,
-    input: (u?.input ?? 0) + r.input,
-    output: (u?.output ?? 0) + r.output,
-    cache_read: (u?.cache_read ?? 0) + r.cacheRead,
-    cache_write: (u?.cache_write ?? 0) + r.cacheWrite,
+    input: n(u?.input) + n(r.input),
+    output: n(u?.output) + n(r.output),
+    cache_read: n(u?.cache_read) + n(r.cacheRead),
+    cache_write: n(u?.cache_write) + n(r.cacheWrite),
   };
 }
 
