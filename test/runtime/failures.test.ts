@@ -207,3 +207,24 @@ test('after a failed call the teammate is idle with the error still in view', as
   assert.equal(a.kind, 'error');
   assert.match((a as { message: string }).message, /not found/);
 });
+
+test('a teammate whose calls failed while it held a task carries the task on once the model is fixed', async (t) => {
+  const h = await harness(t, { model: 'claude-nope' });
+  const task = await h.rt.createTask({ subject: 'long job' });
+  h.api.setDefault((r) => {
+    const last = JSON.stringify(r.body.messages.at(-1));
+    if (/Resume your task #1/.test(last)) {
+      return r.body.model === 'claude-nope' ? fault.modelNotFound('claude-nope') : reply(toolUse('task_update', { task_id: task.id, status: 'completed' }), toolUse('idle', {}));
+    }
+    return reply(toolUse('claim_task', { task_id: task.id }), toolUse('idle', {}));
+  });
+  // ivy claims the task, idles, and is woken to resume it: that call fails (no such model).
+  await h.rt.spawnTeammate({ name: 'ivy', role: 'dev', prompt: 'Take the long job.' });
+  await waitFor(() => h.events.some((e) => e.type === 'notice' && e.agent === 'ivy' && /not found/.test(e.message)), 5000, '404 notice');
+  await waitFor(async () => (await h.rt.team.roster.get('ivy'))?.status === 'idle', 5000, 'ivy idle');
+  assert.deepEqual([(await h.rt.team.tasks.get(task.id))?.status, (await h.rt.team.tasks.get(task.id))?.owner], ['in_progress', 'ivy']);
+
+  // The user fixes the model setting: ivy takes her task up again without being messaged.
+  h.rt.updateSettings({ model: 'claude-good' });
+  await waitFor(async () => (await h.rt.team.tasks.get(task.id))?.status === 'completed', 5000, 'the held task is carried on');
+});

@@ -156,7 +156,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     this.lead.model = this.opts.models(this.s.model, this.lead.onModelStatus);
     for (const t of this.teammates.values()) t.model = this.opts.models(t.modelOverride ?? this.s.model, t.onModelStatus);
     this.rejectedKey = false;
-    for (const t of this.teammates.values()) t.poke();
+    for (const t of this.teammates.values()) t.retry();
   }
 
   // ── leases and resume ──

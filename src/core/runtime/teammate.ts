@@ -52,6 +52,15 @@ export class Teammate extends Agent {
 
   private suspended = false;
 
+  /**
+   * Its model client changed (key, base URL or model): an own task it gave up on after a
+   * failed call is worth another try, without waiting for mail.
+   */
+  retry(): void {
+    this.lastResumed = null;
+    this.poke();
+  }
+
   override stop(): void {
     super.stop();
     this.poke();
