@@ -228,3 +228,16 @@ test('a teammate whose calls failed while it held a task carries the task on onc
   h.rt.updateSettings({ model: 'claude-good' });
   await waitFor(async () => (await h.rt.team.tasks.get(task.id))?.status === 'completed', 5000, 'the held task is carried on');
 });
+
+test('a task phase that hits maxRounds is not started over by itself; the lead is told once', async (t) => {
+  const h = await harness(t, { maxRounds: 3 });
+  h.api.setDefault((r) => (r.body.messages.length === 1 ? reply(toolUse('idle', {})) : reply(toolUse('task_list', {}))));
+  await h.rt.spawnTeammate({ name: 'joy', role: 'dev', prompt: 'Wait for work.' });
+  await waitFor(async () => (await h.rt.team.roster.get('joy'))?.status === 'idle', 5000, 'joy idle');
+  await h.rt.createTask({ subject: 'endless' });
+  await waitFor(() => h.events.some((e) => e.type === 'notice' && e.agent === 'joy' && /maxRounds/.test(e.message)), 5000, 'maxRounds notice');
+  await new Promise((r) => setTimeout(r, 800));
+  assert.equal(h.api.requests('joy').length, 1 + 3, 'the spawn call, then one task phase of 3 calls');
+  const notices = (await h.rt.team.mailbox.history('lead')).filter((m) => /maxRounds/.test(m.content));
+  assert.equal(notices.length, 1);
+});

@@ -14,6 +14,8 @@ export class Teammate extends Agent {
   private subs: Disposable[] = [];
   /** Last own task we resumed without any other news, to avoid re-prompting it forever. */
   private lastResumed: number | null = null;
+  /** The task it was last given (claimed or resumed). */
+  private taskInHand: number | null = null;
   done: Promise<void> = Promise.resolve();
   /** Where this teammate works when its task names no worktree. */
   private readonly homeDir = this.cwd;
@@ -91,6 +93,9 @@ export class Teammate extends Agent {
           end = await this.runPhase(this.env.settings().maxRounds);
           if (end === 'stopped' || end === 'shutdown') return await this.finish(end);
           await this.afterPhase(end);
+          // A phase cut short (maxRounds, a failed call) is not nudged on again by itself:
+          // the task waits for news (mail, a board change, new models).
+          if (end === 'max_rounds' || end === 'error') this.lastResumed = this.taskInHand;
         }
         await team.roster.patch(this.name, { status: 'idle' });
         // After a failed call the error stays in view ("idle (error: …)") until the next call.
@@ -127,6 +132,7 @@ export class Teammate extends Agent {
       await this.push({ role: 'user', content: [{ type: 'text', text: identityBlock(this.identity) }, ...mail.blocks] }, mail.cursor);
     } else if (w.kind === 'task') {
       this.lastResumed = w.resumed ? w.task.id : null;
+      this.taskInHand = w.task.id;
       await this.env.team.roster.patch(this.name, { current_task: w.task.id });
       this.setWorkdir(w.task.worktree ? await this.env.worktreeDir(w.task.worktree) : this.homeDir);
       const mail = await this.takeMail();
