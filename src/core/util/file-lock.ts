@@ -4,7 +4,7 @@
 // so they do not spin against each other.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { open, readFile, stat, unlink } from 'node:fs/promises';
 
 const HOST = hostname();
 const inProcess = new Map<string, Promise<unknown>>();
@@ -53,20 +53,37 @@ async function isStale(lockPath: string, staleMs: number): Promise<string | null
   return Date.now() - mtime > staleMs ? text : null;
 }
 
-/** Removes a stale lock only if it is still the same stale lock we inspected. */
+/** A breaker left by a process that died while breaking (breaking takes milliseconds). */
+const BREAKER_STALE_MS = 5000;
+
+/**
+ * Removes a stale lock only if it is still the same stale lock we inspected. Between reading
+ * a lock and judging its owner dead, the owner may have released it and a live process taken
+ * it: so the lock is read again while holding `<lock>.break`, and removed only if unchanged.
+ * Nothing else replaces a stale lock meanwhile: its dead owner will not release it, creating
+ * fails while it exists, and other breakers wait for the breaker.
+ */
 async function breakStale(lockPath: string, staleText: string): Promise<void> {
-  const aside = `${lockPath}.stale-${process.pid}-${randomBytes(3).toString('hex')}`;
-  try {
-    await rename(lockPath, aside);
-  } catch {
+  const breaker = `${lockPath}.break`;
+  const token = randomBytes(8).toString('hex');
+  if (!(await tryCreate(breaker, token))) {
+    const left = await isStale(breaker, BREAKER_STALE_MS);
+    if (left !== null) await unlinkIfSame(breaker, left);
     return;
   }
-  const moved = await readFile(aside, 'utf8').catch(() => '');
-  if (moved !== staleText) {
-    // We took a live lock that replaced the stale one: put it back unless a new one exists.
-    await link(aside, lockPath).catch(() => undefined);
+  try {
+    await unlinkIfSame(lockPath, staleText);
+  } finally {
+    await unlinkIfSame(breaker, undefined, token);
   }
-  await unlink(aside).catch(() => undefined);
+}
+
+/** Unlinks `path` if it still holds `text` (or, with `token`, a record with that token). */
+async function unlinkIfSame(path: string, text: string | undefined, token?: string): Promise<void> {
+  const now = await readFile(path, 'utf8').catch(() => null);
+  if (now === null) return;
+  const same = token !== undefined ? now.includes(`"token":"${token}"`) : now === text;
+  if (same) await unlink(path).catch(() => undefined);
 }
 
 async function acquire(lockPath: string, staleMs: number, timeoutMs: number): Promise<string> {
