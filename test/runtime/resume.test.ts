@@ -191,3 +191,23 @@ test('after a reload the lead carries on with the turn it was in; a turn the use
   await h.rt.askLead('Draft the notes after all.');
   assert.match(JSON.stringify(h.api.requests('lead')[3]!.body.messages), /The user stopped this turn/);
 });
+
+test('a teammate another host spawns later is shown as remote here, and taken over when that host goes', async (t) => {
+  const h = await harness(t);
+  await h.rt.dispose();
+  await h.restart({ heartbeatMs: 100 });
+  const other = await Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' }, heartbeatMs: 100 });
+  t.after(() => other.dispose());
+  h.api.script('dave', reply(toolUse('idle', {})));
+  await other.spawnTeammate({ name: 'dave', role: 'coder', prompt: 'Wait.' });
+  await waitFor(() => h.rt.activity('dave').kind === 'remote', 3000, 'dave shown as remote here');
+  await waitFor(async () => (await h.rt.team.roster.get('dave'))?.status === 'idle', 3000, 'dave idle');
+  // The other host goes away; this one runs dave from now on, and mail reaches him here.
+  await other.dispose();
+  await waitFor(() => h.rt.activity('dave').kind === 'idle', 3000, 'dave taken over');
+  assert.equal((await h.rt.team.roster.get('dave'))?.host?.id, h.rt.hostId);
+  const before = h.api.requests('dave').length;
+  h.api.script('dave', reply(toolUse('idle', {})));
+  await h.rt.sendAsUser('dave', 'are you there?');
+  await waitFor(() => h.api.requests('dave').length > before, 3000, 'dave answered here');
+});

@@ -214,14 +214,32 @@ export class Runtime implements TeamRuntime, AgentEnv {
   }
 
   /** Takes over members whose other host went away (its lease went stale). */
+  /**
+   * Every heartbeat: teammates other hosts run (spawned there since this one started
+   * included) are shown as remote, and one whose host went away is taken over here.
+   */
   private async adoptOrphans(): Promise<void> {
     await this.adoptLead();
-    for (const name of [...this.remote.keys()]) {
-      if (this.disposed || this.teammates.has(name)) continue;
-      const r = await this.claim(name).catch(() => undefined);
-      if (r === undefined || (r && 'foreign' in r)) continue;
-      this.remote.delete(name);
-      if (r) await this.resume(r.member);
+    const members = await this.team.roster.list().catch(() => []);
+    for (const m of members) {
+      // Ours (running, or being set up by a spawn right now) or gone: nothing to adopt.
+      if (this.disposed || m.status === 'shutdown' || this.teammates.has(m.name) || m.host?.id === this.hostId) continue;
+      const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
+      if (foreign) {
+        if (this.remote.get(m.name) !== foreign) {
+          this.remote.set(m.name, foreign);
+          this.emit({ type: 'activity', agent: m.name, activity: { kind: 'remote', host: foreign } });
+        }
+        continue;
+      }
+      const r = await this.claim(m.name).catch(() => undefined);
+      if (!r) continue;
+      if ('foreign' in r) {
+        this.remote.set(m.name, r.foreign);
+        continue;
+      }
+      this.remote.delete(m.name);
+      await this.resume(r.member);
     }
   }
 
