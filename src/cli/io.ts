@@ -15,6 +15,8 @@ export interface CliIo {
    * arrives as a signal, not as a keystroke). Returns the unsubscribe.
    */
   onSigint(handler: () => void): () => void;
+  /** Calls `handler` when the process is told to end (SIGTERM, or SIGHUP: the terminal closed). */
+  onTerminate?(handler: (signal: 'SIGTERM' | 'SIGHUP') => void): () => void;
 }
 
 export function processIo(): CliIo {
@@ -28,6 +30,16 @@ export function processIo(): CliIo {
     onSigint(handler) {
       process.on('SIGINT', handler);
       return () => void process.off('SIGINT', handler);
+    },
+    onTerminate(handler) {
+      const term = () => handler('SIGTERM');
+      const hup = () => handler('SIGHUP');
+      process.on('SIGTERM', term);
+      process.on('SIGHUP', hup);
+      return () => {
+        process.off('SIGTERM', term);
+        process.off('SIGHUP', hup);
+      };
     },
   };
 }

@@ -52,6 +52,7 @@ export async function runSession(opts: SessionOptions): Promise<number> {
       approver: new PromptApprover(term),
       // Readable in another host's "run by another window (host …)" message.
       hostId: `cli-${process.pid}-${randomBytes(2).toString('hex')}`,
+      raiseBudget: 'To continue, /quit and start the session again with a higher --token-budget.',
     });
   } catch (err) {
     term.close();
@@ -79,10 +80,21 @@ class Session implements ReplHost {
   print = (text: string): void => this.term.print(text);
 
   async run(): Promise<number> {
-    const done = new Promise<number>((resolve) => (this.finished = resolve));
+    // Held until the session ends: a lead paused on the budget waits on nothing that keeps
+    // node running, and a piped session would otherwise end mid-script with exit code 0.
+    const keepAlive = setInterval(() => undefined, 1 << 30);
+    const done = new Promise<number>((resolve) => (this.finished = resolve)).finally(() => clearInterval(keepAlive));
+    const unTerminate = this.opts.io.onTerminate?.((signal) => this.terminate(signal));
+    if (unTerminate) this.subs.push({ dispose: unTerminate });
     await this.banner();
     this.subs.push(this.rt.onEvent((e) => {
       if (e.type === 'notice' && e.level === 'error') this.errors++;
+      // A session's budget cannot be raised from inside it: a paused lead turn would wait
+      // forever (and a piped script with it), so it ends, and the prompt comes back.
+      if (e.type === 'activity' && e.agent === 'lead' && e.activity.kind === 'paused') {
+        this.rt.cancelLeadTurn();
+        this.print("The lead's turn ended: the token budget is spent.");
+      }
       const text = describeEvent(e);
       if (text) this.print(text);
     }));
@@ -166,6 +178,21 @@ class Session implements ReplHost {
     this.term.clearInput();
     this.print('^C (press Ctrl-C again to quit, or type /quit)');
     this.term.showPrompt();
+  }
+
+  /**
+   * The terminal closed or the process was told to end: no time to ask anyone. As a closing
+   * VS Code window does, the agents stop here (their commands' process groups killed) and
+   * keep their state, so the next session or window resumes them.
+   */
+  private terminate(signal: 'SIGTERM' | 'SIGHUP'): void {
+    if (this.quitting) return;
+    const code = 128 + (signal === 'SIGHUP' ? 1 : 15);
+    this.quitting = (async () => {
+      for (const s of this.subs.splice(0)) s.dispose();
+      await this.rt.dispose();
+      this.term.close();
+    })().then(() => this.finished(code), () => this.finished(code));
   }
 
   /** Asks this host's teammates to shut down, stops those that do not in time, disposes. */

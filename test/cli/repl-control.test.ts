@@ -1,12 +1,21 @@
 // Ctrl-C and hosts: SIGINT cancels the lead's turn, not the session (twice at an idle
 // prompt quits), and a teammate another host runs (its lease) is shown but never run here.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { Runtime } from '../../src/core/runtime/runtime';
 import { fault, reply, toolUse } from '../fake-api';
 import { tempDir, waitFor } from '../helpers/tmp';
 import { modelsFor, TEST_SETTINGS } from '../runtime/harness';
 import { cleanEnv, fakeApi, runCli, session } from './cli-proc';
+
+async function processesWith(marker: string): Promise<number> {
+  const { stdout } = await promisify(execFile)('ps', ['-eo', 'args']);
+  return stdout.split('\n').filter((l) => l.includes(marker) && !l.includes('ps -eo')).length;
+}
 
 test('Ctrl-C cancels the lead turn, the session goes on; twice at an idle prompt quits', async (t) => {
   const api = await fakeApi(t);
@@ -84,4 +93,37 @@ test('prompts piped in: the exit code says whether the agents hit an error', asy
   assert.match(bad.stdout, /API key rejected \(401\)/);
   assert.match(bad.stdout, /1 error in this session/);
   assert.equal(bad.code, 1);
+});
+
+test('SIGTERM (or the terminal closing) stops the agents and their commands, and keeps the team for the next session', async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  const marker = `agent-teams-term-${process.pid}-${Date.now()}`;
+  api.script('lead', reply(toolUse('bash', { command: `sleep 45; echo ${marker}` })));
+  const repl = await session(t, root, api, ['--bash', 'allow']);
+  await repl.ready();
+  repl.send('run the long job');
+  await waitFor(async () => (await processesWith(marker)) > 0, 10_000, 'the command runs');
+  repl.child.kill('SIGTERM');
+  assert.equal(await repl.exited, 143);
+  await waitFor(async () => (await processesWith(marker)) === 0, 3000, 'its process group is gone');
+  // The lead's lease is given up: the next session need not wait for it to go stale.
+  const config = JSON.parse(await readFile(join(root, '.team', 'config.json'), 'utf8'));
+  assert.equal(config.lead?.host ?? null, null);
+});
+
+test('a piped session whose budget runs out ends cleanly after its input, with the way to continue', async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  api.script('lead', reply(toolUse('task_list', {})), 'never asked');
+  const r = await runCli(['--root', root, '--idle-timeout', '0', '--token-budget', '10'], {
+    env: cleanEnv({ ANTHROPIC_API_KEY: 'sk-test-cli', ANTHROPIC_BASE_URL: api.url }), input: 'one\ntwo\n/tasks\n',
+  });
+  assert.match(r.stdout, /The lead's turn ended: the token budget is spent\./);
+  // The lines after it still ran: the second prompt (paused at once) and the slash command.
+  assert.match(r.stdout, /No tasks/);
+  assert.match(r.stdout, /Token budget of 10 spent: the team is paused\. To continue, \/quit and start the session again with a higher --token-budget\./);
+  assert.match(r.stdout, /Bye\./);
+  assert.equal(r.code, 0);
+  assert.equal(api.requests('lead').length, 1);
 });

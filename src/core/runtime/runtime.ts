@@ -41,6 +41,8 @@ export interface RuntimeOptions {
   resume?: boolean;
   /** Git worktrees for isolated teammates (default: one over `root`). */
   worktrees?: WorktreeManager;
+  /** How this host's user raises a spent token budget (default: the VS Code setting). */
+  raiseBudget?: string;
 }
 
 export class RuntimeError extends Error {}
@@ -61,7 +63,10 @@ export class Runtime implements TeamRuntime, AgentEnv {
   private heartbeat: NodeJS.Timeout | null = null;
   private readonly budget = new BudgetGate(
     async () => teamTotal(await this.team.roster.read()),
-    (budget) => this.emit({ type: 'notice', level: 'warning', message: `Token budget of ${budget} spent: the team is paused. Raise agentTeams.tokenBudget to continue.` }),
+    (budget) => this.emit({
+      type: 'notice', level: 'warning',
+      message: `Token budget of ${budget} spent: the team is paused. ${this.opts.raiseBudget ?? 'Raise agentTeams.tokenBudget to continue.'}`,
+    }),
   );
   private disposed = false;
 
