@@ -4,6 +4,7 @@
 // interleave whole lines. Readers resume from a byte offset and never consume a line that
 // is not yet terminated. A line damaged by a writer killed mid-write is reported and
 // skipped; a record appended right after the damage is recovered, not lost.
+import { constants } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { reportProblem } from '../util/problems';
 
@@ -26,6 +27,7 @@ interface Handle {
   checkedAt: number;
 }
 const handles = new Map<string, Handle>();
+const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 const IDLE_CLOSE_MS = 2000;
 /**
  * How often a cached handle is checked against its path. A file replaced or deleted by hand
@@ -38,7 +40,12 @@ const RECHECK_MS = 50;
 function handleFor(path: string): Handle {
   let h = handles.get(path);
   if (!h) {
-    const fh = open(path, 'a').then(async (f) => {
+    // O_NOFOLLOW: an inbox or transcript that is a symbolic link (shipped in a repository)
+    // must not turn our appends into writes to whatever it points at.
+    const fh = open(path, APPEND_NO_FOLLOW, 0o644).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ELOOP') throw new Error(`${path} is a symbolic link: not appending through it`);
+      throw err;
+    }).then(async (f) => {
       const st = await f.stat().catch(async (e: unknown) => {
         await f.close().catch(() => undefined);
         throw e;

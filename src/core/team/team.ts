@@ -1,6 +1,6 @@
 // The team engine over one workspace: roster, mailboxes, protocol requests and the task
 // board, plus the protocol operations that touch several of them at once.
-import { mkdir } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import type { Member, RequestRecord } from '../../shared/team-schemas';
 import { DirWatcher, type Disposable } from './dir-watcher';
 import { Mailbox } from './mailbox';
@@ -35,9 +35,16 @@ export class Team {
   }
 
   /** Creates the directory layout (idempotent). */
+  /**
+   * Creates the layout, refusing one whose folders are symbolic links: a cloned repository
+   * could ship `.tasks -> ~/somewhere` and have every write land outside the workspace.
+   * (Files inside are written by rename, which replaces a link, or appended with O_NOFOLLOW.)
+   */
   async init(): Promise<this> {
     const p = this.paths;
+    await assertNotLinked([p.teamDir, p.tasksDir]);
     await Promise.all([p.inboxDir, p.requestsDir, p.transcriptsDir, p.tasksDir].map((d) => mkdir(d, { recursive: true })));
+    await assertNotLinked([p.inboxDir, p.requestsDir, p.transcriptsDir]);
     return this;
   }
 
@@ -120,5 +127,16 @@ export class Team {
 
   dispose(): void {
     this.watcher.dispose();
+  }
+}
+
+export class TeamLayoutError extends Error {}
+
+async function assertNotLinked(dirs: string[]): Promise<void> {
+  for (const d of dirs) {
+    const st = await lstat(d).catch(() => null);
+    if (st?.isSymbolicLink()) {
+      throw new TeamLayoutError(`${d} is a symbolic link: team files are not written through links (they could land outside the workspace). Replace it with a folder.`);
+    }
   }
 }
