@@ -2,6 +2,7 @@
 // tasks` and `/tasks` look the same. Task lines keep the tutorial's `[ ] [>] [x]` board.
 import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/team-schemas';
 import { usageTotal } from '../core/runtime/usage';
+import { terminalSafe } from './io';
 
 const BOX: Record<Task['status'], string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]' };
 
@@ -23,9 +24,20 @@ export function taskBoard(tasks: Task[]): string {
 }
 
 function pad(rows: string[][]): string[] {
+  // One line per row whatever a cell holds; columns by display width (CJK and emoji take two).
+  const cells = rows.map((r) => r.map((c) => terminalSafe(c.replace(/\s*[\r\n]+\s*/g, ' '))));
   const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd());
+  for (const r of cells) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, displayWidth(c))));
+  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i]! - displayWidth(c)))).join('  ').trimEnd());
+}
+
+const WIDE = /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+
+/** Columns `s` takes in a terminal: wide (East Asian, emoji) characters count two. */
+export function displayWidth(s: string): number {
+  let w = 0;
+  for (const ch of s) w += WIDE.test(ch) ? 2 : 1;
+  return w;
 }
 
 export function leadUsage(config: TeamConfig): number {

@@ -44,7 +44,19 @@ export function processIo(): CliIo {
   };
 }
 
-/** Writes one line (a trailing newline is added unless present). */
+/**
+ * `text` with terminal control characters made visible (ESC as `^[`): what agents, roles or
+ * messages say must not clear the screen, move the cursor or set the window title.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? `^${String.fromCharCode(code + 64)}` : code === 0x7f ? '^?' : '?';
+  });
+}
+
+/** Writes one line (a trailing newline is added unless present), control characters made visible. */
 export function writeLine(stream: Writable, text = ''): void {
-  stream.write(text.endsWith('\n') ? text : `${text}\n`);
+  const safe = terminalSafe(text);
+  stream.write(safe.endsWith('\n') ? safe : `${safe}\n`);
 }

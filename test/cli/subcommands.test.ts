@@ -6,6 +6,7 @@ import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { run } from '../../src/cli/main';
 import type { CliIo } from '../../src/cli/io';
+import { displayWidth } from '../../src/cli/format';
 import { Team, type TeamChange } from '../../src/core/team/team';
 import { tempDir, waitFor } from '../helpers/tmp';
 import { runCli } from './cli-proc';
@@ -170,4 +171,24 @@ test('a write command that fails leaves an empty folder empty (no .team/ for a w
   const made = await runCli(['--root', root, 'task', 'add', 'first']);
   assert.equal(made.code, 0, made.stderr);
   assert.ok((await readdir(root)).includes('.tasks'));
+});
+
+test('what agents and files say reaches the terminal as text: no escapes run, one row per member, columns line up', async (t) => {
+  const root = await tempDir(t);
+  const team = await new Team(root).init();
+  t.after(() => team.dispose());
+  await team.spawnMember('ann', '写作者 🎉');
+  await team.spawnMember('bea', 'multi\nline role');
+  await team.spawnMember('cat', 'clear \u001b[2J\u001b]0;owned\u0007 screen');
+  await team.tasks.create({ subject: 'red \u001b[31mRED' });
+  const out = (await runCli(['--root', root, 'team'])).stdout + (await runCli(['--root', root, 'tasks'])).stdout;
+  assert.doesNotMatch(out, /\u001b|\u0007/, 'no control characters reach the terminal');
+  assert.match(out, /clear \^\[\[2J\^\[\]0;owned\^G screen/);
+  assert.match(out, /red \^\[\[31mRED/);
+  const rows = out.split('\n').filter((l) => /^\s*(ann|bea|cat) /.test(l));
+  assert.equal(rows.length, 3, 'one row each');
+  assert.match(rows[1]!, /multi line role/);
+  // The status column starts at the same terminal column on every row.
+  const col = (l: string) => displayWidth(l.slice(0, l.indexOf('working')));
+  assert.equal(new Set(rows.map(col)).size, 1, rows.join('\n'));
 });
