@@ -27,6 +27,19 @@ describe('model client', () => {
   const client = (o: Partial<ModelClientOptions> = {}) =>
     createModelClient({ apiKey: KEY, baseURL: api.url, model: 'claude-test', caching: false, retry: FAST, ...o });
 
+  test('text arrives piece by piece as it streams; a retry starts over with the next attempt number', async () => {
+    const words = 'A reply long enough to come in several pieces over the stream.';
+    api.script('alice', shaped(words, { errorAfter: 4 }), reply(words));
+    const pieces: Array<[string, number]> = [];
+    const r = await client().send({ system: SYSTEM, messages: hello, onText: (d, attempt) => pieces.push([d, attempt]) });
+    const first = pieces.filter(([, a]) => a === 1).map(([d]) => d).join('');
+    const second = pieces.filter(([, a]) => a === 2).map(([d]) => d).join('');
+    assert.ok(first.length > 0 && words.startsWith(first) && first !== words, `a partial first attempt: ${first}`);
+    assert.equal(second, words);
+    assert.ok(pieces.filter(([, a]) => a === 2).length > 1, 'in several pieces');
+    assert.deepEqual(r.content, [{ type: 'text', text: words }]);
+  });
+
   test('the default model is one the SDK does not warn about as deprecated', async (t) => {
     const warnings: string[] = [];
     t.mock.method(console, 'warn', (...a: unknown[]) => { warnings.push(a.join(' ')); });

@@ -39,6 +39,7 @@ export function describeEvent(e: RuntimeEvent): string | null {
       return null;
     }
     case 'usage':
+    case 'text_delta':
       return null;
   }
 }

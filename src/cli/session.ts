@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/model';
 import { Runtime } from '../core/runtime/runtime';
-import type { Disposable, RuntimeSettings } from '../core/runtime/types';
+import type { Disposable, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
 import { PromptApprover } from './approver';
 import { describeEvent } from './event-printer';
 import { hostLabel } from './format';
@@ -88,6 +88,7 @@ class Session implements ReplHost {
     if (unTerminate) this.subs.push({ dispose: unTerminate });
     await this.banner();
     this.subs.push(this.rt.onEvent((e) => {
+      if (this.streamLead(e)) return;
       if (e.type === 'notice' && e.level === 'error') this.errors++;
       // A session's budget cannot be raised from inside it: a paused lead turn would wait
       // forever (and a piped script with it), so it ends, and the prompt comes back.
@@ -106,6 +107,34 @@ class Session implements ReplHost {
       end: () => void this.quit(),
     });
     return done;
+  }
+
+  /** The lead's text of the model call under way, as streamed so far, and from which attempt. */
+  private streamed = { text: '', attempt: 0 };
+
+  /**
+   * The lead's words appear as the model writes them; the whole text that follows (the
+   * 'text' event) is then not printed again. True when `e` was handled here.
+   */
+  private streamLead(e: RuntimeEvent): boolean {
+    if (e.agent !== 'lead') return false;
+    if (e.type === 'activity' && e.activity.kind === 'requesting') this.streamed = { text: '', attempt: 0 };
+    if (e.type === 'text_delta') {
+      if (this.streamed.text && e.attempt !== this.streamed.attempt) {
+        this.term.endStream(false);
+        this.print('(the reply starts again)');
+        this.streamed.text = '';
+      }
+      this.streamed.attempt = e.attempt;
+      this.streamed.text += e.text;
+      this.term.stream(e.text);
+      return true;
+    }
+    if (e.type === 'text' && this.streamed.text.includes(e.text.trim())) {
+      this.term.endStream();
+      return true;
+    }
+    return false;
   }
 
   private async banner(): Promise<void> {

@@ -3,7 +3,7 @@
 // the next line the way the tutorial's input() does, and output arriving while the user
 // types is printed above the prompt without eating their half-typed line.
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
-import { writeLine, type CliIo } from './io';
+import { terminalSafe, writeLine, type CliIo } from './io';
 
 export interface TerminalHandlers {
   /** One input line (queued lines wait for the previous handler to finish). */
@@ -97,6 +97,7 @@ export class Terminal {
   /** Prints output, keeping the prompt and what the user has typed so far below it. */
   print(text: string): void {
     if (this.closed) return;
+    this.endStream(false);
     const rl = this.io.isTTY && this.promptShown ? this.rl : null;
     if (rl) {
       clearLine(this.io.stdout, 0);
@@ -104,6 +105,30 @@ export class Terminal {
     }
     writeLine(this.io.stdout, text);
     rl?.prompt(true);
+  }
+
+  /** True while a line of streamed text is open (no newline written yet). */
+  private streamOpen = false;
+
+  /** Writes text as it arrives, on its own line(s); endStream() closes the line. */
+  stream(text: string): void {
+    if (this.closed || !text) return;
+    if (!this.streamOpen) {
+      if (this.io.isTTY && this.promptShown) {
+        clearLine(this.io.stdout, 0);
+        cursorTo(this.io.stdout, 0);
+      }
+      this.streamOpen = true;
+    }
+    this.io.stdout.write(terminalSafe(text.replace(/\r\n/g, '\n')));
+  }
+
+  /** Ends an open streamed line (and shows the prompt again, unless more output follows). */
+  endStream(prompt = true): void {
+    if (!this.streamOpen) return;
+    this.streamOpen = false;
+    this.io.stdout.write('\n');
+    if (prompt && this.io.isTTY && this.promptShown) this.rl?.prompt(true);
   }
 
   /**

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { Runtime } from '../../src/core/runtime/runtime';
-import { fault, reply, toolUse } from '../fake-api';
+import { fault, reply, shaped, toolUse } from '../fake-api';
 import { tempDir, waitFor } from '../helpers/tmp';
 import { modelsFor, TEST_SETTINGS } from '../runtime/harness';
 import { cleanEnv, fakeApi, runCli, session } from './cli-proc';
@@ -126,4 +126,20 @@ test('a piped session whose budget runs out ends cleanly after its input, with t
   assert.match(r.stdout, /Bye\./);
   assert.equal(r.code, 0);
   assert.equal(api.requests('lead').length, 1);
+});
+
+test("the lead's words appear as the model streams them, once", async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  const words = 'The release plan: first we freeze the branch, then we test it, then we ship on Friday.';
+  api.script('lead', shaped(words, { delayMs: 120 }));
+  const repl = await session(t, root, api);
+  await repl.ready();
+  repl.send('plan the release');
+  await repl.expect(/The release plan/, 10_000);
+  const call = api.requests('lead')[0]!;
+  assert.equal(call.finishedAt, undefined, 'shown while the reply was still streaming');
+  await repl.expect(/ship on Friday\./, 10_000);
+  await repl.expect(/agent-teams >> /);
+  assert.equal(repl.out.split('The release plan').length - 1, 1, 'printed once, not again when complete');
 });

@@ -50,7 +50,8 @@ export function createModelClient(opts: ModelClientOptions): ModelClient {
       if (req.signal?.aborted) throw new ModelAbortError();
       emit({ state: 'requesting', attempt });
       try {
-        const result = await streamOnce(sdk, params, req.signal, idleMs, () => emit({ state: 'streaming' }));
+        const onText = req.onText ? (delta: string) => { try { req.onText!(delta, attempt); } catch { /* ignored */ } } : undefined;
+        const result = await streamOnce(sdk, params, req.signal, idleMs, () => emit({ state: 'streaming' }), onText);
         return { ...result, attempts: attempt };
       } catch (e) {
         if (req.signal?.aborted || e instanceof ModelAbortError) throw new ModelAbortError();
@@ -72,7 +73,7 @@ export function createModelClient(opts: ModelClientOptions): ModelClient {
 /** One streamed request. Rejects with ModelAbortError the moment `signal` aborts. */
 async function streamOnce(
   sdk: Anthropic, params: Anthropic.MessageCreateParamsNonStreaming, signal: AbortSignal | undefined,
-  idleMs: number, onStreaming: () => void,
+  idleMs: number, onStreaming: () => void, onText?: (delta: string) => void,
 ): Promise<Omit<SendResult, 'attempts'>> {
   const stall = new AbortController();
   const stream = sdk.messages.stream(params, { signal: signal ? AbortSignal.any([signal, stall.signal]) : stall.signal });
@@ -83,6 +84,7 @@ async function streamOnce(
   };
   stream.on('connect', () => { onStreaming(); arm(); });
   stream.on('streamEvent', arm);
+  if (onText) stream.on('text', (delta) => onText(delta));
 
   let onAbort: (() => void) | undefined;
   const aborted = new Promise<never>((_, reject) => {

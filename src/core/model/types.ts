@@ -32,6 +32,11 @@ export interface SendRequest {
   signal?: AbortSignal;
   /** Per-call status listener, in addition to the client's. */
   onStatus?: (s: ModelStatus) => void;
+  /**
+   * Text as it streams in. `attempt` counts from 1; a retry streams the reply again from the
+   * start, so a listener drops what an earlier attempt showed when the attempt changes.
+   */
+  onText?: (delta: string, attempt: number) => void;
 }
 
 export interface SendResult {

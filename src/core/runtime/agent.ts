@@ -186,7 +186,10 @@ export abstract class Agent implements AgentHandle {
         const compacted = await this.env.maybeCompact(this, this.messages, forceCompact);
         if (compacted) await this.replaceConversation(compacted);
         this.setActivity({ kind: 'requesting' });
-        result = await this.model.send({ system: this.system, tools: this.tools.definitions, messages: mergeConsecutive(this.messages), signal: this.signal });
+        result = await this.model.send({
+          system: this.system, tools: this.tools.definitions, messages: mergeConsecutive(this.messages), signal: this.signal,
+          onText: (text, attempt) => this.env.emit({ type: 'text_delta', agent: this.name, text, attempt }),
+        });
       } catch (err) {
         if (this.stopped || isAbortError(err)) return 'stopped';
         // Our estimate of the context was short: summarise now and ask again, once.

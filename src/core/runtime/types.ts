@@ -65,6 +65,8 @@ export type Activity =
 export type RuntimeEvent =
   | { type: 'activity'; agent: string; activity: Activity }
   | { type: 'text'; agent: string; text: string }
+  /** Part of an agent's text as the model streams it; `attempt` changes when a retry starts over. 'text' follows with the whole. */
+  | { type: 'text_delta'; agent: string; text: string; attempt: number }
   | { type: 'tool'; agent: string; tool: string; input: unknown; result: string; isError: boolean }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; agent?: string }
   | { type: 'usage'; agent: string; total: number };
