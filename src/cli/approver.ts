@@ -20,7 +20,7 @@ export class PromptApprover implements Approver {
     if (this.always.has(command)) return 'allow';
     this.term.print(`${agent} wants to run a shell command:\n    ${command.split('\n').join('\n    ')}`);
     for (;;) {
-      const answer = await this.term.ask('Allow? [y]es / [a]lways this command / [N]o:', signal);
+      const answer = await this.term.ask('Allow? [y]es / [a]lways this command / [N]o:', signal, isAnswer);
       if (answer === null) return 'deny';
       const a = answer.trim().toLowerCase();
       if (a === 'y' || a === 'yes') return 'allow';
@@ -33,3 +33,7 @@ export class PromptApprover implements Approver {
     }
   }
 }
+
+const ANSWERS = new Set(['', 'y', 'yes', 'a', 'always', 'n', 'no']);
+/** Lines that answer the question; anything else typed meanwhile is a command or a prompt. */
+const isAnswer = (line: string): boolean => ANSWERS.has(line.trim().toLowerCase());

@@ -24,6 +24,8 @@ export class Terminal {
   private pumping = false;
   private promptShown = false;
   private waiter: ((line: string | null) => void) | null = null;
+  /** The open question, and which lines answer it (others are not swallowed by it). */
+  private asked: { question: string; accepts?: (line: string) => boolean } | null = null;
   private inputEnded = false;
   private closed = false;
   private handlers: TerminalHandlers | null = null;
@@ -56,7 +58,19 @@ export class Terminal {
 
   private onLine(line: string): void {
     this.promptShown = false;
-    if (this.waiter) return this.answer(line);
+    if (this.waiter) {
+      if (!this.asked?.accepts || this.asked.accepts(line)) return this.answer(line);
+      // Not an answer: a slash command runs now, anything else waits its turn; the question stays.
+      if (this.handlers?.runsNow(line)) {
+        void this.handlers.line(line).finally(() => this.reask());
+        return;
+      }
+      this.queue.push(line);
+      writeLine(this.io.stdout, `(kept for after this question: ${line})`);
+      this.reask();
+      void this.pump();
+      return;
+    }
     if (this.io.isTTY && this.pumping && this.handlers?.runsNow(line)) {
       void this.handlers.line(line).finally(() => this.pumping || this.showPrompt());
       return;
@@ -135,11 +149,16 @@ export class Terminal {
    * Asks a question and resolves with the next line (null: input ended or `signal`
    * aborted). Piped input answers with the next queued line, as a script would expect.
    */
-  async ask(question: string, signal?: AbortSignal): Promise<string | null> {
+  async ask(question: string, signal?: AbortSignal, accepts?: (line: string) => boolean): Promise<string | null> {
     // An agent may ask while the session is still starting (the lead woken by old mail).
     await this.started;
     if (this.closed || signal?.aborted) return null;
     if (!this.io.isTTY && this.queue.length) {
+      // Piped: the next line answers, as a script expects; one that is no answer is left to run.
+      if (accepts && !accepts(this.queue[0]!)) {
+        writeLine(this.io.stdout, `${question} (no answer in the input)`);
+        return null;
+      }
       const line = this.queue.shift()!;
       writeLine(this.io.stdout, `${question} ${line}`);
       return line;
@@ -157,11 +176,18 @@ export class Terminal {
       };
       const done = (line: string | null) => {
         signal?.removeEventListener('abort', onAbort);
+        if (this.waiter === null) this.asked = null;
         resolve(line);
       };
       this.waiter = done;
+      this.asked = { question, accepts };
       signal?.addEventListener('abort', onAbort, { once: true });
     });
+  }
+
+  /** Shows the open question again (after output printed below it). */
+  private reask(): void {
+    if (this.waiter && this.asked && !this.closed) this.io.stdout.write(`${this.asked.question} `);
   }
 
   /** Whether a question is waiting for its answer. */

@@ -143,3 +143,27 @@ test("the lead's words appear as the model streams them, once", async (t) => {
   await repl.expect(/agent-teams >> /);
   assert.equal(repl.out.split('The release plan').length - 1, 1, 'printed once, not again when complete');
 });
+
+test('an open approval question takes only answers: a command typed meanwhile runs, a prompt waits its turn', async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  api.setDefault((r) => {
+    const last = JSON.stringify(r.body.messages.at(-1));
+    if (/run it/.test(last)) return reply(toolUse('bash', { command: 'echo from-bash' }));
+    if (/tell me a joke/.test(last)) return 'A joke.';
+    return 'Ran it.';
+  });
+  const repl = await session(t, root, api, ['--bash', 'ask']);
+  await repl.ready();
+  repl.send('run it');
+  await repl.expect(/Allow\? \[y\]es/);
+  repl.send('/tasks');
+  await repl.expect(/No tasks\./);
+  await repl.expect(/Allow\? \[y\]es/);
+  repl.send('tell me a joke');
+  await repl.expect(/\(kept for after this question: tell me a joke\)/);
+  repl.send('y');
+  await repl.expect(/from-bash/);
+  await repl.expect(/A joke\./, 10_000);
+  assert.ok(api.requests('lead').some((r) => JSON.stringify(r.body.messages).includes('tell me a joke')), 'the prompt reached the lead');
+});
