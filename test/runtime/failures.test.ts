@@ -241,3 +241,19 @@ test('a task phase that hits maxRounds is not started over by itself; the lead i
   const notices = (await h.rt.team.mailbox.history('lead')).filter((m) => /maxRounds/.test(m.content));
   assert.equal(notices.length, 1);
 });
+
+test('a stopped teammate leaves no request pending; a cancelled lead turn leaves the lead idle', async (t) => {
+  const h = await harness(t);
+  h.api.script('kit', shaped('never finishes', { stallAfter: 1 }));
+  await h.rt.spawnTeammate({ name: 'kit', role: 'dev', prompt: 'Go.' });
+  await waitFor(() => h.api.requests('kit').length === 1, 5000, 'kit asking');
+  const req = await h.rt.requestShutdown('kit');
+  await h.rt.stopTeammate('kit');
+  assert.equal((await h.rt.team.requests.get(req.request_id))?.status, 'expired');
+
+  h.api.script('lead', reply(toolUse('bash', { command: 'sleep 10' })));
+  void h.rt.askLead('Wait a while.');
+  await waitFor(() => h.rt.activity('lead').kind === 'tool', 5000, 'lead running bash');
+  h.rt.cancelLeadTurn();
+  await waitFor(() => h.rt.activity('lead').kind === 'idle', 3000, 'lead idle after the cancel');
+});

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir, unlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { Team } from '../../src/core/team/team';
 import { onProblem, type Problem } from '../../src/core/util/problems';
@@ -80,7 +81,8 @@ test('a corrupt task file is reported and moved aside; the rest of the board sti
   assert.equal(files.filter((f) => /^task_[23]\.json\.corrupt-/.test(f)).length, 2);
   assert.ok(problems.some((p) => p.path === team.paths.task(2)));
   assert.ok(problems.some((p) => p.path === team.paths.task(3) && /status/.test(p.message)));
-  assert.equal((await team.tasks.create({ subject: 'next' })).id, 2);
+  // The moved-aside files keep their ids taken.
+  assert.equal((await team.tasks.create({ subject: 'next' })).id, 4);
 });
 
 test('a task file added or removed by hand shows in the next listing (no waiting for the cache)', async (t) => {
@@ -94,4 +96,16 @@ test('a task file added or removed by hand shows in the next listing (no waiting
   assert.deepEqual((await team.tasks.list()).map((x) => x.id), [2, 7]);
   await team.tasks.create({ subject: 'three' });
   assert.deepEqual((await team.tasks.list()).map((x) => x.subject), ['two', 'by hand', 'three']);
+});
+
+test('a task file moved aside as corrupt keeps its id taken: the next task gets a new one', async (t) => {
+  const root = await tempDir(t);
+  const team = await new Team(root).init();
+  t.after(() => team.dispose());
+  await team.tasks.create({ subject: 'build' });
+  const deploy = await team.tasks.create({ subject: 'deploy', blockedBy: [1] });
+  await writeFile(join(root, '.tasks', `task_${deploy.id}.json`), '{"id": 2, "subj');
+  assert.equal((await team.tasks.list()).length, 1, 'the corrupt file is moved aside');
+  const next = await team.tasks.create({ subject: 'announce' });
+  assert.equal(next.id, 3);
 });

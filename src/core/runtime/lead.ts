@@ -106,6 +106,8 @@ export class Lead extends Agent {
   private async phase(): Promise<void> {
     const rounds = this.env.settings().maxRounds;
     const end = await this.runPhase(rounds);
+    // Not left "running bash" after a cancel; an error stays in view until the next turn.
+    if (end === 'stopped' || end === 'max_rounds') this.setActivity({ kind: 'idle' });
     if (end === 'max_rounds') {
       this.env.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead stopped after ${rounds} model calls (maxRounds).` });
     }

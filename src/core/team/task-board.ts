@@ -53,6 +53,11 @@ export class TaskBoard {
     return r.kind === 'ok' ? r.value : { gen: 0, changes: [] };
   }
 
+  private async quarantinedIds(): Promise<number[]> {
+    const names = await readdir(this.paths.tasksDir).catch(() => [] as string[]);
+    return names.map((n) => /^task_(\d+)\.json\.corrupt-/.exec(n)).filter((m) => m !== null).map((m) => Number(m[1]));
+  }
+
   private async ids(): Promise<number[]> {
     let names: string[];
     try {
@@ -148,6 +153,9 @@ export class TaskBoard {
     return this.mutate(async () => {
       const ids = await this.ids();
       const open: number[] = [];
+      // A task file moved aside as corrupt (task_7.json.corrupt-…) keeps its id taken: a new
+      // task must not inherit the old one's blockers, mail or worktree by number.
+      const taken = Math.max(ids[ids.length - 1] ?? 0, ...(await this.quarantinedIds()));
       for (const b of new Set(input.blockedBy ?? [])) {
         const blocker = await this.get(b);
         if (!blocker) throw new TaskError(`blockedBy: task ${b} not found`);
@@ -155,7 +163,7 @@ export class TaskBoard {
         if (blocker.status !== 'completed') open.push(b);
       }
       const task: Task = {
-        id: (ids[ids.length - 1] ?? 0) + 1,
+        id: taken + 1,
         subject,
         description: input.description ?? '',
         status: 'pending',

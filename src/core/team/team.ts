@@ -56,12 +56,15 @@ export class Team {
   }
 
   /**
-   * A teammate that no longer runs anywhere: its in-progress tasks go back to pending and the
-   * roster says shutdown, with no task and no host. (Its processes are the runner's to kill.)
+   * A teammate that no longer runs anywhere: its in-progress tasks go back to pending, the
+   * roster says shutdown, with no task and no host, and its pending requests expire. (Its
+   * processes are the runner's to kill.)
    */
   async retireMember(name: string): Promise<void> {
     await this.tasks.releaseOwnedBy(name);
     await this.roster.patch(name, { status: 'shutdown', current_task: null, host: null });
+    // Nobody will answer what was still asked of it (a shutdown request, its plan).
+    await this.requests.expireStale(name, Number.POSITIVE_INFINITY);
   }
 
   /** Lead or user asks a teammate to shut down (record + message). */
