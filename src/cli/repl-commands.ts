@@ -17,6 +17,7 @@ function activityWords(a: Activity): string | null {
     case 'waiting-approval': return `waiting for ${a.what}`;
     case 'paused': return `paused: ${a.reason}`;
     case 'error': return 'error';
+    case 'remote': return `remote: host ${a.host}`;
     default: return null;
   }
 }

@@ -58,6 +58,7 @@ test("a teammate run by another host is shown as remote and never run by the ses
   await repl.expect(/agent-teams >> /);
   repl.send('/team');
   await repl.expect(/tia\s+dev\s+remote: host vscode-window-1/);
+  assert.ok(repl.saw(/lead\s.*remote: host vscode-window-1/), 'the lead row says where it runs');
   // The window runs the lead too: typed words go to its inbox, nothing is lost or run twice.
   repl.send('spawn tia');
   await repl.expect(/The lead runs in another window \(host vscode-window-1\): your words went to its inbox, and it answers there\./);
