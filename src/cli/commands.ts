@@ -5,7 +5,7 @@ import type { OptionSpec } from './args';
 import type { CommandContext } from './context';
 import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read-commands';
 import {
-  approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand,
+  approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand, taskUnblockCommand,
 } from './write-commands';
 import {
   worktreeDiffCommand, worktreeKeepCommand, worktreeMergeCommand, worktreeRemoveCommand, worktreesCommand,
@@ -30,6 +30,10 @@ export const COMMANDS: Command[] = [
     summary: 'create a task', options: { ...json, description: { type: 'string' }, 'blocked-by': { type: 'string' } }, run: taskAddCommand,
   },
   { words: ['task', 'done'], synopsis: '<id> [--json]', summary: 'complete a task (unblocks the tasks waiting for it)', options: json, run: taskDoneCommand },
+  {
+    words: ['task', 'unblock'], synopsis: '<id> [--from <id,id…>] [--json]',
+    summary: 'drop blockers from a task (all, or those named)', options: { ...json, from: { type: 'string' } }, run: taskUnblockCommand,
+  },
   { words: ['send'], synopsis: '<to> <text…|-> [--json]', summary: 'send a message as user (- reads the text from stdin)', options: json, run: sendCommand },
   { words: ['broadcast'], synopsis: '<text…|-> [--json]', summary: 'message every running teammate as user', options: json, run: broadcastCommand },
   { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand },

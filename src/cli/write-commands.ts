@@ -52,6 +52,24 @@ export async function taskDoneCommand(ctx: CommandContext): Promise<number> {
   return 0;
 }
 
+/** Drops blockers from a task: those named with --from, or all (a blocker deleted or moved aside as corrupt never completes). */
+export async function taskUnblockCommand(ctx: CommandContext): Promise<number> {
+  if (ctx.args.length !== 1) throw new UsageError(ctx.args.length ? 'expected one task id' : 'missing task id', ctx.usage);
+  const id = positiveInt(ctx.args[0]!, 'task id', ctx.usage);
+  const fromRaw = stringOpt(ctx.opts, 'from');
+  const from = fromRaw === undefined ? undefined : intList(fromRaw, '--from', ctx.usage);
+  const team = await openChecked(ctx, async (t) => {
+    const task = await t.tasks.get(id);
+    if (!task) throw new CliError(`task ${id} not found`);
+    const absent = (from ?? []).filter((b) => !task.blockedBy.includes(b));
+    if (absent.length) throw new CliError(`task ${id} is not blocked by ${absent.map((b) => `#${b}`).join(', ')}`);
+  });
+  const before = (await team.tasks.get(id))!;
+  const task = await team.tasks.update(id, { removeBlockedBy: from ?? before.blockedBy });
+  ctx.emit({ task }, () => `Unblocked ${taskLine(task)}`);
+  return 0;
+}
+
 export async function sendCommand(ctx: CommandContext): Promise<number> {
   const to = nameArg(ctx.args[0], 'recipient', ctx.usage);
   const content = await restText(ctx, 1, 'message text');

@@ -76,9 +76,12 @@ export function createCommandContext(d: ContextDeps): CommandContext {
       const choice = await vscode.window.showQuickPick([
         ...statuses.filter((s) => s !== task.status).map((s) => ({ label: `Mark ${s.replace('_', ' ')}`, status: s })),
         { label: 'Set owner…', status: undefined },
+        // A blocker deleted or moved aside as corrupt never completes: this is the way out.
+        ...task.blockedBy.map((b) => ({ label: `Remove blocker #${b}`, status: undefined, unblock: b })),
       ], { title: `Edit task #${id}: ${task.subject}` });
       if (!choice) return undefined;
       if (choice.status) return t.tasks.update(id, { status: choice.status });
+      if ('unblock' in choice) return t.tasks.update(id, { removeBlockedBy: [choice.unblock] });
       // Picked from the roster: a typo would make an owner nobody is, and the task unclaimable.
       const owner = await pickOwner(t, `Owner of task #${id}`);
       return owner === CANCEL ? undefined : t.tasks.update(id, { owner });

@@ -1,7 +1,8 @@
 // The scriptable subcommands as a script sees them: exit codes, usage errors, --json output,
 // and changes that an engine instance in another process (this test) observes at once.
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
 import { run } from '../../src/cli/main';
@@ -191,4 +192,23 @@ test('what agents and files say reaches the terminal as text: no escapes run, on
   // The status column starts at the same terminal column on every row.
   const col = (l: string) => displayWidth(l.slice(0, l.indexOf('working')));
   assert.equal(new Set(rows.map(col)).size, 1, rows.join('\n'));
+});
+
+test('task unblock: a task whose blocker was damaged and moved aside can be freed', async (t) => {
+  const root = await tempDir(t);
+  const team = await new Team(root).init();
+  t.after(() => team.dispose());
+  await team.tasks.create({ subject: 'build' });
+  await team.tasks.create({ subject: 'test' });
+  await team.tasks.create({ subject: 'deploy', blockedBy: [1, 2] });
+  await writeFile(join(root, '.tasks', 'task_1.json'), '{"id": 1, "subj');
+  assert.equal((await runCli(['--root', root, 'task', 'done', '1'])).code, 1, 'the damaged blocker cannot be completed');
+  const wrong = await runCli(['--root', root, 'task', 'unblock', '3', '--from', '7']);
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /task 3 is not blocked by #7/);
+  const one = JSON.parse((await runCli(['--root', root, 'task', 'unblock', '3', '--from', '1', '--json'])).stdout);
+  assert.deepEqual(one.task.blockedBy, [2]);
+  assert.equal((await runCli(['--root', root, 'task', 'unblock', '3'])).code, 0);
+  assert.deepEqual((await team.tasks.get(3))?.blockedBy, []);
+  assert.equal((await runCli(['--root', root, 'task', 'unblock'])).code, 2);
 });

@@ -162,12 +162,11 @@ describe('VS Code UI', () => {
     await wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, unowned').waitFor();
   });
 
-  it('says in a notification when a team file is damaged (moved aside, not silently reset)', async () => {
-    await writeFile(join(workspace, '.tasks', 'task_99.json'), '{"id": 99, "subject": "half written');
-    const toast = wb!.notification('a team file is damaged: .tasks/task_99.json');
-    await toast.waitFor();
-    await toast.getByRole('button', { name: 'Show Log' }).waitFor();
-    assert.ok((await readdir(join(workspace, '.tasks'))).some((f) => f.startsWith('task_99.json.corrupt')), 'moved aside');
+  it('removes a blocker from the Tasks tree (the way out when a blocker was deleted or damaged)', async () => {
+    await wb!.contextMenu(wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, unowned, blocked by task 1'), 'Edit Task');
+    await wb!.pick('Edit task #2: Test the parser', 'Remove blocker #1');
+    await until(async () => ((JSON.parse(await readFile(join(workspace, '.tasks', 'task_2.json'), 'utf8')) as { blockedBy: number[] }).blockedBy.length === 0 ? true : undefined));
+    await wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, unowned, blocked by').waitFor({ state: 'detached' });
   });
 
   it('creates a task from the palette, asking field by field', async () => {
@@ -189,5 +188,13 @@ describe('VS Code UI', () => {
     assert.equal(task.description, 'Tag v1 and publish');
     assert.deepEqual(task.blockedBy, [2]);
     await wb!.treeRow(CONTAINER, 'task 3, Ship the release, pending, unowned, blocked by task 2').waitFor();
+  });
+
+  it('says in a notification when a team file is damaged (moved aside, not silently reset)', async () => {
+    await writeFile(join(workspace, '.tasks', 'task_99.json'), '{"id": 99, "subject": "half written');
+    const toast = wb!.notification('a team file is damaged: .tasks/task_99.json');
+    await toast.waitFor();
+    await toast.getByRole('button', { name: 'Show Log' }).waitFor();
+    assert.ok((await readdir(join(workspace, '.tasks'))).some((f) => f.startsWith('task_99.json.corrupt')), 'moved aside');
   });
 });
