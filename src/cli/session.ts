@@ -15,6 +15,7 @@ import { packageVersion } from './version';
 import { watchTeam } from './watchers';
 
 export const PROMPT = 'agent-teams >> ';
+const RAISE_BUDGET = 'To continue, /quit and start the session again with a higher --token-budget.';
 /** How long /quit waits for teammates to answer their shutdown requests. */
 const QUIT_WAIT_MS = 5000;
 
@@ -52,7 +53,7 @@ export async function runSession(opts: SessionOptions): Promise<number> {
       approver: new PromptApprover(term),
       // Readable in another host's "run by another window (host …)" message.
       hostId: `cli-${process.pid}-${randomBytes(2).toString('hex')}`,
-      raiseBudget: 'To continue, /quit and start the session again with a higher --token-budget.',
+      raiseBudget: RAISE_BUDGET,
     });
   } catch (err) {
     term.close();
@@ -92,13 +93,12 @@ class Session implements ReplHost {
       if (e.type === 'notice' && e.level === 'error') this.errors++;
       // A session's budget cannot be raised from inside it: a paused lead turn would wait
       // forever (and a piped script with it), so it ends, and the prompt comes back.
-      if (e.type === 'activity' && e.agent === 'lead' && e.activity.kind === 'paused') {
-        this.rt.cancelLeadTurn();
-        this.print("The lead's turn ended: the token budget is spent.");
-      }
+      if (e.type === 'activity' && e.agent === 'lead' && e.activity.kind === 'paused') this.endPausedTurn();
       const text = describeEvent(e);
       if (text) this.print(text);
     }));
+    // A turn carried on from an earlier session may have paused before anyone listened.
+    if (this.rt.activity('lead').kind === 'paused') this.endPausedTurn(true);
     this.subs.push(await watchTeam(this.rt, this.print));
     this.term.start({
       line: (line) => this.onLine(line),
@@ -107,6 +107,11 @@ class Session implements ReplHost {
       end: () => void this.quit(),
     });
     return done;
+  }
+
+  private endPausedTurn(unseen = false): void {
+    this.rt.cancelLeadTurn();
+    this.print(`The lead's turn ended: the token budget is spent.${unseen ? ` ${RAISE_BUDGET}` : ''}`);
   }
 
   /** The lead's text of the model call under way, as streamed so far, and from which attempt. */

@@ -66,7 +66,7 @@ export class Terminal {
         return;
       }
       this.queue.push(line);
-      writeLine(this.io.stdout, `(kept for after this question: ${line})`);
+      writeLine(this.io.stdout, `(not an answer, so it goes on as your next input: ${line})`);
       this.reask();
       void this.pump();
       return;

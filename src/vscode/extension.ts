@@ -54,7 +54,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   ctx = createCommandContext({
     log, host, runtime, keys,
     showInbox: (name) => inbox.show(name),
-    refreshViews: () => { teamTree.refresh(); taskTree.refresh(); },
+    refreshViews: () => { teamTree.refresh(true); taskTree.refresh(); },
   });
   const notifier = new RequestNotifier(host, ctx);
   const teamView = vscode.window.createTreeView('agentTeams.team', { treeDataProvider: teamTree, showCollapseAll: false });

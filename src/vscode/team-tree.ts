@@ -40,20 +40,21 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   }
 
   /**
-   * Re-reads the team files and redraws if what the view shows changed. Most roster writes
+   * Re-reads the team files and redraws if what the view shows changed (or always, `force`). Most roster writes
    * (lease heartbeats, token counts below the shown precision) change nothing visible, and a
    * redraw rebuilds each row's inline actions: a click landing on one mid-redraw is lost.
    */
-  refresh(): void {
+  refresh(force = false): void {
     this.snapshot = undefined;
-    void this.redrawIfChanged(this.load());
+    void this.redrawIfChanged(this.load(), force);
   }
 
-  private async redrawIfChanged(loading: Promise<Snapshot>): Promise<void> {
+  /** `force`: the user asked (Refresh, a command), so "… ago" and the like are brought up to date too. */
+  private async redrawIfChanged(loading: Promise<Snapshot>, force = false): Promise<void> {
     const s = await loading;
     if (loading !== this.snapshot) return; // a newer read is on its way
     const shown = this.brief(s);
-    if (shown === this.shown) return;
+    if (shown === this.shown && !force) return;
     this.shown = shown;
     this.changed.fire(undefined);
   }

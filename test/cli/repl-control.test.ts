@@ -162,9 +162,32 @@ test('an open approval question takes only answers: a command typed meanwhile ru
   await repl.expect(/No tasks\./);
   await repl.expect(/Allow\? \[y\]es/);
   repl.send('tell me a joke');
-  await repl.expect(/\(kept for after this question: tell me a joke\)/);
+  await repl.expect(/\(not an answer, so it goes on as your next input: tell me a joke\)/);
   repl.send('y');
   await repl.expect(/from-bash/);
   await repl.expect(/A joke\./, 10_000);
   assert.ok(api.requests('lead').some((r) => JSON.stringify(r.body.messages).includes('tell me a joke')), 'the prompt reached the lead');
+});
+
+test('a turn carried on from an earlier session that pauses on the budget at once does not hang a piped session', async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  // Session 1 is ended (SIGTERM) in the middle of a lead turn.
+  api.script('lead', 'First answer.', shaped('never finishes', { stallAfter: 1 }));
+  const first = await session(t, root, api);
+  await first.ready();
+  first.send('hello');
+  await first.expect(/First answer\./);
+  first.send('plan the release');
+  await api.waitForRequest((r) => r.agent === 'lead' && r.seq > 1, 5000);
+  first.child.kill('SIGTERM');
+  assert.equal(await first.exited, 143);
+  // Session 2 carries that turn on, but its budget is already spent.
+  const r = await runCli(['--root', root, '--idle-timeout', '0', '--token-budget', '10'], {
+    env: cleanEnv({ ANTHROPIC_API_KEY: 'sk-test-cli', ANTHROPIC_BASE_URL: api.url }), input: 'one\n/tasks\n',
+  });
+  assert.match(r.stdout, /The lead's turn ended: the token budget is spent\./);
+  assert.match(r.stdout, /No tasks\./);
+  assert.match(r.stdout, /Bye\./);
+  assert.equal(r.code, 0);
 });

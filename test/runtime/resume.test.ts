@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { test } from 'node:test';
@@ -210,4 +211,72 @@ test('a teammate another host spawns later is shown as remote here, and taken ov
   h.api.script('dave', reply(toolUse('idle', {})));
   await h.rt.sendAsUser('dave', 'are you there?');
   await waitFor(() => h.api.requests('dave').length > before, 3000, 'dave answered here');
+});
+
+test('slow heartbeats (a contended roster lock) do not overlap: an orphan is adopted once, and answers each mail once', async (t) => {
+  const h = await harness(t);
+  // dave is run by another host whose lease is about to go stale.
+  await h.rt.team.spawnMember('dave', 'coder', {
+    worktree: null, branch: null, current_task: null,
+    host: { id: 'ghost', pid: 1, heartbeat_at: Date.now() / 1000 + 0.3, hostname: 'elsewhere' },
+  });
+  await h.rt.team.roster.patch('dave', { status: 'idle' });
+  await h.rt.dispose();
+  await h.restart({ heartbeatMs: 30 });
+  assert.equal(h.rt.activity('dave').kind, 'remote');
+  // Another process holds the roster lock a while: heartbeats pile up behind it.
+  const lock = `${h.rt.team.paths.config}.lock`;
+  await writeFile(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'other' }), { flag: 'wx' });
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.sendAsUser('dave', 'hello dave');
+  await new Promise((r) => setTimeout(r, 800));
+  await unlink(lock);
+  await waitFor(() => h.api.requests('dave').length >= 1, 5000, 'dave adopted');
+  await new Promise((r) => setTimeout(r, 800));
+  assert.equal(h.api.requests('dave').length, 1, 'one dave answered the first mail');
+  await h.rt.sendAsUser('dave', 'second mail');
+  await waitFor(() => h.api.requests('dave').length >= 2, 5000, 'second answer');
+  await new Promise((r) => setTimeout(r, 800));
+  assert.equal(h.api.requests('dave').length, 2, 'one call per mail');
+});
+
+test('mail that wakes the lead while a host is still starting carries the interrupted turn on once, not twice', async (t) => {
+  const h = await harness(t);
+  h.api.script('lead', shaped('never finishes', { stallAfter: 1 }));
+  void h.rt.askLead('Plan the release.');
+  await waitFor(() => h.api.requests('lead').length === 1, 5000, 'first lead request');
+  await h.rt.dispose();
+  // A slow start (many teammates to resume): the mail below lands before the turn is resumed.
+  const proto = Runtime.prototype as unknown as { resumeTeammates: () => Promise<void> };
+  const resumeTeammates = proto.resumeTeammates;
+  proto.resumeTeammates = async function (this: unknown) {
+    await new Promise((r) => setTimeout(r, 800));
+    return resumeTeammates.call(this);
+  };
+  t.after(() => { proto.resumeTeammates = resumeTeammates; });
+  h.api.script('lead', shaped('Answer one.', { delayMs: 150 }), 'Answer two.');
+  const restarting = h.restart();
+  await new Promise((r) => setTimeout(r, 300));
+  await h.rt.team.mailbox.send({ from: 'user', to: 'lead', type: 'message', content: 'Also: a question by mail.' });
+  await restarting;
+  await new Promise((r) => setTimeout(r, 2000));
+  const reqs = h.api.requests('lead');
+  assert.equal(reqs.length, 2, 'one request carrying the turn on, with the mail');
+  assert.match(JSON.stringify(reqs[1]!.body.messages), /Plan the release\..*a question by mail/);
+});
+
+test('a host that loses the lead to another leaves its turn to be carried on (no "user stopped" note)', async (t) => {
+  const h = await harness(t);
+  await h.rt.dispose();
+  await h.restart({ heartbeatMs: 100 });
+  h.api.script('lead', shaped('never finishes', { stallAfter: 1 }));
+  void h.rt.askLead('Plan the release.');
+  await waitFor(() => h.api.requests('lead').length === 1, 5000, 'first lead request');
+  // Another host took the lead over (this one looked frozen to it).
+  await h.rt.team.roster.update((c) => {
+    (c as unknown as { lead: { host: unknown } }).lead.host = { id: 'other-host', pid: process.pid, heartbeat_at: Date.now() / 1000, hostname: 'elsewhere' };
+  });
+  await waitFor(() => h.rt.activity('lead').kind === 'remote', 3000, 'lead handed over');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.doesNotMatch(await readFile(h.rt.team.paths.transcript('lead'), 'utf8'), /The user stopped this turn/);
 });

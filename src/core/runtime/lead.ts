@@ -38,11 +38,23 @@ export class Lead extends Agent {
 
   /** Cancels the current turn (Ctrl-C); the lead can be asked again afterwards. */
   cancelTurn(): void {
+    this.stopNote = 'The user stopped this turn.';
     this.dropQueue();
     super.stop();
   }
 
-  /** Ends whatever turn is running for good (host shutting down). */
+  /** Another host runs the lead now: stop here, leaving the conversation for it to carry on. */
+  handOver(): void {
+    this.stopNote = null;
+    this.resumePending = false;
+    this.dropQueue();
+    super.stop();
+  }
+
+  /** What a stopped turn records in the conversation (null: nothing, it is to be carried on). */
+  private stopNote: string | null = null;
+
+  /** Ends whatever turn is running for good (host shutting down); a stop the user asked for first still counts. */
   override stop(): void {
     this.dropQueue();
     this.wakePending = false;
@@ -75,6 +87,8 @@ export class Lead extends Agent {
     for (;;) {
       if (this.resumePending) {
         this.resumePending = false;
+        // Mail may have woken the lead first and carried the interrupted turn on already.
+        if (this.messages[this.messages.length - 1]?.role !== 'user') continue;
         this.rearm();
         this.env.emit({ type: 'notice', level: 'info', agent: 'lead', message: 'The lead carries on with the turn that was interrupted.' });
         await this.phase();
@@ -105,16 +119,17 @@ export class Lead extends Agent {
   /** One turn's work; a turn the user stopped or that hit maxRounds says so in the conversation. */
   private async phase(): Promise<void> {
     const rounds = this.env.settings().maxRounds;
+    this.stopNote = null;
     const end = await this.runPhase(rounds);
     // Not left "running bash" after a cancel; an error stays in view until the next turn.
     if (end === 'stopped' || end === 'max_rounds') this.setActivity({ kind: 'idle' });
     if (end === 'max_rounds') {
       this.env.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead stopped after ${rounds} model calls (maxRounds).` });
     }
-    // Not when the host is going away (closed): then the turn is to be carried on after it.
-    if ((end === 'stopped' && !this.closed) || end === 'max_rounds') {
-      const why = end === 'stopped' ? 'The user stopped this turn.' : `Stopped after ${rounds} model calls (maxRounds).`;
-      await this.push({ role: 'assistant', content: [{ type: 'text', text: `(${why})` }] });
-    }
+    // A stop by the user is noted even if the host closes right after; a host going away or
+    // handing the lead over leaves the turn to be carried on.
+    const note = end === 'stopped' ? this.stopNote : end === 'max_rounds' ? `Stopped after ${rounds} model calls (maxRounds).` : null;
+    this.stopNote = null;
+    if (note) await this.push({ role: 'assistant', content: [{ type: 'text', text: `(${note})` }] });
   }
 }

@@ -165,7 +165,22 @@ export class Runtime implements TeamRuntime, AgentEnv {
   }
 
   // ── leases and resume ──
+  /** A heartbeat under way: a slow one (a contended roster lock) must not overlap the next. */
+  private beating = false;
+  /** Teammates being started here (between the lease and the running loop). */
+  private starting = new Set<string>();
+
   private async beat(): Promise<void> {
+    if (this.beating) return;
+    this.beating = true;
+    try {
+      await this.beatOnce();
+    } finally {
+      this.beating = false;
+    }
+  }
+
+  private async beatOnce(): Promise<void> {
     await this.adoptOrphans();
     const mine = [...this.teammates.keys()];
     const holdLead = !this.leadRemote;
@@ -176,7 +191,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
     for (const { name, host } of lost) await this.yieldTo(name, host);
     if (leadLostTo && !this.disposed) {
       this.leadRemote = leadLostTo;
-      this.lead.cancelTurn();
+      // Not "the user stopped this turn": the other host carries the conversation on.
+      this.lead.handOver();
       this.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host: leadLostTo } });
       this.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead is now run by another window (host ${leadLostTo}); stopped here.` });
     }
@@ -228,7 +244,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const members = await this.team.roster.list().catch(() => []);
     for (const m of members) {
       // Ours (running, or being set up by a spawn right now) or gone: nothing to adopt.
-      if (this.disposed || m.status === 'shutdown' || this.teammates.has(m.name) || m.host?.id === this.hostId) continue;
+      if (this.disposed || m.status === 'shutdown' || this.running(m.name) || m.host?.id === this.hostId) continue;
       const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
       if (foreign) {
         if (this.remote.get(m.name) !== foreign) {
@@ -244,7 +260,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
         continue;
       }
       this.remote.delete(m.name);
-      await this.resume(r.member);
+      // A spawn here may have started it while the claim was under way.
+      if (!this.running(m.name)) await this.resume(r.member);
     }
   }
 
@@ -286,7 +303,22 @@ export class Runtime implements TeamRuntime, AgentEnv {
     await this.runTeammate(m, null, m.status === 'idle');
   }
 
+  /** Runs here now, or is being started here. */
+  private running(name: string): boolean {
+    return this.teammates.has(name) || this.starting.has(name);
+  }
+
   private async runTeammate(m: Member, prompt: string | null, resumeIdle: boolean): Promise<Teammate> {
+    if (this.running(m.name)) throw new RuntimeError(`${m.name} already runs here`);
+    this.starting.add(m.name);
+    try {
+      return await this.startTeammate(m, prompt, resumeIdle);
+    } finally {
+      this.starting.delete(m.name);
+    }
+  }
+
+  private async startTeammate(m: Member, prompt: string | null, resumeIdle: boolean): Promise<Teammate> {
     const teamName = (await this.team.roster.read()).team_name;
     const identity = { name: m.name, role: m.role, team: teamName };
     const cwd = m.worktree ?? this.root;
@@ -311,7 +343,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     if (existing && existing.status !== 'shutdown') {
       const foreign = liveForeignHost(existing, this.hostId, this.opts.heartbeatMs);
       if (foreign) throw new RuntimeError(`${name} is run by another window (host ${foreign})`);
-      if (this.teammates.has(name)) throw new RuntimeError(`${name} is already ${existing.status}; message it instead`);
+      if (this.running(name)) throw new RuntimeError(`${name} is already ${existing.status}; message it instead`);
     }
     const live = (await this.team.roster.list()).filter((m) => m.status !== 'shutdown' && m.name !== name).length;
     if (live >= this.s.maxTeammates) throw new RuntimeError(`the team already has ${live} teammates (agentTeams.maxTeammates)`);
