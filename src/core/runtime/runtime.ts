@@ -2,15 +2,12 @@
 // runs, their model clients, usage and budget, leases and resume. It implements
 // TeamRuntime for the VS Code layer and the CLI.
 import { randomUUID } from 'node:crypto';
-import { relative, resolve } from 'node:path';
-import { isInside } from '../exec/confine';
 import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
 import { Team } from '../team/team';
 import type { Disposable } from '../team/dir-watcher';
 import { assertTeammateName } from '../util/names';
-import { exists } from '../worktree/context';
 import { WorktreeManager } from '../worktree/manager';
 import type { Agent, AgentEnv } from './agent';
 import { BudgetGate } from './budget-gate';
@@ -21,6 +18,7 @@ import {
   claimLeadLease, claimMember, HEARTBEAT_MS, liveForeignHost, makeLease, releaseLeases, renewLeases, type Claim,
 } from './lease';
 import { leadSystem, teammateSystem } from './prompts';
+import { whyNotResumable } from './resumable';
 import { Teammate } from './teammate';
 import { LEAD_TOOLS, TEAMMATE_TOOLS } from './tool-schemas';
 import { ToolSet } from './tools';
@@ -181,7 +179,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
   }
 
   private async beatOnce(): Promise<void> {
-    await this.adoptOrphans();
+    await this.adoptLead();
+    await this.resumeTeammates();
     const mine = [...this.teammates.keys()];
     const holdLead = !this.leadRemote;
     if (!mine.length && !holdLead) return;
@@ -234,29 +233,25 @@ export class Runtime implements TeamRuntime, AgentEnv {
     return this.team.roster.update((c) => claimMember(c, name, this.hostId, this.opts.heartbeatMs));
   }
 
-  /** Takes over members whose other host went away (its lease went stale). */
   /**
-   * Every heartbeat: teammates other hosts run (spawned there since this one started
-   * included) are shown as remote, and one whose host went away is taken over here.
+   * At start and every heartbeat, over the whole roster: teammates other hosts run (spawned
+   * there since this one started included) are shown as remote, and those no live host runs
+   * (their host went away, or this one just started) are run here.
    */
-  private async adoptOrphans(): Promise<void> {
-    await this.adoptLead();
+  private async resumeTeammates(): Promise<void> {
     const members = await this.team.roster.list().catch(() => []);
     for (const m of members) {
-      // Ours (running, or being set up by a spawn right now) or gone: nothing to adopt.
+      // Ours (running, or being set up by a spawn right now) or gone: nothing to take.
       if (this.disposed || m.status === 'shutdown' || this.running(m.name) || m.host?.id === this.hostId) continue;
       const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
       if (foreign) {
-        if (this.remote.get(m.name) !== foreign) {
-          this.remote.set(m.name, foreign);
-          this.emit({ type: 'activity', agent: m.name, activity: { kind: 'remote', host: foreign } });
-        }
+        this.markRemote(m.name, foreign);
         continue;
       }
       const r = await this.claim(m.name).catch(() => undefined);
       if (!r) continue;
       if ('foreign' in r) {
-        this.remote.set(m.name, r.foreign);
+        this.markRemote(m.name, r.foreign);
         continue;
       }
       this.remote.delete(m.name);
@@ -265,39 +260,21 @@ export class Runtime implements TeamRuntime, AgentEnv {
     }
   }
 
-  private async resumeTeammates(): Promise<void> {
-    for (const m of await this.team.roster.list()) {
-      if (m.status === 'shutdown') continue;
-      const r = await this.claim(m.name);
-      if (!r) continue;
-      if ('foreign' in r) {
-        this.remote.set(m.name, r.foreign);
-        this.emit({ type: 'activity', agent: m.name, activity: { kind: 'remote', host: r.foreign } });
-        continue;
-      }
-      await this.resume(r.member);
-    }
+  private markRemote(name: string, host: string): void {
+    if (this.remote.get(name) === host) return;
+    this.remote.set(name, host);
+    this.emit({ type: 'activity', agent: name, activity: { kind: 'remote', host } });
   }
 
   /**
-   * Continues a member's conversation — unless its worktree checkout is gone (removed by hand
-   * or by another tool): running it would root its tools in a missing folder, so it is
-   * marked shut down, its tasks go back to pending, and the user is told.
+   * Continues a member's conversation, unless its worktree is not its own or is gone: then it
+   * is marked shut down, its tasks go back to pending, and the user is told.
    */
   private async resume(m: Member): Promise<void> {
-    if (m.worktree && !isInside(this.worktrees.pathOf(m.name), resolve(m.worktree))) {
-      // Only its own checkout: a roster edited to point elsewhere must not become a file-tool root.
+    const why = await whyNotResumable(m, this.worktrees.pathOf(m.name), this.root);
+    if (why) {
       await this.team.retireMember(m.name);
-      this.emit({ type: 'notice', level: 'error', agent: m.name, message: `not resumed: its working folder in .team/config.json (${m.worktree}) is not its own worktree.` });
-      return;
-    }
-    if (m.worktree && !(await exists(m.worktree))) {
-      await this.team.retireMember(m.name);
-      const where = relative(this.root, m.worktree) || m.worktree;
-      this.emit({
-        type: 'notice', level: 'warning', agent: m.name,
-        message: `not resumed: its worktree ${where} is gone${m.branch ? ` (branch ${m.branch} is untouched)` : ''}. Spawn it again to continue.`,
-      });
+      this.emit({ type: 'notice', level: why.level, agent: m.name, message: why.message });
       return;
     }
     await this.runTeammate(m, null, m.status === 'idle');
