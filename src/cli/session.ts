@@ -25,7 +25,7 @@ export interface SessionOptions {
   settings: RuntimeSettings;
 }
 
-/** Key and base URL from the environment (SPEC §6); null after printing why not. */
+/** Key and base URL from the environment (README.md, "Command line"); null after printing why not. */
 function modelConfig(io: CliIo): ModelConfig | null {
   if (!io.env.ANTHROPIC_API_KEY?.trim()) {
     writeLine(io.stderr, 'agent-teams: no Anthropic API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another endpoint)\n'

@@ -1,4 +1,4 @@
-// zod schemas for every file format in SPEC §1–4; TypeScript types are inferred from them.
+// zod schemas for every file format in docs/file-formats.md; TypeScript types are inferred from them.
 // Objects are loose so fields written by newer versions or other tools survive a rewrite.
 import { z } from 'zod';
 import { NAME_RE } from '../core/util/names';
@@ -44,7 +44,7 @@ export const TeamConfig = z.looseObject({
 });
 export type TeamConfig = z.infer<typeof TeamConfig>;
 
-// ── Messages (SPEC §2): a discriminated union on `type`. ──
+// ── Messages (docs/file-formats.md, "Messages"): a discriminated union on `type`. ──
 const base = {
   id: z.string().min(1),
   from: ParticipantName,
@@ -87,7 +87,7 @@ export type Message = z.infer<typeof Message>;
 
 /**
  * The tutorial sent plan submissions as `plan_approval_response` carrying `plan` and no
- * `approve`; readers accept that form as a request (SPEC §2).
+ * `approve`; readers accept that form as a request (docs/file-formats.md, "Messages").
  */
 export function normalizeLegacyMessage(raw: unknown): unknown {
   if (raw && typeof raw === 'object') {
@@ -99,7 +99,7 @@ export function normalizeLegacyMessage(raw: unknown): unknown {
   return raw;
 }
 
-// ── Protocol requests (SPEC §3) ──
+// ── Protocol requests (docs/file-formats.md, "Requests") ──
 export const RequestKind = z.enum(['shutdown', 'plan']);
 export type RequestKind = z.infer<typeof RequestKind>;
 export const RequestStatus = z.enum(['pending', 'approved', 'rejected', 'expired']);
@@ -123,7 +123,7 @@ export const RequestRecord = z.looseObject({
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 
-// ── Tasks (SPEC §4) ──
+// ── Tasks (docs/file-formats.md, "Tasks") ──
 export const TaskStatus = z.enum(['pending', 'in_progress', 'completed']);
 export type TaskStatus = z.infer<typeof TaskStatus>;
 

@@ -1,4 +1,4 @@
-// What each command takes and does (SPEC §7). A spec names its argument object's fields in
+// What each command takes and does (package.json `contributes.commands`). A spec names its argument object's fields in
 // order — each with the question asked when the field is missing — the zod schema that
 // validates the object, how a tree element maps to it, and what it runs. commands.ts turns
 // the table into registered commands.

@@ -1,5 +1,5 @@
 // The Anthropic API key: VS Code SecretStorage first, else the ANTHROPIC_API_KEY env var
-// (SPEC §6). It is never logged or written to the workspace. Keeps the `agentTeams.hasApiKey`
+// (README.md: Set API Key). It is never logged or written to the workspace. Keeps the `agentTeams.hasApiKey`
 // context key current for the views' welcome content.
 import * as vscode from 'vscode';
 

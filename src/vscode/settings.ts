@@ -1,4 +1,4 @@
-// agentTeams.* settings → RuntimeSettings (SPEC §7), plus a listener that re-reads them.
+// agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
 import { DEFAULT_SETTINGS, type BashPolicy, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
 

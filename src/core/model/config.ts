@@ -1,4 +1,4 @@
-// Where the model's base URL and key come from (SPEC §6): setting, else env for the URL;
+// Where the model's base URL and key come from (README.md: Set API Key, ANTHROPIC_BASE_URL): setting, else env for the URL;
 // SecretStorage, else env for the key. Blank values count as unset (a cleared setting is "").
 import { ModelError } from './errors';
 import { redact } from './redact';

@@ -1,4 +1,4 @@
-// Input schemas for every agent tool (SPEC §5). The `.describe()` text is written for the
+// Input schemas for every agent tool (README.md, "What works"). The `.describe()` text is written for the
 // model; the JSON Schema it sees is generated from these, and calls are validated by them.
 // Optional fields accept null, which models often send.
 import { z } from 'zod';

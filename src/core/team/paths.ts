@@ -1,4 +1,4 @@
-// Where each piece of team state lives in the workspace (SPEC §1). Names are validated
+// Where each piece of team state lives in the workspace (docs/file-formats.md). Names are validated
 // before they ever become part of a path.
 import { join } from 'node:path';
 import { assertParticipantName } from '../util/names';
