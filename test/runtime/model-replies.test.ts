@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { fault, reply, toolUse, type ReplyTurn } from '../fake-api';
+import { fault, reply, text, toolUse, type ReplyTurn } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, sentText } from './harness';
 
@@ -75,9 +75,10 @@ test('the summary call of a compaction is counted in the roster like any other',
   let work = 0;
   h.api.setDefault((r) => {
     if (JSON.stringify(r.body.system).includes('summarising')) return 'Summary: eve listed tasks.';
-    return ++work < 4 ? reply(toolUse('task_list', {})) : reply(toolUse('idle', {}));
+    // Replies that fill the context: a summary needs something before the unanswered turn.
+    return ++work < 4 ? reply(text('Context. '.repeat(400)), toolUse('task_list', {})) : reply(toolUse('idle', {}));
   });
-  await h.rt.spawnTeammate({ name: 'eve', role: 'dev', prompt: `Go. ${'Context. '.repeat(1000)}` });
+  await h.rt.spawnTeammate({ name: 'eve', role: 'dev', prompt: 'Go.' });
   await waitFor(idleStatus(h, 'eve'), 10_000, 'eve idle');
   assert.ok(h.api.requests('eve').some((r) => JSON.stringify(r.body.system).includes('summarising')), 'a compaction happened');
   const served = h.api.usage('eve');

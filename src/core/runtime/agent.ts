@@ -5,6 +5,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { WorkspaceFs } from '../exec/workspace-fs';
 import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
+import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
 import { formatMail, type Identity } from './prompts';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { Transcript } from './transcript';
@@ -168,7 +169,9 @@ export abstract class Agent implements AgentHandle {
   /** Unread mail as text blocks, and the cursor that consumes it. */
   async takeMail(): Promise<{ blocks: Block[]; cursor: number; count: number; wakes: boolean }> {
     const d = await this.env.team.mailbox.unread(this.name, this.inboxPosition());
-    const blocks = d.messages.map((m): Block => ({ type: 'text', text: formatMail(m) }));
+    // A message larger than the context could hold is cut with a note; the inbox keeps it whole.
+    const max = maxMessageChars(this.env.settings().compactAtTokens);
+    const blocks = d.messages.map((m): Block => ({ type: 'text', text: cutMiddle(formatMail(m), max, mailCutNote(this.name)) }));
     const wakes = d.messages.some((m) => !(m as { notice?: boolean }).notice);
     return { blocks, cursor: d.cursor, count: d.messages.length, wakes };
   }

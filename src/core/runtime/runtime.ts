@@ -13,6 +13,7 @@ import type { Agent, AgentEnv } from './agent';
 import { BudgetGate } from './budget-gate';
 import { EventHub } from './event-hub';
 import { compact, estimateTokens } from './compaction';
+import { maxMessageChars } from './context-cut';
 import { Lead } from './lead';
 import {
   claimLeadLease, claimMember, HEARTBEAT_MS, liveForeignHost, makeLease, releaseLeases, renewLeases, type Claim,
@@ -415,7 +416,9 @@ export class Runtime implements TeamRuntime, AgentEnv {
     if (messages[messages.length - 1]?.role !== 'user') return null;
     this.emit({ type: 'notice', level: 'info', agent: agent.name, message: `Compacting ${agent.name}'s context.` });
     // The summary is a model call like any other: counted, and so under the budget.
-    return compact(agent.model, agent.identity, messages, this.team, agent.signal, (r) => this.recordUsage(agent.name, r));
+    return compact(agent.model, agent.identity, messages, this.team, agent.signal, {
+      maxMessageChars: maxMessageChars(this.s.compactAtTokens), recordUsage: (r) => this.recordUsage(agent.name, r),
+    });
   }
 
   // ── shutdown of the host (not of the team) ──
