@@ -1,0 +1,234 @@
+// The MCP servers of one host (docs/mcp.md): read from `.mcp.json`, started once, lazily,
+// when the first agent starts working (only in a trusted workspace, and only after the user
+// saw and allowed each command line), their tools offered to every agent under
+// `mcp__<server>__<tool>`, and stopped with the host. The tool array is rebuilt only when a
+// server's tool list changes, so the prompt prefix the model caches stays the same.
+import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ModelTool } from '../model';
+import { readMcpConfig, type McpConfig } from './config';
+import { McpServerConnection, type McpCallResult, type McpServerState } from './server';
+import { assignNames, mcpRuleNames } from './tool-names';
+
+/** What a host shows the user before a server first starts. */
+export interface McpStartRequest {
+  server: string;
+  transport: 'stdio' | 'http';
+  /** The command line (stdio) or URL (http), after `${VAR}` expansion. */
+  commandLine: string;
+}
+
+export interface McpManagerOptions {
+  root: string;
+  /** Workspace-defined servers start only in a trusted workspace. */
+  trusted(): boolean;
+  /** Asks (or remembers) whether this server may start; false leaves it declined. */
+  approveStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean>;
+  /** Failures and config problems, each reported once. */
+  report(level: 'warning' | 'error', message: string): void;
+  startTimeoutMs?: number;
+  callTimeoutMs?: number;
+  clientVersion?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface McpServerInfo {
+  name: string;
+  transport: 'stdio' | 'http' | 'invalid';
+  commandLine: string;
+  state: McpServerState;
+  /** Model-facing name and the server's own name of each tool. */
+  tools: Array<{ name: string; tool: string; description: string }>;
+}
+
+interface Route {
+  server: McpServerConnection;
+  tool: string;
+  ruleNames: string[];
+}
+
+const MAX_DESCRIPTION = 2048;
+
+/** The server's input schema as the API accepts it: an object schema, without `$schema`. */
+function inputSchema(t: Tool): ModelTool['input_schema'] {
+  const { $schema: _drop, ...rest } = (t.inputSchema ?? {}) as Record<string, unknown>;
+  return { ...rest, type: 'object' } as ModelTool['input_schema'];
+}
+
+function describe(t: Tool): string {
+  const d = (t.description ?? t.title ?? '').trim() || `MCP tool ${t.name}.`;
+  return d.length > MAX_DESCRIPTION ? `${d.slice(0, MAX_DESCRIPTION)}…` : d;
+}
+
+export class McpManager {
+  private config: McpConfig | null = null;
+  private servers: McpServerConnection[] = [];
+  private started: Promise<void> | null = null;
+  /** Every server has had its start (ready, failed or declined): nothing more to wait for. */
+  private settled = false;
+  private defs: ModelTool[] = [];
+  private defsKey = '[]';
+  private routes = new Map<string, Route>();
+  private listeners = new Set<() => void>();
+  private readonly controller = new AbortController();
+  private disposed = false;
+  readonly startTimeoutMs: number;
+  readonly callTimeoutMs: number;
+
+  constructor(private readonly opts: McpManagerOptions) {
+    this.startTimeoutMs = opts.startTimeoutMs ?? 30_000;
+    this.callTimeoutMs = opts.callTimeoutMs ?? 120_000;
+  }
+
+  /** The file read, or its problem (null before the first start). */
+  get configState(): McpConfig | null {
+    return this.config;
+  }
+
+  onChange(listener: () => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => void this.listeners.delete(listener) };
+  }
+
+  /** The failure last reported per server: each failure is reported once, when it happens. */
+  private reported = new WeakMap<McpServerConnection, McpServerState>();
+
+  private changed(): void {
+    for (const s of this.servers) {
+      if (s.state.kind === 'failed' && this.reported.get(s) !== s.state && !this.disposed) {
+        this.reported.set(s, s.state);
+        this.reportFailure(s);
+      }
+    }
+    this.rebuild();
+    for (const l of this.listeners) l();
+  }
+
+  /**
+   * Starts the servers the first time it is called and waits, at most the start timeout,
+   * for them to be ready; a server still waiting for the user's answer then joins later.
+   */
+  async ensureStarted(signal?: AbortSignal): Promise<void> {
+    if (this.disposed) return;
+    if (this.settled) return;
+    this.started ??= this.startAll().finally(() => {
+      this.settled = true;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort = (): void => undefined;
+    const bounded = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, this.startTimeoutMs + 1000);
+      onAbort = resolve;
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    await Promise.race([this.started, bounded]);
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onAbort);
+  }
+
+  private async startAll(): Promise<void> {
+    const config = await readMcpConfig(this.opts.root, this.opts.env);
+    if (this.disposed) return;
+    this.config = config;
+    if (config.error) this.opts.report('error', `MCP: ${config.error}. No MCP server was started.`);
+    this.servers = config.servers.map((c) => new McpServerConnection(c, {
+      startTimeoutMs: this.startTimeoutMs, clientVersion: this.opts.clientVersion ?? '0', onChange: () => this.changed(),
+    }));
+    this.changed();
+    await Promise.all(this.servers.map((s) => this.startOne(s)));
+  }
+
+  private async startOne(s: McpServerConnection): Promise<void> {
+    if (s.config.transport === 'invalid' || this.disposed) return;
+    if (!this.opts.trusted()) {
+      s.setState({ kind: 'declined', reason: 'the workspace is not trusted' });
+      return;
+    }
+    s.setState({ kind: 'awaiting-approval' });
+    const ok = await this.opts.approveStart(
+      { server: s.name, transport: s.config.transport, commandLine: s.commandLine }, this.controller.signal,
+    ).catch(() => false);
+    if (this.disposed) return;
+    if (!ok) {
+      s.setState({ kind: 'declined', reason: 'not allowed to start' });
+      return;
+    }
+    await s.start();
+  }
+
+  private reportFailure(s: McpServerConnection): void {
+    if (s.state.kind !== 'failed') return;
+    const tail = s.state.stderr ? `\nstderr:\n${s.state.stderr}` : '';
+    this.opts.report('error', `MCP server "${s.name}" failed: ${s.state.error}. Its tools are withdrawn; restart it with "MCP: Restart Server" or /mcp restart ${s.name}.${tail}`);
+  }
+
+  /** The tools of every ready server; the same array until a tool list changes. */
+  definitions(): ModelTool[] {
+    return this.defs;
+  }
+
+  private rebuild(): void {
+    const entries: Array<{ server: McpServerConnection; tool: Tool }> = [];
+    for (const s of this.servers) if (s.state.kind === 'ready') for (const tool of s.tools) entries.push({ server: s, tool });
+    const names = assignNames(entries.map((e) => ({ server: e.server.name, tool: e.tool.name })));
+    const defs = entries.map((e, i): ModelTool => ({ name: names[i]!, description: describe(e.tool), input_schema: inputSchema(e.tool) }));
+    const key = JSON.stringify(defs);
+    this.routes = new Map(entries.map((e, i) => [names[i]!, { server: e.server, tool: e.tool.name, ruleNames: mcpRuleNames(e.server.name, e.tool.name) }]));
+    if (key === this.defsKey) return;
+    this.defsKey = key;
+    this.defs = defs;
+  }
+
+  /** The server and tool behind a model-facing name, with the names permission rules use. */
+  route(name: string): { server: string; tool: string; ruleNames: string[] } | undefined {
+    const r = this.routes.get(name);
+    return r && { server: r.server.name, tool: r.tool, ruleNames: r.ruleNames };
+  }
+
+  async call(name: string, input: unknown, signal: AbortSignal): Promise<McpCallResult> {
+    const r = this.routes.get(name);
+    if (!r) return { text: `Unknown tool "${name}": its MCP server is not running.`, isError: true };
+    const args = input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+    return r.server.call(r.tool, args, signal, this.callTimeoutMs);
+  }
+
+  list(): McpServerInfo[] {
+    const byServer = new Map<McpServerConnection, McpServerInfo['tools']>();
+    for (const [name, r] of this.routes) {
+      const list = byServer.get(r.server) ?? [];
+      list.push({ name, tool: r.tool, description: this.defs.find((d) => d.name === name)?.description ?? '' });
+      byServer.set(r.server, list);
+    }
+    return this.servers.map((s) => ({
+      name: s.name, transport: s.config.transport, commandLine: s.commandLine, state: s.state, tools: byServer.get(s) ?? [],
+    }));
+  }
+
+  /**
+   * Stops and starts one server again, with its entry read again from `.mcp.json` (the user
+   * may have fixed it). Starts everything first if nothing was started yet.
+   */
+  async restart(name: string): Promise<void> {
+    if (this.disposed) return;
+    if (!this.started) return this.ensureStarted();
+    await this.started;
+    const s = this.servers.find((x) => x.name === name);
+    if (!s) throw new Error(`no MCP server "${name}" in .mcp.json`);
+    const fresh = (await readMcpConfig(this.opts.root, this.opts.env)).servers.find((c) => c.name === name);
+    await s.stop();
+    if (fresh) s.config = fresh;
+    if (s.config.transport === 'invalid') {
+      s.setState({ kind: 'failed', error: s.config.problem, stderr: '' });
+      return;
+    }
+    await this.startOne(s);
+  }
+
+  /** Stops every server (the host is going away); nothing is left running. */
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.controller.abort();
+    await Promise.all(this.servers.map((s) => s.stop()));
+    this.listeners.clear();
+  }
+}
