@@ -163,7 +163,7 @@ export abstract class Agent implements AgentHandle {
 
   async replaceConversation(messages: ModelMessage[]): Promise<void> {
     this.messages = messages;
-    await this.transcript.reset(messages);
+    await this.transcript.reset(messages, this.inboxCursor);
   }
 
   /** Unread mail as text blocks, and the cursor that consumes it. */
