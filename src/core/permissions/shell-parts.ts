@@ -1,0 +1,149 @@
+// Splits a shell command into the simple commands it runs, with a real bash parser
+// (mvdan-sh), so permission rules judge every part: `npm test; rm -rf ~` is two
+// commands, `npm test $(rm x)` runs `rm x`, `npm test > ~/.bashrc` writes a file.
+// Anything the rules cannot vouch for (substitutions, redirections to files,
+// assignments, functions, loops, background `&`) is reported as a hazard, so no
+// allow rule can cover it. See docs/permissions.md.
+import type { Node } from 'mvdan-sh';
+
+export interface ShellAnalysis {
+  /** Every simple command found anywhere (including inside substitutions), as its words. */
+  parts: string[][];
+  /** Why rules alone cannot allow this command; empty when every part is plain. */
+  hazards: string[];
+  /** The command could not be parsed at all. */
+  error?: string;
+}
+
+type Sh = typeof import('mvdan-sh');
+let sh: Sh | undefined;
+/** Loaded on first use: the parser is large and most sessions never need it. */
+function parser(): Sh {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy load, see above
+  sh ??= require('mvdan-sh') as Sh;
+  return sh;
+}
+
+const MAX_HAZARDS = 8;
+
+export function analyzeShell(command: string): ShellAnalysis {
+  const { syntax } = parser();
+  const src = Buffer.from(command, 'utf8');
+  const text = (n: Node) => src.subarray(n.Pos().Offset(), n.End().Offset()).toString('utf8');
+  let file: Node;
+  try {
+    file = syntax.NewParser().Parse(command, 'command');
+  } catch (e) {
+    const msg = typeof (e as { Error?: () => string }).Error === 'function' ? (e as { Error(): string }).Error() : String(e);
+    return { parts: [], hazards: [`the command could not be parsed (${msg.replace(/^command:/, '')})`], error: msg };
+  }
+  const parts: string[][] = [];
+  const hazards = new Set<string>();
+  const hazard = (h: string) => hazards.size < MAX_HAZARDS && hazards.add(h);
+
+  syntax.Walk(file, (n) => {
+    if (!n) return true;
+    switch (syntax.NodeType(n)) {
+      case 'File': case 'Stmt': case 'BinaryCmd': case 'Subshell': case 'Block':
+      case 'Word': case 'Lit': case 'SglQuoted': case 'DblQuoted': case 'Assign':
+        break; // containers of further commands; judged through their children
+      case 'CallExpr': {
+        const args = list(n.Args);
+        if (list(n.Assigns).length) hazard(`variable assignment \`${text(n)}\``);
+        if (!args.length) break;
+        const words = args.map(literalWord);
+        if (words.every((w): w is string => w !== undefined)) parts.push(words);
+        else {
+          // Still judged by deny/ask rules on what can be read literally.
+          parts.push(words.map((w) => w ?? '\u0000'));
+          hazard(`expansion in \`${text(n)}\``);
+        }
+        break;
+      }
+      case 'Redirect': {
+        const r = redirectHazard(n, src);
+        if (r) hazard(r);
+        break;
+      }
+      case 'CmdSubst': hazard(`command substitution \`${text(n)}\``); break;
+      case 'ProcSubst': hazard(`process substitution \`${text(n)}\``); break;
+      case 'ParamExp': hazard(`variable expansion \`${text(n)}\``); break;
+      case 'ArithmExp': case 'ArithmCmd': hazard(`arithmetic \`${text(n)}\``); break;
+      default: hazard(`${describe(syntax.NodeType(n))} \`${clip(text(n))}\``);
+    }
+    return true;
+  });
+  for (const s of list(file.Stmts)) markBackground(s, text, hazard);
+  return { parts, hazards: [...hazards] };
+}
+
+function markBackground(stmt: Node, text: (n: Node) => string, hazard: (h: string) => void): void {
+  if (stmt.Background) hazard(`background \`&\` in \`${clip(text(stmt))}\``);
+  const cmd = stmt.Cmd as Node | null;
+  for (const key of ['X', 'Y']) if (cmd && cmd[key]) markBackground(cmd[key] as Node, text, hazard);
+  for (const s of list(cmd?.Stmts)) markBackground(s, text, hazard);
+}
+
+/** Output to a file (or input from one) is a hazard; fd duplication and /dev/null are not. */
+function redirectHazard(r: Node, src: Buffer): string | undefined {
+  const word = r.Word as Node | null;
+  const start = (r.OpPos as { Offset(): number }).Offset();
+  const op = src.subarray(start, word ? word.Pos().Offset() : r.End().Offset()).toString('utf8').trim();
+  const target = word ? literalWord(word) : undefined;
+  const whole = src.subarray(r.Pos().Offset(), r.End().Offset()).toString('utf8');
+  if (op.startsWith('<<')) return r.Hdoc && !literalHeredoc(r.Hdoc as Node) ? `here-document with expansions \`${clip(whole)}\`` : undefined;
+  if (/^[<>]&$/.test(op) && target !== undefined && /^(\d+|-)$/.test(target)) return undefined;
+  if (target === '/dev/null') return undefined;
+  return `redirection \`${clip(whole)}\``;
+}
+
+function literalHeredoc(doc: Node): boolean {
+  return list(doc.Parts).every((p) => kind(p) === 'Lit');
+}
+
+/** The word's value after quote removal, or undefined when it expands anything. */
+export function literalWord(word: Node): string | undefined {
+  let out = '';
+  for (const p of list(word.Parts)) {
+    const k = kind(p);
+    if (k === 'Lit') out += unescape(String(p.Value), /\\(.)/gs);
+    else if (k === 'SglQuoted') {
+      if (p.Dollar) return undefined; // $'…' has its own escapes; not worth vouching for
+      out += String(p.Value);
+    } else if (k === 'DblQuoted') {
+      for (const q of list(p.Parts)) {
+        if (kind(q) !== 'Lit') return undefined;
+        out += unescape(String(q.Value), /\\([$`"\\\n])/g);
+      }
+    } else return undefined;
+  }
+  return out;
+}
+
+function unescape(v: string, re: RegExp): string {
+  return v.replace(re, (_m, c: string) => (c === '\n' ? '' : c));
+}
+
+function kind(n: Node): string {
+  return parser().syntax.NodeType(n);
+}
+
+/** GopherJS hands Go slices over as arrays (nil as null). */
+function list(v: unknown): Node[] {
+  return Array.isArray(v) ? (v as Node[]) : [];
+}
+
+const NAMES: Record<string, string> = {
+  FuncDecl: 'function definition', IfClause: 'if statement', WhileClause: 'loop', ForClause: 'loop',
+  CaseClause: 'case statement', DeclClause: 'declaration', LetClause: 'let', TestClause: 'test expression',
+  TimeClause: 'time', CoprocClause: 'coprocess', ExtGlob: 'extended glob', BraceExp: 'brace expansion',
+};
+
+function describe(type: string): string {
+  return NAMES[type] ?? type;
+}
+
+function clip(s: string): string {
+  const one = s.replace(/\s*\n\s*/g, ' ⏎ ');
+  return one.length > 80 ? `${one.slice(0, 77)}…` : one;
+}
