@@ -33,6 +33,15 @@ const sdkApart = {
   },
 };
 
+// The bash parser behind permission rules (mvdan-sh, 1.5 MB) is likewise a bundle of its
+// own, required the first time a rule judges a shell command, never at activation.
+const shParserApart = {
+  name: 'sh-parser-apart',
+  setup(build) {
+    build.onResolve({ filter: /^mvdan-sh$/ }, () => ({ path: './mvdan-sh.js', external: true }));
+  },
+};
+
 // zod re-exports every one of its ~50 error-message locales as `z.locales`, which we never
 // use: its locales index is replaced with English only (a third of the extension bundle).
 const zodEnglishOnly = {
@@ -47,7 +56,10 @@ const zodEnglishOnly = {
 };
 
 const nodeBundles = [
-  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [sdkApart, zodEnglishOnly] },
+  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [sdkApart, shParserApart, zodEnglishOnly] },
+  { in: 'node_modules/mvdan-sh/index.js', out: join(distDir, 'mvdan-sh.js'), external: [] },
+  // list_dir / glob / grep run in this worker thread (src/core/exec/search/search.ts finds it next to the bundle).
+  { in: 'src/core/exec/search/search-worker.ts', out: join(distDir, 'search-worker.js'), external: [] },
   { in: 'src/vscode/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },
   { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: [], banner: '#!/usr/bin/env node' },
   { in: 'src/demo.ts', out: join(distDir, 'demo.js'), external: [] },
