@@ -24,7 +24,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * and I/O run in between.
  */
 let spawnQueue: Promise<void> = Promise.resolve();
-function nextSpawnTurn(): Promise<void> {
+export function nextSpawnTurn(): Promise<void> {
   const turn = spawnQueue.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
   spawnQueue = turn;
   return turn;
