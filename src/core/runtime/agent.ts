@@ -7,6 +7,7 @@ import { WorkspaceFs } from '../exec/workspace-fs';
 import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
 import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
 import { formatMail, type Identity } from './prompts';
+import { phaseSystem } from './instructions';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { Transcript } from './transcript';
 import type { Activity, RuntimeEvent } from './types';
@@ -180,6 +181,8 @@ export abstract class Agent implements AgentHandle {
   async runPhase(maxRounds: number): Promise<PhaseEnd> {
     this.endReason = null;
     let forceCompact = false;
+    // Project instructions are read once per phase: the prompt prefix stays cached within it.
+    const system = await phaseSystem(this.system, this.env.team.paths.root);
     for (let round = 0; ; round++) {
       if (this.stopped) return 'stopped';
       if (round >= maxRounds) return 'max_rounds';
@@ -190,7 +193,7 @@ export abstract class Agent implements AgentHandle {
         if (compacted) await this.replaceConversation(compacted);
         this.setActivity({ kind: 'requesting' });
         result = await this.model.send({
-          system: this.system, tools: this.tools.definitions, messages: mergeConsecutive(this.messages), signal: this.signal,
+          system, tools: this.tools.definitions, messages: mergeConsecutive(this.messages), signal: this.signal,
           onText: (text, attempt) => this.env.emit({ type: 'text_delta', agent: this.name, text, attempt }),
         });
       } catch (err) {
