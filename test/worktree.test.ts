@@ -1,7 +1,7 @@
 // Worktree isolation against real git in throwaway repositories.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -263,6 +263,21 @@ describe('worktree manager', () => {
     assert.equal(await readFile(join(root, 'shared.txt'), 'utf8'), 'dirty\n');
     assert.equal(await exists(join(root, 'h.txt')), false);
     await rejectsWith(m.create('hank', { allowDirtyBase: true }), 'exists');
+  });
+
+  it('refuses a .worktrees that is a symbolic link or a file: nothing is written where it points', async () => {
+    const root = await repo();
+    const elsewhere = await tmp('elsewhere');
+    await symlink(elsewhere, join(root, '.worktrees'));
+    const m = await manager(root);
+    await rejectsWith(m.create('lena'), 'unsafe-path', /is a symbolic link: worktrees are only made in a real \.worktrees folder/);
+    await rejectsWith(m.ensure('lena'), 'unsafe-path');
+    await rejectsWith(m.list(), 'unsafe-path');
+    assert.deepEqual(await readdir(elsewhere), [], 'no checkout, index or event log outside the workspace');
+    assert.equal(await g(root, 'branch', '--list', 'wt/*'), '');
+    await rm(join(root, '.worktrees'));
+    await writeFile(join(root, '.worktrees'), 'not a folder');
+    await rejectsWith(m.create('lena'), 'unsafe-path', /is not a folder/);
   });
 
   it('refuses hostile names before touching any path', async () => {

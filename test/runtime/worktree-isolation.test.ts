@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
@@ -99,4 +100,25 @@ test('a teammate whose worktree was deleted by hand is not resumed into the miss
   h.api.script('ann', reply(toolUse('write_file', { path: 'g.txt', content: 'again\n' }), toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Continue.', isolation: 'worktree' });
   await waitFor(async () => (await readFile(join(h.root, '.worktrees', 'ann', 'g.txt'), 'utf8').catch(() => '')) === 'again\n', 8000, 'ann works again');
+});
+
+test('a teammate whose .worktrees became a symbolic link out of the workspace is not resumed there; a worktree spawn is refused', async (t) => {
+  const h = await harness(t);
+  await initRepo(h.root, 'f.txt');
+  h.api.script('bo', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'bo', role: 'dev', prompt: 'Wait.', isolation: 'worktree' });
+  await waitFor(async () => (await h.rt.team.roster.get('bo'))?.status === 'idle', 8000, 'bo idle');
+  await h.rt.dispose();
+  // The folder moved out and a link left in its place (as a cloned repository can ship it).
+  const outside = await mkdtemp(join(tmpdir(), 'agent-teams-outside-'));
+  t.after(() => rm(outside, { recursive: true, force: true }));
+  await rename(join(h.root, '.worktrees'), join(outside, 'wt'));
+  await symlink(join(outside, 'wt'), join(h.root, '.worktrees'));
+  const calls = h.api.requests('bo').length;
+  await h.restart();
+  await waitFor(async () => (await h.rt.team.roster.get('bo'))?.status === 'shutdown', 5000, 'bo retired');
+  const notice = h.events.find((e) => e.type === 'notice' && e.agent === 'bo' && e.level === 'error');
+  assert.match((notice as { message: string } | undefined)?.message ?? '', /not resumed: its worktree .* lies outside the workspace/);
+  await assert.rejects(h.rt.spawnTeammate({ name: 'cy', role: 'dev', prompt: 'x', isolation: 'worktree' }), /is a symbolic link/);
+  assert.equal(h.api.requests('bo').length, calls, 'no model call rooted outside');
 });

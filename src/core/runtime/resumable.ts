@@ -1,5 +1,6 @@
 // Whether a member found in the roster may be run again here: a teammate with a worktree
 // resumes only in its own checkout, and only while that checkout exists.
+import { realpath } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import type { Member } from '../../shared/team-schemas';
 import { isInside } from '../exec/confine';
@@ -24,6 +25,11 @@ export async function whyNotResumable(m: Member, ownWorktree: string, root: stri
       level: 'warning',
       message: `not resumed: its worktree ${where} is gone${m.branch ? ` (branch ${m.branch} is untouched)` : ''}. Spawn it again to continue.`,
     };
+  }
+  // A `.worktrees` replaced by a symbolic link since: the checkout now lies outside the workspace.
+  const [real, realRoot] = await Promise.all([realpath(m.worktree), realpath(root)]);
+  if (!isInside(realRoot, real)) {
+    return { level: 'error', message: `not resumed: its worktree ${m.worktree} lies outside the workspace (a symbolic link on the way); remove the link and spawn it again.` };
   }
   return null;
 }

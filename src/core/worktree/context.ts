@@ -1,5 +1,5 @@
 // Where everything lives for one workspace, shared by the manager and its helpers.
-import { stat } from 'node:fs/promises';
+import { lstat, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { assertTeammateName, NameError } from '../util/names';
 import { WorktreeError } from './errors';
@@ -59,3 +59,15 @@ export interface EventExtra {
 
 /** Appends to events.jsonl; see store.ts for the line format. */
 export type EventLogger = (event: EventName, phase: 'before' | 'after' | 'failed', name: string, extra?: EventExtra) => Promise<void>;
+
+/**
+ * Refuses a `.worktrees` that is not a real folder inside the workspace: a cloned repository
+ * can ship it as a symbolic link, and checkouts, index, event log and the teammates' file
+ * tools would then land wherever it points (as `.team` and `.tasks` are refused).
+ */
+export async function assertRealWorktreesDir(ctx: WorktreeContext): Promise<void> {
+  const st = await lstat(ctx.dir).catch(() => null);
+  if (!st || (st.isDirectory() && !st.isSymbolicLink())) return;
+  const what = st.isSymbolicLink() ? 'a symbolic link' : 'not a folder';
+  throw new WorktreeError('unsafe-path', `${ctx.dir} is ${what}: worktrees are only made in a real ${WORKTREES_DIR} folder inside the workspace. Remove it (or replace it with a folder) and try again.`);
+}

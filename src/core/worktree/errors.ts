@@ -21,7 +21,8 @@ export type WorktreeErrorCode =
   | 'merge-failed'
   | 'unmerged-commits'
   | 'branch-missing'
-  | 'locked';
+  | 'locked'
+  | 'unsafe-path';
 
 export class WorktreeError extends Error {
   override readonly name = 'WorktreeError';

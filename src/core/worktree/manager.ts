@@ -17,7 +17,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
-  branchOf, checkName, exists, makeContext, type EventExtra, type EventLogger, type EventName, type WorktreeContext,
+  assertRealWorktreesDir, branchOf, checkName, exists, makeContext, type EventExtra, type EventLogger, type EventName, type WorktreeContext,
 } from './context';
 import { diffRecord, type WorktreeDiff } from './diff';
 import { WorktreeError } from './errors';
@@ -80,6 +80,7 @@ export class WorktreeManager {
     const info = await repoInfo(this.ctx.root, this.ctx.git);
     // Exclude first, so .worktrees/ never shows in `git status`, not even for a moment.
     await ensureExcluded(info);
+    await assertRealWorktreesDir(this.ctx);
     await mkdir(this.ctx.dir, { recursive: true });
     return this.mutate(info, 'create', valid, async (env) => this.toInfo(await createWorktree(env, valid, opts, this.opts.hooks ?? {})));
   }
@@ -166,6 +167,7 @@ export class WorktreeManager {
     info: RepoInfo, event: EventName, name: string, body: (env: OpEnv) => Promise<T>,
     outcome: (result: T) => Outcome = () => ({ phase: 'after' }),
   ): Promise<T> {
+    await assertRealWorktreesDir(this.ctx);
     return withFileLock(this.ctx.lockPath, async () => {
       const { index, report } = await this.sync(info);
       if (report.corrupt || report.missing.length || report.restored.length || report.adopted.length || report.adoptedKept.length) {
@@ -196,6 +198,7 @@ export class WorktreeManager {
   }
 
   private async records(): Promise<WorktreeRecord[]> {
+    await assertRealWorktreesDir(this.ctx);
     let index = await peekIndex(this.ctx.indexPath);
     if (index === 'corrupt') {
       const report = await this.reconcile();
