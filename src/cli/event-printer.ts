@@ -40,6 +40,8 @@ export function describeEvent(e: RuntimeEvent): string | null {
     }
     case 'usage':
     case 'text_delta':
+    case 'tool_start':
+    case 'transcript':
       return null;
   }
 }

@@ -53,13 +53,34 @@ const PROTECTED: Record<string, string> = {
   '.vscode': "VS Code's workspace settings and tasks, which decide what agents may do",
 };
 
+/** A write a WorkspaceFs made, for its observer (the change log, src/core/watch/change-log.ts). */
+export interface WriteEvent {
+  /** Real absolute path written. */
+  abs: string;
+  tool: 'write_file' | 'edit_file' | 'revert';
+  /** Bytes before (null: no file), or just the size when it was too large to read. */
+  before: Buffer | { size: number } | null;
+  after: Buffer | null;
+}
+
+/** Hears every completed write; its failure never fails the write (which already happened). */
+export type WriteObserver = (w: WriteEvent) => Promise<void>;
+
+/** Content above this is not read just to be observed. */
+const OBSERVE_MAX_BYTES = 1024 * 1024;
+
 export class WorkspaceFs {
   private realRoot: Promise<string> | undefined;
 
   constructor(
     readonly root: string,
     private readonly maxWriteBytes = DEFAULT_MAX_WRITE_BYTES,
+    private readonly observer?: WriteObserver,
   ) {}
+
+  private async observed(w: WriteEvent): Promise<void> {
+    await this.observer?.(w).catch(() => undefined);
+  }
 
   /** The real absolute path for `userPath`, which must stay inside the root. */
   async resolve(userPath: string): Promise<string> {
@@ -138,12 +159,17 @@ export class WorkspaceFs {
       throw fsError(e, userPath);
     });
     if (existing && !existing.isFile()) throw notAFile(userPath, existing);
+    let before: WriteEvent['before'] = null;
+    if (this.observer && existing) {
+      before = existing.size > OBSERVE_MAX_BYTES ? { size: existing.size } : await readFile(abs).catch(() => ({ size: existing.size }));
+    }
     try {
       await mkdir(path.dirname(abs), { recursive: true });
       await atomicWrite(abs, content, existing?.mode);
     } catch (e) {
       throw fsError(e, userPath);
     }
+    if (this.observer) await this.observed({ abs, tool: 'write_file', before, after: Buffer.from(content, 'utf8') });
     return { path: abs, bytes, created: !existing };
   }
 
@@ -158,8 +184,9 @@ export class WorkspaceFs {
     const st = await this.fileStat(abs, userPath);
     this.checkSize(st.size, userPath);
     let text: string;
+    let buf: Buffer;
     try {
-      const buf = await readFile(abs);
+      buf = await readFile(abs);
       if (isBinary(buf)) throw binaryError(userPath);
       // fatal: re-encoding a non-UTF-8 file would silently corrupt it. ignoreBOM keeps the BOM.
       text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf);
@@ -190,6 +217,7 @@ export class WorkspaceFs {
     } catch (e) {
       throw fsError(e, userPath);
     }
+    if (this.observer) await this.observed({ abs, tool: 'edit_file', before: buf, after: Buffer.from(updated, 'utf8') });
     return { path: abs, bytes, created: false };
   }
 

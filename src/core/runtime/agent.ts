@@ -6,6 +6,8 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { WorkspaceFs } from '../exec/workspace-fs';
 import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
 import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
+import { ChangeLog } from '../watch/change-log';
+import { changeRecorder, currentTask } from '../watch/changes';
 import { formatMail, type Identity } from './prompts';
 import { phaseSystem } from './instructions';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
@@ -72,15 +74,22 @@ export abstract class Agent implements AgentHandle {
     protected readonly tools: ToolSet,
     readonly system: string,
   ) {
-    this.fs = new WorkspaceFs(cwd);
-    this.transcript = new Transcript(env.team.paths.transcript(identity.name));
+    this.fs = this.workspaceFs(cwd);
+    this.transcript = new Transcript(env.team.paths.transcript(identity.name), (entry) => env.emit({ type: 'transcript', agent: identity.name, entry }));
   }
 
   /** Re-roots file tools and bash (a task bound to a worktree). */
   setWorkdir(dir: string): void {
     if (dir === this.cwd) return;
     this.cwd = dir;
-    this.fs = new WorkspaceFs(dir);
+    this.fs = this.workspaceFs(dir);
+  }
+
+  /** File tools rooted at `dir`, every write recorded in the change log (src/core/watch/changes.ts). */
+  private workspaceFs(dir: string): WorkspaceFs {
+    const team = this.env.team;
+    const log = new ChangeLog(team.root);
+    return new WorkspaceFs(dir, undefined, changeRecorder(log, this.identity.name, dir, () => currentTask(() => team.tasks.list(), this.identity.name)));
   }
 
   get name(): string {
@@ -97,6 +106,10 @@ export abstract class Agent implements AgentHandle {
 
   setActivity(a: Activity): void {
     this.current = a;
+    // Kept in the transcript for its readers (what happened while nobody watched).
+    if (a.kind === 'retrying') void this.transcript.note({ type: 'notice', what: 'retry', level: 'warning', text: `Retrying in ${Math.round(a.inMs / 1000)} s (attempt ${a.attempt}): ${a.reason}` });
+    else if (a.kind === 'paused') void this.transcript.note({ type: 'notice', what: 'pause', level: 'warning', text: `Paused: ${a.reason}` });
+    else if (a.kind === 'error') void this.transcript.note({ type: 'notice', what: 'error', level: 'error', text: a.message });
     this.env.emit({ type: 'activity', agent: this.name, activity: a });
   }
 
@@ -212,6 +225,8 @@ export abstract class Agent implements AgentHandle {
       }
       forceCompact = false;
       await this.env.recordUsage(this.name, result);
+      const u = result.usage;
+      await this.transcript.note({ type: 'usage', input: u.input, output: u.output, cache_read: u.cacheRead, cache_write: u.cacheWrite });
       // An empty reply is not kept: the API refuses an empty assistant message in a conversation.
       if (result.content.length) await this.push({ role: 'assistant', content: result.content as Block[] });
       for (const b of result.content) if (b.type === 'text' && b.text.trim()) this.env.emit({ type: 'text', agent: this.name, text: b.text });
@@ -234,11 +249,12 @@ export abstract class Agent implements AgentHandle {
           continue;
         }
         this.setActivity({ kind: 'tool', tool: u.name });
+        this.env.emit({ type: 'tool_start', agent: this.name, id: u.id, tool: u.name, input: u.input });
         const r = await this.tools.run(u.name, u.input, this, this.env);
         // Whatever a tool turned up (a printed environment, a .env file), the key stays out of
         // the transcript and the model's context.
         const text = redact(r.text);
-        this.env.emit({ type: 'tool', agent: this.name, tool: u.name, input: u.input, result: text, isError: r.isError });
+        this.env.emit({ type: 'tool', agent: this.name, tool: u.name, input: u.input, result: text, isError: r.isError, id: u.id });
         blocks.push({ type: 'tool_result', tool_use_id: u.id, content: text, ...(r.isError ? { is_error: true } : {}) });
       }
       const mail = this.stopped ? null : await this.takeMail();

@@ -2,14 +2,25 @@
 // resumes after a reload or crash. Each record is one message, or a reset written by
 // compaction. A record carrying `inbox_cursor` marks the mail it delivered: writing the
 // message and its cursor in one line is what makes mail delivery exactly-once in effect.
+// `event` records (per-round usage, errors, retries, pauses) are for readers of the
+// transcript (the transcript view, `agent-teams log`); restoring skips them.
 import { randomUUID } from 'node:crypto';
 import type { ModelMessage } from '../model';
 import { appendJsonLine, scanJsonLines } from '../team/jsonl';
 import { lastLineWith } from '../team/jsonl-read';
 
-type Entry =
-  | { id: string; kind: 'msg'; message: ModelMessage; inbox_cursor?: number }
-  | { id: string; kind: 'reset'; messages: ModelMessage[]; inbox_cursor?: number };
+/** Seen by readers only; see src/core/watch/transcript-items.ts. */
+export type TranscriptEvent =
+  | { type: 'usage'; input: number; output: number; cache_read: number; cache_write: number }
+  | { type: 'notice'; what: 'error' | 'retry' | 'pause' | 'stop' | 'note'; level: 'info' | 'warning' | 'error'; text: string };
+
+export type TranscriptEntry =
+  | { id: string; kind: 'msg'; ts?: number; message: ModelMessage; inbox_cursor?: number }
+  | { id: string; kind: 'reset'; ts?: number; messages: ModelMessage[]; inbox_cursor?: number }
+  | { id: string; kind: 'event'; ts: number; event: TranscriptEvent };
+type Entry = TranscriptEntry;
+
+const now = (): number => Date.now() / 1000;
 
 export interface Restored {
   messages: ModelMessage[];
@@ -17,17 +28,27 @@ export interface Restored {
 }
 
 export class Transcript {
-  constructor(readonly path: string) {}
+  /** `onEntry` hears every line once it is in the file (live views). */
+  constructor(readonly path: string, private readonly onEntry?: (e: TranscriptEntry) => void) {}
 
   append(message: ModelMessage, inboxCursor?: number): Promise<void> {
-    const e: Entry = { id: randomUUID(), kind: 'msg', message, ...(inboxCursor !== undefined ? { inbox_cursor: inboxCursor } : {}) };
-    return appendJsonLine(this.path, e);
+    const e: Entry = { id: randomUUID(), kind: 'msg', ts: now(), message, ...(inboxCursor !== undefined ? { inbox_cursor: inboxCursor } : {}) };
+    return this.write(e);
   }
 
   /** A compaction; it carries the mail cursor so far, since restore reads from the last one on. */
   reset(messages: ModelMessage[], inboxCursor?: number): Promise<void> {
-    const e: Entry = { id: randomUUID(), kind: 'reset', messages, ...(inboxCursor !== undefined ? { inbox_cursor: inboxCursor } : {}) };
-    return appendJsonLine(this.path, e);
+    return this.write({ id: randomUUID(), kind: 'reset', ts: now(), messages, ...(inboxCursor !== undefined ? { inbox_cursor: inboxCursor } : {}) });
+  }
+
+  /** Records an event for readers; a failure to write it never stops the agent. */
+  note(event: TranscriptEvent): Promise<void> {
+    return this.write({ id: randomUUID(), kind: 'event', ts: now(), event }).catch(() => undefined);
+  }
+
+  private async write(e: Entry): Promise<void> {
+    await appendJsonLine(this.path, e);
+    this.onEntry?.(e);
   }
 
   /**

@@ -3,6 +3,7 @@
 import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
 import type { ModelClient, ModelStatus } from '../model';
 import type { WorktreeManager } from '../worktree/manager';
+import type { TranscriptEntry } from './transcript';
 
 export type PlanApprover = 'user' | 'lead';
 export type BashPolicy = 'ask' | 'allow' | 'deny';
@@ -67,7 +68,11 @@ export type RuntimeEvent =
   | { type: 'text'; agent: string; text: string }
   /** Part of an agent's text as the model streams it; `attempt` changes when a retry starts over. 'text' follows with the whole. */
   | { type: 'text_delta'; agent: string; text: string; attempt: number }
-  | { type: 'tool'; agent: string; tool: string; input: unknown; result: string; isError: boolean }
+  /** A tool call about to run (`id`: the model's tool_use id). */
+  | { type: 'tool_start'; agent: string; id: string; tool: string; input: unknown }
+  | { type: 'tool'; agent: string; tool: string; input: unknown; result: string; isError: boolean; id?: string }
+  /** A line just appended to the agent's transcript (docs/file-formats.md, "Transcripts"). */
+  | { type: 'transcript'; agent: string; entry: TranscriptEntry }
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; agent?: string }
   | { type: 'usage'; agent: string; total: number };
 

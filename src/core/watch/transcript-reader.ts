@@ -1,0 +1,142 @@
+// Reads an agent's transcript file for people (the transcript view, `agent-teams log` and
+// `export`), never all at once: a view starts from the last few megabytes of a file of any
+// size and then follows what is appended. Lines that are not JSON are reported by offset
+// and skipped. Opened with O_NOFOLLOW: a transcript that is a symbolic link is not shown.
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import type { TranscriptItem } from '../../shared/transcript-items';
+import { ItemBuilder, type ItemChange } from './transcript-items';
+
+/** How much of the end of a transcript a view starts with. */
+export const DEFAULT_TAIL_BYTES = 4 * 1024 * 1024;
+const CHUNK = 1 << 20;
+
+export type Line = { offset: number; value: unknown } | { offset: number; bad: true };
+
+/**
+ * Calls `onLine` for each complete line from `from` (a line cut by `from` is skipped), and
+ * returns the offset after the last complete line.
+ */
+export async function scanLines(path: string, from: number, onLine: (l: Line) => void): Promise<{ next: number; size: number }> {
+  let fh;
+  try {
+    fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { next: 0, size: 0 };
+    if (code === 'ELOOP') throw new Error(`${path} is a symbolic link: not reading it as a transcript`);
+    throw err;
+  }
+  try {
+    const size = (await fh.stat()).size;
+    if (from > size) from = 0; // replaced or truncated: start over
+    let pos = from;
+    let carry = Buffer.alloc(0);
+    let carryStart = from;
+    // Starting mid-file: the first (partial) line is not ours to show.
+    let skipFirst = from > 0;
+    if (skipFirst) {
+      const one = Buffer.alloc(1);
+      await fh.read(one, 0, 1, from - 1);
+      if (one[0] === 10) skipFirst = false;
+    }
+    while (pos < size) {
+      const buf = Buffer.allocUnsafe(Math.min(CHUNK, size - pos));
+      const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const data = carry.length ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
+      let start = 0;
+      for (let nl = data.indexOf(10); nl !== -1; nl = data.indexOf(10, start)) {
+        const offset = carryStart + start;
+        if (skipFirst) skipFirst = false;
+        else if (nl > start) {
+          const text = data.toString('utf8', start, nl);
+          if (text.trim()) {
+            try {
+              onLine({ offset, value: JSON.parse(text) as unknown });
+            } catch {
+              onLine({ offset, bad: true });
+            }
+          }
+        }
+        start = nl + 1;
+      }
+      carry = Buffer.from(data.subarray(start));
+      carryStart += start;
+    }
+    return { next: carryStart, size };
+  } finally {
+    await fh.close();
+  }
+}
+
+export interface Loaded {
+  /** Bytes at the start of the file not read (a long transcript). */
+  skippedBytes: number;
+  next: number;
+}
+
+/**
+ * A transcript as items: `load` reads the end of the file, `more` what was appended since.
+ * Changes go to `onChange` in file order.
+ */
+export class TranscriptFollower {
+  readonly builder: ItemBuilder;
+  private next = 0;
+
+  constructor(readonly path: string, agent: string, private readonly onChange: (c: ItemChange) => void) {
+    this.builder = new ItemBuilder(agent);
+  }
+
+  async load(tailBytes = DEFAULT_TAIL_BYTES): Promise<Loaded> {
+    const size = await fileSize(this.path);
+    const from = Math.max(0, size - tailBytes);
+    const r = await scanLines(this.path, from, (l) => this.line(l));
+    this.next = r.next;
+    return { skippedBytes: from, next: r.next };
+  }
+
+  /** Reads what was appended since the last read; true if the file was replaced (start over). */
+  async more(): Promise<boolean> {
+    const size = await fileSize(this.path);
+    if (size < this.next) {
+      this.next = 0;
+      return true;
+    }
+    if (size === this.next) return false;
+    const r = await scanLines(this.path, this.next, (l) => this.line(l));
+    this.next = r.next;
+    return false;
+  }
+
+  private line(l: Line): void {
+    const changes = 'bad' in l ? this.builder.badLine(l.offset) : this.builder.entry(l.value);
+    for (const c of changes) this.onChange(c);
+  }
+}
+
+async function fileSize(path: string): Promise<number> {
+  try {
+    const fh = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+    try {
+      return (await fh.stat()).size;
+    } finally {
+      await fh.close();
+    }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+    throw err;
+  }
+}
+
+/** Every item of a whole transcript, in order, read in chunks (the export). */
+export async function allItems(path: string, agent: string): Promise<TranscriptItem[]> {
+  const items = new Map<string, TranscriptItem>();
+  const f = new TranscriptFollower(path, agent, (c) => {
+    if (c.op === 'put') items.set(c.item.key, c.item);
+    else items.delete(c.key);
+  });
+  await f.load(Number.MAX_SAFE_INTEGER);
+  return [...items.values()];
+}
