@@ -1,4 +1,4 @@
-// The one place that decides how a transcript reads in each mode (docs/transcripts.md):
+// The one place that decides how a transcript reads in each mode (docs/file-formats.md, "Transcripts"; README "Watching the work"):
 // which items show, how a tool call is summed up in one line, what is folded. The transcript
 // panel and the CLI (`log`, `export`, `/log`) both render these rows, so they never disagree.
 //   summary  the agent's text, the person's prompts, mail in and out, requests, errors,
