@@ -23,7 +23,11 @@ export class CommandContext {
 
   /** The team over `root`; `write` creates the directory layout first. */
   async open(write: boolean): Promise<Team> {
-    this.team ??= new Team(this.root);
+    if (!this.team) {
+      const team = new Team(this.root);
+      await team.checkFolder();
+      this.team = team;
+    }
     if (write) await this.team.init();
     return this.team;
   }

@@ -93,7 +93,7 @@ async function decide(ctx: CommandContext, approve: boolean, feedback: string): 
   const requestId = ctx.args[0];
   if (!requestId) throw new UsageError('missing request id', ctx.usage);
   const team = await openChecked(ctx, async (t) => {
-    if (!(await t.requests.get(requestId).catch(() => undefined))) throw new CliError(`unknown request_id ${JSON.stringify(requestId)}`);
+    if (!(await t.findRequest(requestId).catch(() => undefined))) throw new CliError(`unknown request_id ${JSON.stringify(requestId)}`);
   });
   const r = await team.decidePlan('user', requestId, approve, feedback);
   if (!r.ok) throw new CliError(r.error);

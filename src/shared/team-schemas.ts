@@ -59,6 +59,7 @@ export const MESSAGE_TYPES = [
   'shutdown_response',
   'plan_approval_request',
   'plan_approval_response',
+  'result',
 ] as const;
 export const MessageType = z.enum(MESSAGE_TYPES);
 export type MessageType = z.infer<typeof MessageType>;
@@ -66,6 +67,8 @@ export type MessageType = z.infer<typeof MessageType>;
 export const Message = z.discriminatedUnion('type', [
   z.looseObject({ ...base, type: z.literal('message') }),
   z.looseObject({ ...base, type: z.literal('broadcast') }),
+  /** A teammate's final words of a work phase, to the lead (docs/file-formats.md, "Messages"). */
+  z.looseObject({ ...base, type: z.literal('result') }),
   z.looseObject({ ...base, type: z.literal('shutdown_request'), request_id: z.string() }),
   z.looseObject({
     ...base,

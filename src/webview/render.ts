@@ -24,6 +24,7 @@ export function kindWords(m: Message): string {
     case 'shutdown_response': return m.approve ? 'agreed to shut down' : 'declined to shut down';
     case 'plan_approval_request': return 'plan for approval';
     case 'plan_approval_response': return m.approve ? 'plan approved' : 'plan rejected';
+    case 'result': return 'result';
   }
 }
 

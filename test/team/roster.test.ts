@@ -47,21 +47,44 @@ test('unknown fields in config.json survive a rewrite', async (t) => {
   assert.equal(onDisk.members[0].status, 'working');
 });
 
-test('a corrupt config.json is reported with its path and moved aside, not reset silently', async (t) => {
+test('a corrupt config.json is reported with its path; a read leaves it in place, a change moves it aside', async (t) => {
   const team = await newTeam(t);
   const problems: Problem[] = [];
   const sub = onProblem((p) => problems.push(p));
   t.after(() => sub.dispose());
   await writeFile(team.paths.config, '{"team_name": "x", "members": [');
   assert.deepEqual(await team.roster.list(), []);
-  const files = await readdir(team.paths.teamDir);
-  const aside = files.filter((f) => f.startsWith('config.json.corrupt-'));
+  const corrupt = async () => (await readdir(team.paths.teamDir)).filter((f) => f.startsWith('config.json.corrupt-'));
+  assert.deepEqual(await corrupt(), [], 'a read moves nothing');
+  assert.ok(problems.some((p) => p.path === team.paths.config && /not valid JSON/.test(p.message)));
+  // A change cannot build on it: the file is moved aside first, never overwritten.
+  await team.spawnMember('carol', 'r');
+  const aside = await corrupt();
   assert.equal(aside.length, 1);
   assert.equal(await readFile(`${team.paths.teamDir}/${aside[0]}`, 'utf8'), '{"team_name": "x", "members": [');
-  assert.ok(problems.some((p) => p.path === team.paths.config && /not valid JSON/.test(p.message)));
-  // An invalid (parsable) roster is treated the same way.
-  await writeFile(team.paths.config, JSON.stringify({ team_name: 'x', members: [{ name: '../evil', role: 'r', status: 'idle' }] }));
-  await team.spawnMember('carol', 'r');
-  assert.equal((await readdir(team.paths.teamDir)).filter((f) => f.startsWith('config.json.corrupt-')).length, 2);
   assert.deepEqual((await team.roster.list()).map((m) => m.name), ['carol']);
+});
+
+test('a roster with members we cannot run (tutorial names, reserved names) keeps the valid ones and reports the others', async (t) => {
+  const team = await newTeam(t);
+  const problems: Problem[] = [];
+  const sub = onProblem((p) => problems.push(p));
+  t.after(() => sub.dispose());
+  const alice = { name: 'Alice', role: 'coder', status: 'working' };
+  const lead = { name: 'lead', role: 'x', status: 'idle' };
+  const evil = { name: '../evil', role: 'r', status: 'idle' };
+  await writeFile(team.paths.config, JSON.stringify({
+    team_name: 'x', members: [alice, { name: 'bob', role: 'tester', status: 'idle' }, lead, evil],
+  }));
+  assert.deepEqual((await team.roster.list()).map((m) => m.name), ['bob']);
+  assert.deepEqual((await readdir(team.paths.teamDir)).filter((f) => f.includes('corrupt')), []);
+  for (const n of ['Alice', 'lead', '../evil']) {
+    assert.ok(problems.some((p) => p.path === team.paths.config && p.message.includes(JSON.stringify(n))), `${n} reported`);
+  }
+  await team.mailbox.send({ from: 'user', to: 'bob', type: 'message', content: 'hi' });
+  // A change keeps the entries it cannot use exactly as they were.
+  await team.spawnMember('carol', 'r');
+  const onDisk = JSON.parse(await readFile(team.paths.config, 'utf8')) as { members: unknown[] };
+  assert.deepEqual(onDisk.members.filter((m) => [alice, lead, evil].some((x) => JSON.stringify(x) === JSON.stringify(m))).length, 3);
+  assert.deepEqual((await team.roster.list()).map((m) => m.name), ['bob', 'carol']);
 });

@@ -150,7 +150,7 @@ const handlers: { [K in ToolKey]: Handler<K> } = {
     const t = await h.team.tasks.update(task_id, {
       status: status ?? undefined, owner: owner ?? undefined,
       addBlockedBy: addBlockedBy ?? undefined, removeBlockedBy: removeBlockedBy ?? undefined,
-    });
+    }, a.name);
     if (a.kind === 'teammate') {
       const current = t.status === 'in_progress' && t.owner === a.name ? t.id : null;
       await h.team.roster.patch(a.name, { current_task: current }).catch(() => undefined);

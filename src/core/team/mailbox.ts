@@ -4,16 +4,12 @@
 // its transcript) and acks after, so a crash between the two re-reads nothing twice.
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import {
-  Message,
-  MessageType,
-  normalizeLegacyMessage,
-  type Message as MessageT,
-} from '../../shared/team-schemas';
+import { Message, MessageType, type Message as MessageT } from '../../shared/team-schemas';
 import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
 import { assertParticipantName } from '../util/names';
 import { reportProblem } from '../util/problems';
 import type { DirWatcher, Disposable } from './dir-watcher';
+import { parseInboxLine } from './inbox-lines';
 import { appendJsonLine, readJsonLines } from './jsonl';
 import type { TeamPaths } from './paths';
 import type { Roster } from './roster';
@@ -99,9 +95,9 @@ export class Mailbox {
     const { records, nextOffset } = await readJsonLines(path, offset);
     const messages: MessageT[] = [];
     for (const r of records) {
-      const parsed = Message.safeParse(normalizeLegacyMessage(r.value));
-      if (parsed.success) messages.push(parsed.data);
-      else reportProblem({ path, message: `invalid message at byte ${r.offset} skipped: ${parsed.error.issues[0]?.message}` });
+      const parsed = parseInboxLine(r.value, name, path, r.offset);
+      if (parsed.ok) messages.push(parsed.message);
+      else reportProblem({ path, message: `invalid message at byte ${r.offset} skipped: ${parsed.error}` });
     }
     return { messages, cursor: nextOffset };
   }

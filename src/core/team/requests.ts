@@ -51,6 +51,21 @@ export class Requests {
     return record;
   }
 
+  /**
+   * Writes `record` unless a record with its id exists already (the tutorial's plan
+   * submissions arrive as messages only; deciding one needs its record). Returns what is on
+   * disk afterwards.
+   */
+  async adopt(record: RequestRecord): Promise<RequestRecord> {
+    const path = this.paths.request(record.request_id);
+    return withFileLock(`${path}.lock`, async () => {
+      const r = await readJsonFile(path, RequestRecord);
+      if (r.kind === 'ok') return r.value;
+      await writeJsonAtomic(path, record);
+      return record;
+    });
+  }
+
   async get(requestId: string): Promise<RequestRecord | undefined> {
     let path: string;
     try {

@@ -2,8 +2,11 @@
 // read-modify-write under a cross-process lock, written atomically, unknown fields kept.
 import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
-import { TeamConfig, type Member, type MemberStatus } from '../../shared/team-schemas';
-import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
+import { readFile } from 'node:fs/promises';
+import type { Member, MemberStatus, TeamConfig } from '../../shared/team-schemas';
+import { quarantine, writeJsonAtomic } from '../util/atomic-file';
+import { reportProblem } from '../util/problems';
+import { parseRoster } from './roster-parse';
 import { withFileLock } from '../util/file-lock';
 import { assertTeammateName } from '../util/names';
 import type { TeamPaths } from './paths';
@@ -19,16 +22,29 @@ export class Roster {
     return { team_name: basename(this.paths.root) || 'team', members: [] };
   }
 
-  /** Current roster; cached by file identity so hot paths (every send) stay cheap. */
+  /**
+   * Current roster; cached by file identity so hot paths (every send) stay cheap. A read
+   * never moves or rewrites the file: members that are not valid teammates are reported
+   * and left out, and an unreadable file reads as an empty team until a write moves it
+   * aside (docs/file-formats.md, "Corrupt files").
+   */
   async read(): Promise<TeamConfig> {
     const s = await stat(this.paths.config).catch(() => null);
     if (!s) return this.defaultConfig();
     const sig = `${s.ino}:${s.size}:${s.mtimeMs}`;
     if (this.cache?.sig === sig) return this.cache.config;
-    const r = await readJsonFile(this.paths.config, TeamConfig);
-    if (r.kind !== 'ok') return this.defaultConfig();
-    this.cache = { sig, config: r.value };
-    return r.value;
+    const text = await readFile(this.paths.config, 'utf8').catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') return null;
+      throw err;
+    });
+    if (text === null) return this.defaultConfig();
+    const r = parseRoster(text, this.paths.config);
+    if (!r.ok) {
+      reportProblem({ path: this.paths.config, message: `${r.error}; the team reads as empty until it is fixed (a change moves it aside)` });
+      return this.defaultConfig();
+    }
+    this.cache = { sig, config: r.config };
+    return r.config;
   }
 
   async list(): Promise<Member[]> {
@@ -42,10 +58,18 @@ export class Roster {
   /** Applies `change` to a fresh copy of the roster under the lock and writes the result. */
   async update<T>(change: (config: TeamConfig) => T): Promise<T> {
     return withFileLock(`${this.paths.config}.lock`, async () => {
-      const r = await readJsonFile(this.paths.config, TeamConfig);
-      const config = r.kind === 'ok' ? r.value : this.defaultConfig();
+      const text = await readFile(this.paths.config, 'utf8').catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') return null;
+        throw err;
+      });
+      const r = text === null ? null : parseRoster(text, this.paths.config);
+      // Writing over an unreadable roster would lose it: it is moved aside first.
+      if (r && !r.ok) await quarantine(this.paths.config, r.error);
+      const config = r?.ok ? r.config : this.defaultConfig();
+      const kept = r?.ok ? r.invalid : [];
       const result = change(config);
-      await writeJsonAtomic(this.paths.config, config);
+      // Entries we cannot run (a name outside our rule, a reserved name) stay as they were.
+      await writeJsonAtomic(this.paths.config, { ...config, members: [...config.members, ...kept] });
       this.cache = null;
       return result;
     });

@@ -7,20 +7,21 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { Task, type TaskStatus } from '../../shared/team-schemas';
+import { Task } from '../../shared/team-schemas';
 import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
 import { withFileLock } from '../util/file-lock';
 import { assertTeammateName } from '../util/names';
+import { reportProblem } from '../util/problems';
 import type { TeamPaths } from './paths';
+import {
+  applyUpdate, chainText, claimRefusal, cycleThrough, findCycles, isClaimable, TaskError,
+  type TaskActor, type TaskUpdate,
+} from './task-rules';
 
-export class TaskError extends Error {}
+export { isClaimable, TaskError, type TaskActor, type TaskUpdate };
 
-export interface TaskUpdate {
-  status?: TaskStatus;
-  owner?: string;
-  addBlockedBy?: number[];
-  removeBlockedBy?: number[];
-}
+/** Whether `name` may own tasks (a live member of the team, or the lead). */
+export type OwnerCheck = (name: string) => Promise<boolean>;
 
 export type ClaimResult = { ok: true; task: Task } | { ok: false; reason: string };
 
@@ -34,15 +35,11 @@ const Generation = z.object({
 });
 type Generation = z.infer<typeof Generation>;
 
-export function isClaimable(t: Task): boolean {
-  return t.status === 'pending' && !t.owner && t.blockedBy.length === 0;
-}
-
 export class TaskBoard {
   private view: { gen: number; at: number; tasks: Map<number, Task>; ids: number[] } | null = null;
   private touched = new Set<number>();
 
-  constructor(private readonly paths: TeamPaths) {}
+  constructor(private readonly paths: TeamPaths, private readonly mayOwn: OwnerCheck = async () => true) {}
 
   private get generationPath(): string {
     return join(this.paths.tasksDir, '.generation');
@@ -75,8 +72,14 @@ export class TaskBoard {
 
   /** One task, always read from disk. */
   async get(id: number): Promise<Task | undefined> {
-    const r = await readJsonFile(this.paths.task(id), Task);
-    return r.kind === 'ok' && r.value.id === id ? r.value : undefined;
+    const path = this.paths.task(id);
+    const r = await readJsonFile(path, Task);
+    if (r.kind !== 'ok') return undefined;
+    if (r.value.id !== id) {
+      reportProblem({ path, message: `its id is ${r.value.id}, not ${id} as its name says; left out of the board until one of them is fixed` });
+      return undefined;
+    }
+    return r.value;
   }
 
   /** The whole board (shared objects: callers clone before handing out or changing). */
@@ -111,6 +114,9 @@ export class TaskBoard {
     const tasks = new Map<number, Task>();
     for (const t of all) if (t) tasks.set(t.id, t);
     this.view = { gen: g.gen, at: Date.now(), tasks, ids: onDisk };
+    for (const c of findCycles([...tasks.values()])) {
+      reportProblem({ path: this.paths.tasksDir, message: `blockedBy cycle ${chainText(c)}: these tasks can never be claimed; remove one of the blockers` });
+    }
     return [...tasks.values()];
   }
 
@@ -176,23 +182,30 @@ export class TaskBoard {
     });
   }
 
-  async update(id: number, change: TaskUpdate): Promise<Task> {
+  /**
+   * Changes a task as `actor` (`user`, `lead` or a teammate's name) may: see task-rules.ts.
+   * A completed blocker is dropped from `addBlockedBy`; one that would close a cycle is refused.
+   */
+  async update(id: number, change: TaskUpdate, actor: TaskActor = 'user'): Promise<Task> {
+    if (change.owner && change.owner !== 'lead' && !(await this.mayOwn(change.owner))) {
+      throw new TaskError(`owner "${change.owner}" is not a member of the team`);
+    }
     return this.mutate(async () => {
       const task = await this.mustGet(id);
-      if (change.owner !== undefined) task.owner = change.owner;
-      for (const b of change.addBlockedBy ?? []) {
+      const add: number[] = [];
+      for (const b of new Set(change.addBlockedBy ?? [])) {
         if (b === id) throw new TaskError('a task cannot block itself');
-        if (!(await this.get(b))) throw new TaskError(`blockedBy: task ${b} not found`);
+        const blocker = await this.get(b);
+        if (!blocker) throw new TaskError(`blockedBy: task ${b} not found`);
+        if (blocker.status === 'completed' || task.blockedBy.includes(b)) continue;
+        const cycle = await cycleThrough(id, b, async (n) => (await this.get(n))?.blockedBy ?? []);
+        if (cycle) throw new TaskError(`blockedBy: #${b} would make a cycle (${chainText(cycle)}); none of them could ever start`);
+        add.push(b);
       }
-      task.blockedBy = [...new Set([...task.blockedBy, ...(change.addBlockedBy ?? [])])];
-      const drop = new Set(change.removeBlockedBy ?? []);
-      task.blockedBy = task.blockedBy.filter((b) => !drop.has(b));
-      if (change.status !== undefined) task.status = change.status;
-      // Putting a task back to pending without naming an owner releases it.
-      if (change.status === 'pending' && change.owner === undefined) task.owner = '';
-      await this.write(task);
+      const next = applyUpdate(task, change, actor, add);
+      await this.write(next);
       if (change.status === 'completed') await this.unblockDependents(id);
-      return task;
+      return next;
     });
   }
 
@@ -215,9 +228,8 @@ export class TaskBoard {
     const task = await this.get(id);
     if (!task) return { ok: false, reason: `task ${id} not found` };
     if (task.owner === owner && task.status === 'in_progress') return { ok: true, task };
-    if (task.owner) return { ok: false, reason: `task ${id} is owned by ${task.owner}` };
-    if (task.status !== 'pending') return { ok: false, reason: `task ${id} is ${task.status}` };
-    if (task.blockedBy.length) return { ok: false, reason: `task ${id} is blocked by ${task.blockedBy.join(', ')}` };
+    const why = claimRefusal(task, owner);
+    if (why) return { ok: false, reason: why };
     task.owner = owner;
     task.status = 'in_progress';
     await this.write(task);

@@ -8,7 +8,7 @@ import { TeamPaths } from './paths';
 import { Requests, type RespondResult } from './requests';
 import { Roster } from './roster';
 import { TaskBoard } from './task-board';
-import { assertTeammateName } from '../util/names';
+import { assertTeammateName, isTeammateName } from '../util/names';
 
 export interface TeamOptions {
   /** Fallback poll interval for change notification (file watching is primary). */
@@ -31,7 +31,11 @@ export class Team {
     this.roster = new Roster(this.paths);
     this.mailbox = new Mailbox(this.paths, this.roster, this.watcher);
     this.requests = new Requests(this.paths);
-    this.tasks = new TaskBoard(this.paths);
+    // A task's owner is a live member (or the lead): a task owned by nobody who runs stays stuck.
+    this.tasks = new TaskBoard(this.paths, async (name) => {
+      const m = await this.roster.get(name);
+      return m !== undefined && m.status !== 'shutdown';
+    });
   }
 
   /** Creates the directory layout (idempotent). */
@@ -42,10 +46,26 @@ export class Team {
    */
   async init(): Promise<this> {
     const p = this.paths;
-    await assertNotLinked([p.teamDir, p.tasksDir]);
+    await this.checkFolder();
     await Promise.all([p.inboxDir, p.requestsDir, p.transcriptsDir, p.tasksDir].map((d) => mkdir(d, { recursive: true })));
     await assertNotLinked([p.inboxDir, p.requestsDir, p.transcriptsDir]);
     return this;
+  }
+
+  /**
+   * Throws TeamLayoutError when `.team` or `.tasks` exists but is not a folder (or is a
+   * link): such a folder is not a team folder, and reading it as an empty team would hide
+   * that. Absent folders are fine (no team yet).
+   */
+  async checkFolder(): Promise<void> {
+    const p = this.paths;
+    await assertNotLinked([p.teamDir, p.tasksDir]);
+    for (const d of [p.teamDir, p.tasksDir]) {
+      const st = await lstat(d).catch(() => null);
+      if (st && !st.isDirectory()) {
+        throw new TeamLayoutError(`${this.root} is not a team folder: ${d} is a file, not a folder.`);
+      }
+    }
   }
 
   /** Spawns or re-spawns a teammate; requests addressed to an earlier incarnation expire. */
@@ -104,8 +124,36 @@ export class Team {
     return record;
   }
 
+  /**
+   * A request by id: its record, or — for a plan the tutorial submitted as a message only —
+   * the record that message stands for (not yet written).
+   */
+  async findRequest(requestId: string): Promise<RequestRecord | undefined> {
+    return (await this.requests.get(requestId)) ?? this.tutorialPlan(requestId);
+  }
+
+  /** A tutorial-form plan submission with `requestId` in an approver's inbox, as a record. */
+  private async tutorialPlan(requestId: string): Promise<RequestRecord | undefined> {
+    for (const approver of ['user', 'lead'] as const) {
+      const m = (await this.mailbox.history(approver)).find(
+        (x) => x.type === 'plan_approval_request' && x.request_id === requestId,
+      );
+      if (m?.type !== 'plan_approval_request' || !isTeammateName(m.from)) continue;
+      const member = await this.roster.get(m.from);
+      return {
+        request_id: requestId, kind: 'plan', from: m.from, to: approver, subject: m.from, status: 'pending',
+        created_at: m.timestamp, incarnation: member?.incarnation ?? 1, plan: m.plan,
+      };
+    }
+    return undefined;
+  }
+
   /** The approver decides on a plan; the teammate is told with the feedback. */
   async decidePlan(responder: string, requestId: string, approve: boolean, feedback = ''): Promise<RespondResult> {
+    if (!(await this.requests.get(requestId))) {
+      const tutorial = await this.tutorialPlan(requestId);
+      if (tutorial) await this.requests.adopt(tutorial);
+    }
     const r = await this.requests.respond({ requestId, kind: 'plan', responder, approve, feedback });
     if (r.ok) {
       await this.mailbox.send({

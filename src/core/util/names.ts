@@ -9,6 +9,11 @@ export function isParticipantName(name: unknown): name is string {
   return typeof name === 'string' && NAME_RE.test(name);
 }
 
+/** A valid name that is not reserved (`lead`, `user`). */
+export function isTeammateName(name: unknown): name is string {
+  return isParticipantName(name) && !(RESERVED as readonly string[]).includes(name);
+}
+
 /** Throws NameError unless `name` may be a teammate (valid and not reserved). */
 export function assertTeammateName(name: unknown): string {
   if (!isParticipantName(name)) {
