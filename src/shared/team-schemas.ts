@@ -23,6 +23,19 @@ export const HostLease = z.looseObject({
 });
 export type HostLease = z.infer<typeof HostLease>;
 
+/**
+ * Plan mode (docs/file-formats.md, "Plan mode"): set at spawn or by request_plan; the
+ * teammate's workspace-changing tools are refused until a plan it submitted under this
+ * `id`, in its current incarnation, for its current task, is approved.
+ */
+export const PlanMode = z.looseObject({
+  id: z.string(),
+  by: z.string(),
+  since: z.number(),
+  reason: z.string().optional(),
+});
+export type PlanMode = z.infer<typeof PlanMode>;
+
 export const Member = z.looseObject({
   name: ParticipantName,
   role: z.string(),
@@ -35,6 +48,11 @@ export const Member = z.looseObject({
   /** Absolute path of the teammate's worktree checkout, when isolated. */
   worktree: z.string().nullable().optional(),
   branch: z.string().nullable().optional(),
+  plan_mode: PlanMode.nullable().optional(),
+  /** The agent definition it was spawned from (.team/agents, .claude/agents). */
+  agent_type: z.string().nullable().optional(),
+  /** Workspace tools it may be offered (from its definition); absent or null = all. */
+  tools: z.array(z.string()).nullable().optional(),
 });
 export type Member = z.infer<typeof Member>;
 
@@ -123,6 +141,10 @@ export const RequestRecord = z.looseObject({
   feedback: z.string().optional(),
   reason: z.string().optional(),
   responded_by: ParticipantName.optional(),
+  /** Plans: the author's current task when submitted (an approval counts for that task only). */
+  task: z.number().int().nullable().optional(),
+  /** Plans: the plan mode (PlanMode.id) the plan was submitted under. */
+  plan_mode_id: z.string().nullable().optional(),
 });
 export type RequestRecord = z.infer<typeof RequestRecord>;
 

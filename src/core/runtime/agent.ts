@@ -72,7 +72,8 @@ export abstract class Agent implements AgentHandle {
     public cwd: string,
     protected readonly env: AgentEnv,
     protected readonly tools: ToolSet,
-    readonly system: string,
+    /** Changes only between work phases (the lead's list of agent definitions), for the prompt cache. */
+    public system: string,
   ) {
     this.fs = this.workspaceFs(cwd);
     this.transcript = new Transcript(env.team.paths.transcript(identity.name), (entry) => env.emit({ type: 'transcript', agent: identity.name, entry }));
@@ -120,6 +121,11 @@ export abstract class Agent implements AgentHandle {
 
   async planGateOpen(): Promise<boolean> {
     return true;
+  }
+
+  /** Why `tool` may not change the workspace now (plan mode), or null. */
+  async planRefusal(_tool: string): Promise<string | null> {
+    return null;
   }
 
   endAfterRound(reason: 'shutdown' | 'idle'): void {

@@ -21,7 +21,12 @@ import {
 import { leadSystem, teammateSystem } from './prompts';
 import { whyNotResumable } from './resumable';
 import { Teammate } from './teammate';
-import { LEAD_TOOLS, TEAMMATE_TOOLS } from './tool-schemas';
+import { LEAD_TOOLS, MODEL_NAME, TEAMMATE_TOOLS } from './tool-schemas';
+import { definitionsForLead, type Definitions } from '../roles/agent-definitions';
+import { requestPlan as putInPlanMode, PLAN_MODE_START } from '../roles/plan-mode';
+import {
+  definitionPrompt, findDefinition, knownTeammateTools, loadAgentDefinitions, roleFields, toolAllowed,
+} from '../roles/roles';
 import { ToolSet } from './tools';
 import {
   DEFAULT_SETTINGS, type Activity, type Approver, type ModelFactory, type RuntimeEvent,
@@ -88,7 +93,8 @@ export class Runtime implements TeamRuntime, AgentEnv {
   private async init(): Promise<void> {
     await this.team.init();
     const teamName = (await this.team.roster.read()).team_name;
-    const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(LEAD_TOOLS), leadSystem(teamName, this.root));
+    await this.loadDefinitions();
+    const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(LEAD_TOOLS), this.leadPrompt(teamName));
     this.lead = lead;
     lead.model = this.opts.models(this.s.model, lead.onModelStatus);
     // One lead per workspace: its conversation is one transcript and its mail one inbox.
@@ -107,6 +113,34 @@ export class Runtime implements TeamRuntime, AgentEnv {
       lead.onMail();
     }
     this.events.started();
+  }
+
+  // ── agent definitions ──
+  private defs: Definitions = { definitions: [], problems: [] };
+  private reported = new Set<string>();
+
+  /** Agent definitions as last read (.team/agents, .claude/agents). */
+  get definitions(): Definitions {
+    return this.defs;
+  }
+
+  /** Re-reads the definitions; a problem is reported once per file and message. */
+  async loadDefinitions(): Promise<Definitions> {
+    const known = knownTeammateTools(TEAMMATE_TOOLS.map((k) => MODEL_NAME[k]));
+    this.defs = await loadAgentDefinitions(this.root, { knownTools: known, teamModel: this.s.model });
+    for (const p of this.defs.problems) {
+      const key = `${p.path}\n${p.message}`;
+      if (this.reported.has(key)) continue;
+      this.reported.add(key);
+      this.emit({ type: 'notice', level: 'warning', message: `Agent definition ${p.path}: ${p.message}` });
+    }
+    return this.defs;
+  }
+
+  /** The lead's system prompt: byte-identical while the definitions stay the same. */
+  private leadPrompt(teamName: string): string {
+    const defs = definitionsForLead(this.defs.definitions);
+    return defs ? `${leadSystem(teamName, this.root)}\n${defs}` : leadSystem(teamName, this.root);
   }
 
   // ── events ──
@@ -300,7 +334,13 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const teamName = (await this.team.roster.read()).team_name;
     const identity = { name: m.name, role: m.role, team: teamName };
     const cwd = m.worktree ?? this.root;
-    const t = new Teammate(identity, cwd, this, new ToolSet(TEAMMATE_TOOLS), teammateSystem(identity, cwd, this.s.planApproval));
+    const def = m.agent_type ? this.defs.definitions.find((d) => d.name === m.agent_type) : undefined;
+    if (m.agent_type && !def) {
+      this.emit({ type: 'notice', level: 'warning', agent: m.name, message: `${m.name}'s agent definition "${m.agent_type}" is gone or broken: it keeps its model and tools, without the definition's instructions.` });
+    }
+    // A tool outside the member's list is not offered at all (the list is in the roster, so a reload keeps it).
+    const tools = new ToolSet(TEAMMATE_TOOLS.filter((k) => toolAllowed(MODEL_NAME[k], m.tools)));
+    const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval) + definitionPrompt(def));
     t.modelOverride = m.model;
     // The lease is already ours: taken by claim() on resume, written with the spawn.
     t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
@@ -325,18 +365,26 @@ export class Runtime implements TeamRuntime, AgentEnv {
     }
     const live = (await this.team.roster.list()).filter((m) => m.status !== 'shutdown' && m.name !== name).length;
     if (live >= this.s.maxTeammates) throw new RuntimeError(`the team already has ${live} teammates (agentTeams.maxTeammates)`);
+    const def = input.agent_type ? findDefinition(await this.loadDefinitions(), input.agent_type) : undefined;
+    // Plan mode, model and tools go into the same roster write as the spawn: in force before the first model call.
+    const role = roleFields(input, def, this.s, by);
     const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
-    const member = await this.team.spawnMember(name, input.role, {
-      ...(input.model ? { model: input.model } : {}),
+    const member = await this.team.spawnMember(name, input.role || def?.name || 'teammate', {
+      ...role,
       worktree: wt?.workdir ?? null, branch: wt?.branch ?? null, current_task: null, host: makeLease(this.hostId),
     });
-    this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${input.role}).` });
-    await this.runTeammate(member, input.prompt, false);
+    this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${member.role}${member.model ? `, ${member.model}` : ''}${member.plan_mode ? ', plan mode' : ''}).` });
+    await this.runTeammate(member, member.plan_mode ? `${PLAN_MODE_START}\n\n${input.prompt}` : input.prompt, false);
     return member;
   }
 
   async askLead(prompt: string): Promise<void> {
     if (this.disposed) throw new RuntimeError('the runtime is shut down');
+    // Definitions added or changed since: the lead sees them from this turn (not mid-turn, for the cache).
+    if (!this.lead.busy) {
+      await this.loadDefinitions();
+      this.lead.system = this.leadPrompt((await this.team.roster.read()).team_name);
+    }
     if (this.leadRemote) {
       // Nothing lost: the lead that runs elsewhere reads it as mail from the user.
       await this.sendAsUser('lead', prompt);
@@ -376,6 +424,11 @@ export class Runtime implements TeamRuntime, AgentEnv {
     t.stop();
     await this.processes.killAll(teammate);
     await t.done;
+  }
+
+  /** Puts a running teammate into plan mode (the lead's request_plan, the Request Plan command). */
+  async requestPlan(teammate: string, reason?: string | null, by = 'user'): Promise<Member> {
+    return putInPlanMode(this.team, by, teammate, reason);
   }
 
   async decidePlan(requestId: string, approve: boolean, feedback = ''): Promise<void> {

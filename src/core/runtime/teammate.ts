@@ -5,6 +5,7 @@ import type { Task } from '../../shared/team-schemas';
 import type { Disposable } from '../team/dir-watcher';
 import { Agent, type PhaseEnd } from './agent';
 import { identityBlock, taskPrompt } from './prompts';
+import { planGate, planRefusal, PLANNING_WORDS } from '../roles/plan-mode';
 
 type Wake = { kind: 'mail' } | { kind: 'task'; task: Task; resumed: boolean } | { kind: 'timeout' } | { kind: 'stopped' };
 
@@ -21,11 +22,15 @@ export class Teammate extends Agent {
   private readonly homeDir = this.cwd;
 
   override async planGateOpen(): Promise<boolean> {
-    const member = await this.env.team.roster.get(this.name);
-    const plans = await this.env.team.requests.list({ kind: 'plan', subject: this.name });
-    const mine = plans.filter((p) => (p.incarnation ?? 1) === (member?.incarnation ?? 1));
-    const latest = mine[mine.length - 1];
-    return !latest || latest.status === 'approved';
+    return (await planGate(this.env.team, this.name)).open;
+  }
+
+  /** Read from the files on every call: a request_plan from any host counts from the next call. */
+  override async planRefusal(tool: string): Promise<string | null> {
+    const gate = await planGate(this.env.team, this.name);
+    if (gate.open) return null;
+    this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: `${this.name}: ${PLANNING_WORDS} (${tool} refused).` });
+    return planRefusal(tool, gate);
   }
 
   /** Starts the life loop; `initial` is the spawn prompt (absent when resuming). */

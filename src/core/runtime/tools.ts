@@ -22,6 +22,8 @@ export interface AgentHandle {
   readonly signal: AbortSignal;
   /** False while this teammate's latest plan is not approved. */
   planGateOpen(): Promise<boolean>;
+  /** Why a workspace-changing tool is refused now (plan mode, a plan awaiting approval), or null. */
+  planRefusal(tool: string): Promise<string | null>;
   /** The shutdown was approved: end the phase after this round. */
   endAfterRound(reason: 'shutdown' | 'idle'): void;
   /** read_inbox consumed mail up to `cursor`; recorded with the next transcript entry. */
@@ -190,9 +192,8 @@ export class ToolSet {
       return fail(`Invalid input for ${modelName}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ')}`);
     }
     try {
-      if (a.kind === 'teammate' && GATED_BY_PLAN.has(key) && !(await a.planGateOpen())) {
-        return fail(`${modelName} is refused while your plan awaits approval. Wait for the plan_approval_response.`);
-      }
+      const refusal = a.kind === 'teammate' && GATED_BY_PLAN.has(key) ? await a.planRefusal(modelName) : null;
+      if (refusal) return fail(refusal);
       const r = await (handlers[key] as Handler<ToolKey>)(parsed.data as ToolInput<ToolKey>, a, h);
       return r.text.length > MAX_OUTPUT * 2 ? { ...r, text: r.text.slice(0, MAX_OUTPUT * 2) + '\n[... truncated]' } : r;
     } catch (err) {

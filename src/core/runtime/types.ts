@@ -24,6 +24,10 @@ export interface RuntimeSettings {
   /** Estimated context tokens at which an agent's conversation is compacted. */
   compactAtTokens: number;
   bashTimeoutSeconds: number;
+  /** Whether teammates start in plan mode unless the spawn says otherwise. */
+  requirePlan: 'never' | 'always';
+  /** The user confirms the teammates the lead proposes before any is spawned. */
+  confirmTeam: boolean;
 }
 
 export const DEFAULT_SETTINGS: RuntimeSettings = {
@@ -38,6 +42,8 @@ export const DEFAULT_SETTINGS: RuntimeSettings = {
   wakeLeadOnMail: true,
   compactAtTokens: 120_000,
   bashTimeoutSeconds: 120,
+  requirePlan: 'never',
+  confirmTeam: false,
 };
 
 /** Creates the client one agent talks to; `onStatus` feeds that agent's activity. */
@@ -84,8 +90,13 @@ export interface SpawnInput {
   name: string;
   role: string;
   prompt: string;
-  model?: string;
+  /** A model id or alias (opus, sonnet, haiku, inherit); beats the definition's. */
+  model?: string | null;
   isolation?: 'none' | 'worktree';
+  /** An agent definition's name (.team/agents, .claude/agents). */
+  agent_type?: string | null;
+  /** Start in plan mode; default from the setting requirePlan. */
+  plan_mode_required?: boolean | null;
 }
 
 /** Implemented by Runtime (runtime.ts). */

@@ -19,6 +19,9 @@ export interface CreateRequest {
   subject: string;
   incarnation?: number;
   plan?: string;
+  /** Plans: the task and plan mode they were submitted for. */
+  task?: number | null;
+  plan_mode_id?: string | null;
 }
 
 export interface Respond {
@@ -46,6 +49,7 @@ export class Requests {
       created_at: Date.now() / 1000,
       ...(input.incarnation !== undefined ? { incarnation: input.incarnation } : {}),
       ...(input.plan !== undefined ? { plan: input.plan } : {}),
+      ...(input.kind === 'plan' ? { task: input.task ?? null, plan_mode_id: input.plan_mode_id ?? null } : {}),
     };
     await writeJsonAtomic(this.paths.request(record.request_id), record);
     return record;

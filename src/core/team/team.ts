@@ -117,6 +117,7 @@ export class Team {
     const member = await this.roster.get(teammate);
     const record = await this.requests.create({
       kind: 'plan', from: teammate, to: approver, subject: teammate, incarnation: member?.incarnation ?? 1, plan,
+      task: member?.current_task ?? null, plan_mode_id: member?.plan_mode?.id ?? null,
     });
     await this.mailbox.send({
       from: teammate, to: approver, type: 'plan_approval_request', content: plan, request_id: record.request_id, plan,

@@ -1,0 +1,74 @@
+// Plan mode (docs/file-formats.md, "Plan mode"): whether a teammate may change the
+// workspace now, and putting a running teammate into plan mode. The state lives in files
+// only — the roster's `plan_mode` and the plan request records — so every host and every
+// reload sees the same gate, from before the teammate's first model call.
+import { randomBytes } from 'node:crypto';
+import type { Member, PlanMode, RequestRecord } from '../../shared/team-schemas';
+import type { Team } from '../team/team';
+import { assertTeammateName } from '../util/names';
+
+/** Shown in the Team tree, the CLI and the transcript while the gate is closed. */
+export const PLANNING_WORDS = 'planning — waiting for approval';
+
+export type PlanGate =
+  | { open: true }
+  /** `pending`: the plan request awaiting a decision, if one was submitted. */
+  | { open: false; planMode: boolean; pending: RequestRecord | null };
+
+/**
+ * The gate for `member` given its plan requests. In plan mode only an approved plan of
+ * this incarnation, submitted under this plan mode for the current task, opens it; outside
+ * plan mode a plan the teammate chose to submit closes it until approved.
+ */
+export function planGateOf(member: Member | undefined, plans: RequestRecord[]): PlanGate {
+  const incarnation = member?.incarnation ?? 1;
+  const mode = member?.plan_mode ?? null;
+  const task = member?.current_task ?? null;
+  const relevant = plans.filter((p) => p.kind === 'plan' && (p.incarnation ?? 1) === incarnation
+    && (!mode || (p.plan_mode_id === mode.id && (p.task ?? null) === task)));
+  const latest = relevant[relevant.length - 1];
+  if (latest?.status === 'approved' || (!mode && !latest)) return { open: true };
+  return { open: false, planMode: !!mode, pending: latest?.status === 'pending' ? latest : null };
+}
+
+export async function planGate(team: Team, name: string): Promise<PlanGate> {
+  const member = await team.roster.get(name);
+  const plans = await team.requests.list({ kind: 'plan', subject: name });
+  return planGateOf(member, plans);
+}
+
+/** What a refused tool call tells the model. */
+export function planRefusal(tool: string, gate: Exclude<PlanGate, { open: true }>): string {
+  if (gate.pending) {
+    return `${tool} is refused while your plan awaits approval (${gate.pending.request_id}): a plan must be approved first. Wait for the plan_approval_response.`;
+  }
+  return `${tool} is refused: you are in plan mode, and a plan must be approved first`
+    + ' for your current task. Read and investigate, then submit your plan with plan_approval and wait for the answer.';
+}
+
+export function newPlanMode(by: string, reason?: string | null): PlanMode {
+  return { id: `pm_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`, by, since: Date.now() / 1000, ...(reason ? { reason } : {}) };
+}
+
+export class PlanModeError extends Error {}
+
+/**
+ * Puts a running teammate into plan mode and tells it why. A tool call already past the
+ * gate finishes (file writes are atomic, a command is never cut mid-way by this); every
+ * call that starts after this roster write is refused — on any host.
+ */
+export async function requestPlan(team: Team, by: string, teammate: string, reason?: string | null): Promise<Member> {
+  assertTeammateName(teammate);
+  const current = await team.roster.get(teammate);
+  if (!current || current.status === 'shutdown') throw new PlanModeError(`${teammate} is not running: spawn it with plan mode instead`);
+  const mode = newPlanMode(by, reason);
+  const member = await team.roster.patch(teammate, { plan_mode: mode });
+  await team.mailbox.send({
+    from: by, to: teammate, type: 'message',
+    content: `${by} put you in plan mode${reason ? `: ${reason}` : ''}. File edits, shell commands and background jobs are refused until a plan for your current task is approved. Investigate read-only, then submit your plan with plan_approval and wait for the answer.`,
+  });
+  return member;
+}
+
+/** The words the model hears at spawn when it starts in plan mode. */
+export const PLAN_MODE_START = 'You start in plan mode: file edits, shell commands and background jobs are refused until you submit a plan with plan_approval and it is approved. An approval counts for your current task only; a task you claim later needs a new plan.';

@@ -1,0 +1,70 @@
+// Spawning from an agent definition, through the real SDK against the fake API: its model
+// reaches the API, only its tools are offered, its body joins the system prompt, and the
+// lead's prompt lists the definitions.
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { waitFor } from '../helpers/tmp';
+import { harness } from './harness';
+
+async function define(root: string, rel: string, text: string): Promise<void> {
+  await mkdir(join(root, rel, '..'), { recursive: true });
+  await writeFile(join(root, rel), text);
+}
+
+test('definition: its model reaches the API request, its tool list is the one offered, its body joins the system prompt', async (t) => {
+  const h = await harness(t);
+  await define(h.root, '.claude/agents/reviewer.md', '---\nname: reviewer\ndescription: Reviews changes, never edits\ntools: Read, Grep\nmodel: haiku\n---\nREVIEW-ONLY: read the diff and report findings.\n');
+  await h.rt.spawnTeammate({ name: 'rex', role: '', prompt: 'Review src.', agent_type: 'reviewer' });
+  await waitFor(() => h.api.requests('rex').length >= 1, 8000, 'rex called');
+  const body = h.api.requests('rex')[0]!.body as { model: string; tools: { name: string }[]; system: unknown };
+  assert.equal(body.model, 'claude-haiku-4-5');
+  const offered = body.tools.map((x) => x.name);
+  assert.ok(offered.includes('read_file'));
+  for (const gone of ['bash', 'write_file', 'edit_file']) assert.ok(!offered.includes(gone), `${gone} offered`);
+  // Team tools stay: without them it could not take part.
+  for (const kept of ['send_message', 'idle', 'shutdown_response', 'claim_task']) assert.ok(offered.includes(kept), `${kept} missing`);
+  assert.match(JSON.stringify(body.system), /REVIEW-ONLY: read the diff/);
+  const m = await h.rt.team.roster.get('rex');
+  assert.equal(m?.model, 'claude-haiku-4-5');
+  assert.equal(m?.agent_type, 'reviewer');
+  assert.equal(m?.role, 'reviewer');
+  assert.deepEqual(m?.tools, ['read_file', 'grep']);
+  // A call to a tool it was not offered is refused too.
+  await waitFor(async () => (await h.rt.team.roster.get('rex'))?.status === 'idle', 8000);
+});
+
+test('definition: an explicit model beats the definition; unknown types and models are errors the spawner sees', async (t) => {
+  const h = await harness(t);
+  await define(h.root, '.team/agents/arch.md', '---\nname: arch\ndescription: Designs\nmodel: opus\n---\nDesign.\n');
+  await define(h.root, '.team/agents/bad.md', '---\nname: bad\ndescription: x\ntools: nuke\n---\n');
+  await assert.rejects(h.rt.spawnTeammate({ name: 'x1', role: 'r', prompt: 'p', agent_type: 'nope' }), /unknown agent type "nope".*available: arch/);
+  await assert.rejects(h.rt.spawnTeammate({ name: 'x2', role: 'r', prompt: 'p', agent_type: 'bad' }), /\.team\/agents\/bad\.md: unknown tool "nuke"/);
+  await assert.rejects(h.rt.spawnTeammate({ name: 'x3', role: 'r', prompt: 'p', model: 'gpt-5' }), /unknown model "gpt-5"/);
+  assert.equal(await h.rt.team.roster.get('x1'), undefined);
+  await h.rt.spawnTeammate({ name: 'ari', role: 'architect', prompt: 'Design it.', agent_type: 'arch', model: 'claude-sonnet-4-5' });
+  await waitFor(() => h.api.requests('ari').length >= 1, 8000);
+  assert.equal((h.api.requests('ari')[0]!.body as { model: string }).model, 'claude-sonnet-4-5');
+  assert.equal((await h.rt.team.roster.get('ari'))?.role, 'architect');
+  assert.ok(h.events.some((e) => e.type === 'notice' && /Agent definition \.team\/agents\/bad\.md: unknown tool/.test(e.message)));
+});
+
+test("definition: the lead's system prompt lists the definitions, the same bytes on every call", async (t) => {
+  const h = await harness(t);
+  await define(h.root, '.team/agents/tester.md', '---\nname: tester\ndescription: Writes and runs tests\n---\nTest.\n');
+  h.api.script('lead', 'first', 'second');
+  await h.rt.askLead('hello');
+  await h.rt.askLead('again');
+  const [a, b] = h.api.requests('lead').map((r) => JSON.stringify(r.body.system));
+  assert.match(a!, /- tester: Writes and runs tests/);
+  assert.equal(a, b);
+});
+
+test('setting requirePlan = always: spawned teammates start in plan mode unless the spawn says otherwise', async (t) => {
+  const h = await harness(t, { requirePlan: 'always' });
+  const a = await h.rt.spawnTeammate({ name: 'pam', role: 'dev', prompt: 'p' });
+  const b = await h.rt.spawnTeammate({ name: 'pat', role: 'dev', prompt: 'p', plan_mode_required: false });
+  assert.ok(a.plan_mode);
+  assert.equal(b.plan_mode, null);
+});
