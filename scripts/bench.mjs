@@ -1,10 +1,11 @@
 // `npm run bench [-- <prefix>...]`: builds, then runs every out/bench/**/*.bench.js (or those
-// whose file name starts with one of the prefixes) one after another as child processes,
-// streaming their output. Exits non-zero if the build or any benchmark fails.
+// whose file name or one of whose benchmark names starts with one of the prefixes: `runtime.wake`
+// finds runtime-wake.bench) one after another as child processes, streaming their output.
+// Exits non-zero if the build or any benchmark fails. `--list` prints what would run, unbuilt.
 // Benchmarks run one at a time because they measure throughput and latency: two at once
 // would load the machine and skew each other's figures.
 import { spawn } from 'node:child_process';
-import { cp, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,6 +35,37 @@ async function walk(dir, out = []) {
   return out;
 }
 
+/**
+ * Whether a benchmark file is selected: its file name starts with a prefix, or its source
+ * names a benchmark that does (`bench('runtime.wake', …)`, `name: 'tasks.claim'`, or a
+ * template such as `worktree.${phase}` whose fixed part the prefix extends).
+ */
+async function selected(sourceFile) {
+  if (!prefixes.length) return true;
+  const base = basename(sourceFile);
+  if (prefixes.some((p) => base.startsWith(p))) return true;
+  const src = await readFile(sourceFile, 'utf8').catch(() => '');
+  const names = [...src.matchAll(/['"`]([a-z][a-z0-9_]*\.[a-z0-9_.]*)(\$\{)?/g)].map((m) => ({ name: m[1], open: !!m[2] }));
+  return prefixes.some((p) => names.some(({ name, open }) => name.startsWith(p) || (open && p.startsWith(name))));
+}
+
+/** bench/<rel>.bench.ts for out/bench/<rel>.bench.js */
+const sourceOf = (outFile, outRoot) => join(repo, 'bench', relative(join(outRoot, 'bench'), outFile).replace(/\.js$/, '.ts'));
+
+if (process.argv.includes('--list')) {
+  const sources = [];
+  const walkTs = async (dir) => {
+    for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) await walkTs(p);
+      else if (e.name.endsWith('.bench.ts')) sources.push(p);
+    }
+  };
+  await walkTs(join(repo, 'bench'));
+  for (const f of sources.sort()) if (await selected(f)) console.log(relative(repo, f));
+  process.exit(0);
+}
+
 let code = await run(['esbuild.mjs', '--tests']);
 if (code !== 0) {
   console.error('bench: build failed');
@@ -58,7 +90,9 @@ try {
 const snapshot = join(shadow, 'out');
 
 let files = (await walk(join(snapshot, 'bench'))).sort();
-if (prefixes.length) files = files.filter((f) => prefixes.some((p) => basename(f).startsWith(p)));
+const picked = [];
+for (const f of files) if (await selected(sourceOf(f, snapshot)) || prefixes.some((p) => basename(f).startsWith(p))) picked.push(f);
+files = picked;
 if (files.length === 0) {
   console.error(`bench: no benchmark matches ${prefixes.length ? prefixes.join(', ') : 'out/bench/**/*.bench.js'}`);
   await rm(shadow, { recursive: true, force: true });

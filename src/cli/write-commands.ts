@@ -6,6 +6,7 @@ import { CliError, intList, positiveInt, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { taskLine } from './format';
 import { nameArg } from './read-commands';
+import { describeFailed } from '../core/team/mailbox';
 import type { Team } from '../core/team/team';
 import { assertTeammateName } from '../core/util/names';
 
@@ -84,9 +85,13 @@ export async function broadcastCommand(ctx: CommandContext): Promise<number> {
   const team = await openChecked(ctx, async (t) => {
     if (!(await t.roster.list()).some((m) => m.status !== 'shutdown')) throw new CliError('Nobody to broadcast to: no teammate is running.');
   });
-  const sent = await team.mailbox.broadcast('user', content);
-  ctx.emit(sent, () => (sent.length ? `Sent to ${sent.map((m) => m.to).join(', ')}.` : 'Nobody to broadcast to: no teammate is running.'));
-  return sent.length ? 0 : 1;
+  const r = await team.mailbox.broadcastReport('user', content);
+  const sent = r.sent;
+  ctx.emit(r.failed.length ? r : sent, () => {
+    const got = sent.length ? `Sent to ${sent.map((m) => m.to).join(', ')}.` : 'Nobody to broadcast to: no teammate is running.';
+    return r.failed.length ? `${got}\nNot delivered to: ${describeFailed(r)}.` : got;
+  });
+  return sent.length && !r.failed.length ? 0 : 1;
 }
 
 async function decide(ctx: CommandContext, approve: boolean, feedback: string): Promise<number> {

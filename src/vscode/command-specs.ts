@@ -88,7 +88,7 @@ export const COMMANDS: CommandSpec[] = [
   }),
   spec({
     id: 'agentTeams.stopTeammate', title: 'Stop Teammate',
-    fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Stop Teammate', { which: (s) => s === 'working' }) }],
+    fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Stop Teammate', { which: live }) }],
     schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
     run: async (a, ctx) => {

@@ -1,4 +1,4 @@
-// package.json's contributions match SPEC §7: ids, palette titles and category, settings and
+// package.json's contributions: ids, palette titles and category, settings and
 // their defaults, trust declaration, and internal commands kept out of the palette.
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -82,5 +82,15 @@ describe('package.json contributions', () => {
     for (const link of ['workbench.action.files.openFolder', 'workbench.trust.manage', 'agentTeams.setApiKey', 'agentTeams.askLead']) {
       assert.ok(welcome.some((w) => w.contents.includes(`command:${link}`)), link);
     }
+  });
+
+  it('offer Stop Teammate on idle teammates as well as working ones (an idle teammate can hang on to a task)', async () => {
+    const menu = (await load()).contributes.menus['view/item/context'] ?? [];
+    const stop = menu.find((x) => x.command === 'agentTeams.stopTeammate');
+    const re = /viewItem =~ \/(.+)\/$/.exec(stop?.when ?? '');
+    assert.ok(re, stop?.when);
+    const matches = new RegExp(re[1]!.replace(/\\\\/g, '\\'));
+    for (const row of ['member.teammate.working', 'member.teammate.idle', 'member.teammate.idle.wt']) assert.match(row, matches, row);
+    for (const row of ['member.teammate.shutdown', 'member.lead']) assert.doesNotMatch(row, matches, row);
   });
 });

@@ -250,6 +250,12 @@ export abstract class Agent implements AgentHandle {
           blocks.push({ type: 'tool_result', tool_use_id: u.id, content: 'Stopped by the user.', is_error: true });
           continue;
         }
+        // An approved shutdown ends the teammate: what it asked for after it in the same
+        // reply must not run (docs/file-formats.md, "Requests").
+        if (this.endReason === 'shutdown') {
+          blocks.push({ type: 'tool_result', tool_use_id: u.id, content: 'Not run: you approved your shutdown earlier in this reply.', is_error: true });
+          continue;
+        }
         if (u === cut) {
           blocks.push({ type: 'tool_result', tool_use_id: u.id, content: CUT_OFF, is_error: true });
           continue;

@@ -7,6 +7,7 @@ import { formatShellResult, runShell } from '../exec/shell';
 import type { ProcessRegistry } from '../exec/process-group';
 import type { WorkspaceFs } from '../exec/workspace-fs';
 import type { ModelTool } from '../model';
+import { describeFailed } from '../team/mailbox';
 import type { Team } from '../team/team';
 import { formatMail, formatTask } from './prompts';
 import {
@@ -104,8 +105,11 @@ const handlers: { [K in ToolKey]: Handler<K> } = {
     return ok(d.messages.length ? d.messages.map(formatMail).join('\n\n') : 'No new messages.');
   },
   async broadcast({ content }, a, h) {
-    const sent = await h.team.mailbox.broadcast(a.name, content);
-    return ok(sent.length ? `Broadcast to ${sent.map((m) => m.to).join(', ')}.` : 'No teammates to broadcast to.');
+    const r = await h.team.mailbox.broadcastReport(a.name, content);
+    if (!r.sent.length && !r.failed.length) return ok('No teammates to broadcast to.');
+    const got = r.sent.length ? `Broadcast to ${r.sent.map((m) => m.to).join(', ')}.` : 'Nobody got the broadcast.';
+    // Who got it is said either way, so a retry goes only to those who did not.
+    return r.failed.length ? { text: `${got} Not delivered to: ${describeFailed(r)}.`, isError: r.sent.length === 0 } : ok(got);
   },
   async shutdown_request({ teammate }, a, h) {
     const r = await h.team.requestShutdown(a.name, teammate);

@@ -36,6 +36,16 @@ export type SendInput = {
   content: string;
 } & Record<string, unknown>;
 
+export interface BroadcastResult {
+  sent: MessageT[];
+  failed: { to: string; error: string }[];
+}
+
+/** "bob (recipient "bob" has shut down), …" */
+export function describeFailed(r: BroadcastResult): string {
+  return r.failed.map((f) => `${f.to} (${f.error})`).join(', ');
+}
+
 export interface Delivery {
   messages: MessageT[];
   /** Cursor value to ack once the messages have been handled. */
@@ -82,11 +92,28 @@ export class Mailbox {
     return (await message).parsed;
   }
 
-  /** Sends `content` to every teammate except the sender and shut-down members. */
-  async broadcast(from: string, content: string): Promise<MessageT[]> {
+  /**
+   * Sends `content` to every teammate except the sender and shut-down members. Each
+   * recipient is tried; the result says who got it and who did not (a recipient that shut
+   * down meanwhile), so a caller never retries — and duplicates — what went out.
+   */
+  async broadcastReport(from: string, content: string): Promise<BroadcastResult> {
     const members = await this.roster.list();
     const targets = members.filter((m) => m.name !== from && m.status !== 'shutdown').map((m) => m.name);
-    return Promise.all(targets.map((to) => this.send({ from, to, type: 'broadcast', content })));
+    const settled = await Promise.allSettled(targets.map((to) => this.send({ from, to, type: 'broadcast', content })));
+    const out: BroadcastResult = { sent: [], failed: [] };
+    settled.forEach((r, i) => {
+      if (r.status === 'fulfilled') out.sent.push(r.value);
+      else out.failed.push({ to: targets[i]!, error: r.reason instanceof Error ? r.reason.message : String(r.reason) });
+    });
+    return out;
+  }
+
+  /** broadcastReport's messages; throws only when nobody got it. */
+  async broadcast(from: string, content: string): Promise<MessageT[]> {
+    const r = await this.broadcastReport(from, content);
+    if (r.sent.length === 0 && r.failed.length) throw new MailboxError(`broadcast not delivered: ${describeFailed(r)}`);
+    return r.sent;
   }
 
   /** Messages in `name`'s inbox from byte `offset` on (invalid records reported, skipped). */

@@ -31,6 +31,11 @@ export interface Respond {
   approve: boolean;
   feedback?: string;
   reason?: string;
+  /**
+   * The responder's current incarnation: a request made for an earlier one (it raced a
+   * re-spawn's expiry sweep) expires instead of being answered.
+   */
+  incarnation?: number;
 }
 
 export class Requests {
@@ -114,6 +119,10 @@ export class Requests {
       const mayAnswer = input.responder === rec.to || (rec.kind === 'plan' && input.responder === 'user');
       if (!mayAnswer) return { ok: false, error: `request ${rec.request_id} is addressed to ${rec.to}, not ${input.responder}` };
       if (rec.status !== 'pending') return { ok: false, error: `request ${rec.request_id} is already ${rec.status}` };
+      if (input.incarnation !== undefined && rec.incarnation !== undefined && rec.incarnation < input.incarnation) {
+        await writeJsonAtomic(path, { ...rec, status: 'expired', updated_at: Date.now() / 1000 });
+        return { ok: false, error: `request ${rec.request_id} was made for an earlier incarnation of ${rec.to}; it has expired` };
+      }
       const next: RequestRecord = {
         ...rec,
         status: input.approve ? 'approved' : 'rejected',

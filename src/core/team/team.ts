@@ -102,7 +102,8 @@ export class Team {
 
   /** The addressed teammate answers a shutdown request; the requester is told. */
   async respondShutdown(teammate: string, requestId: string, approve: boolean, reason = ''): Promise<RespondResult> {
-    const r = await this.requests.respond({ requestId, kind: 'shutdown', responder: teammate, approve, reason });
+    const incarnation = (await this.roster.get(teammate))?.incarnation;
+    const r = await this.requests.respond({ requestId, kind: 'shutdown', responder: teammate, approve, reason, incarnation });
     if (r.ok) {
       await this.mailbox.send({
         from: teammate, to: r.record.from, type: 'shutdown_response', content: reason || (approve ? 'Shutting down.' : 'Declined.'),

@@ -1,0 +1,63 @@
+// Protocol and lifecycle holes found reading the engine against the tutorial: tool calls
+// after an approved shutdown in the same reply, shutdown answers across incarnations, and
+// broadcasts that reach only some recipients. Agents talk to the fake API through the SDK.
+import assert from 'node:assert/strict';
+import { mkdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { reply, toolUse } from '../fake-api';
+import { waitFor } from '../helpers/tmp';
+import { harness } from './harness';
+
+test('tool calls after an approved shutdown_response in the same reply do not run', async (t) => {
+  const h = await harness(t);
+  h.api.script('kim', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'kim', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await h.rt.team.roster.get('kim'))?.status === 'idle', 5000, 'kim idle');
+  h.api.setDefault((r) => {
+    const m = /request_id=\\"(req_[a-z0-9_]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
+    return m
+      ? reply(toolUse('shutdown_response', { request_id: m[1], approve: true }), toolUse('bash', { command: 'touch after-shutdown' }))
+      : reply(toolUse('idle', {}));
+  });
+  await h.rt.requestShutdown('kim');
+  await waitFor(async () => (await h.rt.team.roster.get('kim'))?.status === 'shutdown', 8000, 'kim shut down');
+  await assert.rejects(stat(join(h.root, 'after-shutdown')), /ENOENT/);
+  const last = JSON.stringify(h.api.requests('kim').at(-1)?.body.messages ?? []);
+  assert.doesNotMatch(last, /Not run: you approved/, 'no model call after the shutdown');
+});
+
+test('a shutdown request made for an earlier incarnation cannot stop the new one', async (t) => {
+  const h = await harness(t, {}, 'allow');
+  const team = h.rt.team;
+  await team.spawnMember('lou', 'dev');
+  await team.roster.setStatus('lou', 'shutdown');
+  await team.spawnMember('lou', 'dev'); // incarnation 2; its expiry sweep has run
+  // A request built from a roster read before the re-spawn lands after the sweep.
+  const stale = await team.requests.create({ kind: 'shutdown', from: 'lead', to: 'lou', subject: 'lou', incarnation: 1 });
+  const r = await team.respondShutdown('lou', stale.request_id, true);
+  assert.equal(r.ok, false);
+  assert.match((r as { error: string }).error, /earlier incarnation/);
+  assert.equal((await team.requests.get(stale.request_id))?.status, 'expired');
+  const fresh = await team.requestShutdown('lead', 'lou');
+  assert.equal((await team.respondShutdown('lou', fresh.request_id, false)).ok, true);
+});
+
+test('a broadcast that reaches only some teammates says who got it and who did not', async (t) => {
+  const h = await harness(t);
+  const team = h.rt.team;
+  await team.spawnMember('amy', 'dev');
+  await team.spawnMember('ben', 'dev');
+  // ben's inbox cannot be written (a folder in its place): his send fails, amy's succeeds.
+  await mkdir(team.paths.inbox('ben'));
+  const r = await team.mailbox.broadcastReport('user', 'standup');
+  assert.deepEqual(r.sent.map((m) => m.to), ['amy']);
+  assert.deepEqual(r.failed.map((f) => f.to), ['ben']);
+  assert.deepEqual((await team.mailbox.history('amy')).map((m) => m.content), ['standup']);
+  // The lead's tool says the same, so a retry need not go to amy again.
+  h.api.script('lead', reply(toolUse('broadcast', { content: 'standup 2' })), 'done');
+  await h.rt.askLead('Tell everyone.');
+  const result = JSON.stringify(h.api.requests('lead').at(-1)?.body.messages.at(-1));
+  assert.match(result, /Broadcast to amy\. Not delivered to: ben \(/);
+  assert.doesNotMatch(result, /is_error/);
+});
