@@ -7,6 +7,7 @@ import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read
 import {
   approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand, taskUnblockCommand,
 } from './write-commands';
+import { changesCommand, exportCommand, logCommand } from './watch-commands';
 import {
   worktreeDiffCommand, worktreeKeepCommand, worktreeMergeCommand, worktreeRemoveCommand, worktreesCommand,
 } from './worktree-commands';
@@ -41,6 +42,16 @@ export const COMMANDS: Command[] = [
   { words: ['approve'], synopsis: '<request_id> [--feedback <text>] [--json]', summary: "approve a teammate's plan", options: { ...json, feedback: { type: 'string' } }, run: approveCommand },
   { words: ['reject'], synopsis: '<request_id> <feedback…> [--json]', summary: "reject a teammate's plan, saying what to change", options: json, run: rejectCommand },
   { words: ['shutdown'], synopsis: '<name> [--json]', summary: 'ask a teammate to shut down (it answers by message)', options: json, run: shutdownCommand },
+  {
+    words: ['log'], synopsis: '<name> [--follow] [--view summary|normal|verbose] [--json]',
+    summary: "an agent's transcript: its words, tool calls and results, mail, errors, tokens per round (--follow: as it works)",
+    options: { ...json, follow: { type: 'boolean', short: 'f' }, view: { type: 'string' } }, run: logCommand,
+  },
+  { words: ['export'], synopsis: '<name> [--out <file.md>]', summary: "an agent's whole transcript as Markdown", options: { out: { type: 'string', short: 'o' } }, run: exportCommand },
+  {
+    words: ['changes'], synopsis: '[name] [--diff] [--json]', summary: 'files agents wrote or edited: who, when, which task (--diff: with diffs)',
+    options: { ...json, diff: { type: 'boolean' } }, run: changesCommand,
+  },
   { words: ['worktrees'], synopsis: '[--json]', summary: "teammates' git worktrees: name, branch, base, status, path", options: json, run: worktreesCommand },
   {
     words: ['worktree', 'diff'], synopsis: '<name> [--stat] [--json]', summary: "a worktree's changes since its base, uncommitted ones included",

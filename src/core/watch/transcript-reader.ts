@@ -8,7 +8,7 @@ import type { TranscriptItem } from '../../shared/transcript-items';
 import { ItemBuilder, type ItemChange } from './transcript-items';
 
 /** How much of the end of a transcript a view starts with. */
-export const DEFAULT_TAIL_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_TAIL_BYTES = 16 * 1024 * 1024;
 const CHUNK = 1 << 20;
 
 export type Line = { offset: number; value: unknown } | { offset: number; bad: true };
