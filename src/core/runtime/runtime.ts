@@ -21,13 +21,12 @@ import {
 import { leadSystem, teammateSystem } from './prompts';
 import { whyNotResumable } from './resumable';
 import { Teammate } from './teammate';
-import { LEAD_TOOLS, MODEL_NAME, TEAMMATE_TOOLS } from './tool-schemas';
 import { definitionsForLead, type Definitions } from '../roles/agent-definitions';
 import { requestPlan as putInPlanMode, PLAN_MODE_START } from '../roles/plan-mode';
 import {
   definitionPrompt, findDefinition, knownTeammateTools, loadAgentDefinitions, roleFields, toolAllowed,
 } from '../roles/roles';
-import { ToolSet } from './tools';
+import { toolsFor, ToolSet } from './tools';
 import {
   DEFAULT_SETTINGS, type Activity, type Approver, type ModelFactory, type RuntimeEvent,
   type RuntimeSettings, type SpawnInput, type TeamRuntime,
@@ -94,7 +93,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     await this.team.init();
     const teamName = (await this.team.roster.read()).team_name;
     await this.loadDefinitions();
-    const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(LEAD_TOOLS), this.leadPrompt(teamName));
+    const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(toolsFor('lead')), this.leadPrompt(teamName));
     this.lead = lead;
     lead.model = this.opts.models(this.s.model, lead.onModelStatus);
     // One lead per workspace: its conversation is one transcript and its mail one inbox.
@@ -126,7 +125,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
 
   /** Re-reads the definitions; a problem is reported once per file and message. */
   async loadDefinitions(): Promise<Definitions> {
-    const known = knownTeammateTools(TEAMMATE_TOOLS.map((k) => MODEL_NAME[k]));
+    const known = knownTeammateTools(toolsFor('teammate').map((t) => t.name));
     this.defs = await loadAgentDefinitions(this.root, { knownTools: known, teamModel: this.s.model });
     for (const p of this.defs.problems) {
       const key = `${p.path}\n${p.message}`;
@@ -339,7 +338,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
       this.emit({ type: 'notice', level: 'warning', agent: m.name, message: `${m.name}'s agent definition "${m.agent_type}" is gone or broken: it keeps its model and tools, without the definition's instructions.` });
     }
     // A tool outside the member's list is not offered at all (the list is in the roster, so a reload keeps it).
-    const tools = new ToolSet(TEAMMATE_TOOLS.filter((k) => toolAllowed(MODEL_NAME[k], m.tools)));
+    const tools = new ToolSet(toolsFor('teammate').filter((t) => toolAllowed(t.name, m.tools)));
     const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval) + definitionPrompt(def));
     t.modelOverride = m.model;
     // The lease is already ours: taken by claim() on resume, written with the spawn.

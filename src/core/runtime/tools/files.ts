@@ -1,0 +1,52 @@
+// File tools: read, write and edit files through the agent's WorkspaceFs, which confines
+// every path to its workspace (or worktree) by real path.
+import { z } from 'zod';
+import { defineTool, ok } from './definition';
+
+const both = ['lead', 'teammate'] as const;
+
+export const readFile = defineTool({
+  name: 'read_file',
+  description: 'Read a text file from the workspace.',
+  input: z.object({
+    path: z.string().describe('File path relative to the workspace root.'),
+    limit: z.number().int().positive().nullish().describe('Read at most this many lines.'),
+  }),
+  agents: both,
+  async run({ path, limit }, a) {
+    return ok(await a.fs.readFile(path, { limit }));
+  },
+});
+
+export const writeFile = defineTool({
+  name: 'write_file',
+  description: 'Create or overwrite a file in the workspace.',
+  input: z.object({
+    path: z.string().describe('File path relative to the workspace root; parent folders are created.'),
+    content: z.string().describe('The complete new content of the file.'),
+  }),
+  agents: both,
+  changesWorkspace: true,
+  async run({ path, content }, a) {
+    const r = await a.fs.writeFile(path, content);
+    return ok(`${r.created ? 'Created' : 'Wrote'} ${path} (${r.bytes} bytes)`);
+  },
+});
+
+export const editFile = defineTool({
+  name: 'edit_file',
+  description: 'Replace one exact occurrence of text in a file.',
+  input: z.object({
+    path: z.string().describe('File path relative to the workspace root.'),
+    old_text: z.string().min(1).describe('Exact text to replace; it must occur exactly once in the file.'),
+    new_text: z.string().describe('Replacement text.'),
+  }),
+  agents: both,
+  changesWorkspace: true,
+  async run({ path, old_text, new_text }, a) {
+    await a.fs.editFile(path, old_text, new_text);
+    return ok(`Edited ${path}`);
+  },
+});
+
+export const fileTools = [readFile, writeFile, editFile];

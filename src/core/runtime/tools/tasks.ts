@@ -1,0 +1,108 @@
+// Task-board tools, and the teammate's idle: the autonomous loop around the board. The
+// board's rules (who may claim, what completion unblocks) live in core/team/task-board.
+import { z } from 'zod';
+import { formatTask } from '../prompts';
+import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+
+const taskId = z.number().int().positive().describe('The numeric id of a task on the board.');
+const taskIds = z.array(z.number().int().positive());
+
+export const idle = defineTool({
+  name: 'idle',
+  description: 'Stop working for now: you will be woken by new messages or claimable tasks.',
+  input: z.object({}),
+  agents: ['teammate'],
+  async run(_i, a) {
+    a.endAfterRound('idle');
+    return ok('Going idle. You will be woken by new messages or tasks.');
+  },
+});
+
+const claimInput = z.object({ task_id: taskId });
+
+async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
+  const r = await h.team.tasks.claim(task_id, a.name);
+  if (!r.ok) return fail(r.reason);
+  if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: r.task.id }).catch(() => undefined);
+  if (r.task.worktree && a.kind === 'teammate') {
+    a.setWorkdir(await h.worktreeDir(r.task.worktree));
+    return ok(`Claimed ${formatTask(r.task)}\nYou now work in worktree "${r.task.worktree}" (${a.cwd}).`);
+  }
+  return ok(`Claimed ${formatTask(r.task)}`);
+}
+
+const claimTool = {
+  name: 'claim_task',
+  description: 'Take ownership of a pending, unblocked task and start it.',
+  input: claimInput,
+  run: claim,
+};
+
+/** A teammate is offered claim_task next to idle (the pair an autonomous teammate lives by). */
+export const claimTaskTeammate = defineTool({ ...claimTool, agents: ['teammate'] });
+/** The lead is offered it after the other board tools. Same tool, same handler. */
+export const claimTaskLead = defineTool({ ...claimTool, agents: ['lead'] });
+
+export const taskCreate = defineTool({
+  name: 'task_create',
+  description: 'Add a task to the shared board.',
+  input: z.object({
+    subject: z.string().min(1).describe('Short title of the task.'),
+    description: z.string().nullish().describe('Details, acceptance criteria.'),
+    blockedBy: taskIds.nullish().describe('Ids of tasks that must be completed first.'),
+    worktree: z.string().nullish().describe('Bind the task to this git worktree name: whoever claims it works there.'),
+  }),
+  agents: ['lead', 'teammate'],
+  async run({ subject, description, blockedBy, worktree }, _a, h) {
+    const t = await h.team.tasks.create({ subject, description: description ?? '', blockedBy: blockedBy ?? [], worktree: worktree ?? null });
+    return ok(`Created ${formatTask(t)}`);
+  },
+});
+
+export const taskList = defineTool({
+  name: 'task_list',
+  description: 'List all tasks with status, owner and blockers.',
+  input: z.object({}),
+  agents: ['lead', 'teammate'],
+  async run(_i, _a, h) {
+    const tasks = await h.team.tasks.list();
+    return ok(tasks.length ? tasks.map(formatTask).join('\n') : 'The board is empty.');
+  },
+});
+
+export const taskGet = defineTool({
+  name: 'task_get',
+  description: 'Show one task in full.',
+  input: z.object({ task_id: taskId }),
+  agents: ['lead', 'teammate'],
+  async run({ task_id }, _a, h) {
+    const t = await h.team.tasks.get(task_id);
+    return t ? ok(`${formatTask(t)}\n${t.description}`) : fail(`Task ${task_id} not found.`);
+  },
+});
+
+export const taskUpdate = defineTool({
+  name: 'task_update',
+  description: 'Change a task: status, owner or blockers.',
+  input: z.object({
+    task_id: taskId,
+    status: z.enum(['pending', 'in_progress', 'completed']).nullish().describe('New status. "completed" unblocks dependent tasks.'),
+    owner: z.string().nullish().describe('New owner name ("" to clear).'),
+    addBlockedBy: taskIds.nullish().describe('Task ids to add as blockers.'),
+    removeBlockedBy: taskIds.nullish().describe('Task ids to remove from the blockers.'),
+  }),
+  agents: ['lead', 'teammate'],
+  async run({ task_id, status, owner, addBlockedBy, removeBlockedBy }, a, h) {
+    const t = await h.team.tasks.update(task_id, {
+      status: status ?? undefined, owner: owner ?? undefined,
+      addBlockedBy: addBlockedBy ?? undefined, removeBlockedBy: removeBlockedBy ?? undefined,
+    }, a.name);
+    if (a.kind === 'teammate') {
+      const current = t.status === 'in_progress' && t.owner === a.name ? t.id : null;
+      await h.team.roster.patch(a.name, { current_task: current }).catch(() => undefined);
+    }
+    return ok(`Updated ${formatTask(t)}`);
+  },
+});
+
+export const taskTools = [idle, claimTaskTeammate, taskCreate, taskList, taskGet, taskUpdate, claimTaskLead];
