@@ -42,6 +42,15 @@ const shParserApart = {
   },
 };
 
+// The MCP SDK likewise (src/core/mcp/sdk-entry.ts → dist/mcp-sdk.js), imported only when a
+// host first starts its MCP servers (docs/mcp.md).
+const mcpSdkApart = {
+  name: 'mcp-sdk-apart',
+  setup(build) {
+    build.onResolve({ filter: /\/sdk-entry(\.js)?$/ }, () => ({ path: './mcp-sdk.js', external: true }));
+  },
+};
+
 // zod re-exports every one of its ~50 error-message locales as `z.locales`, which we never
 // use: its locales index is replaced with English only (a third of the extension bundle).
 const zodEnglishOnly = {
@@ -56,11 +65,12 @@ const zodEnglishOnly = {
 };
 
 const nodeBundles = [
-  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [sdkApart, shParserApart, zodEnglishOnly] },
+  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [sdkApart, shParserApart, mcpSdkApart, zodEnglishOnly] },
   { in: 'node_modules/mvdan-sh/index.js', out: join(distDir, 'mvdan-sh.js'), external: [] },
   // list_dir / glob / grep run in this worker thread (src/core/exec/search/search.ts finds it next to the bundle).
   { in: 'src/core/exec/search/search-worker.ts', out: join(distDir, 'search-worker.js'), external: [] },
   { in: 'src/vscode/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },
+  { in: 'src/core/mcp/sdk-entry.ts', out: join(distDir, 'mcp-sdk.js'), external: [] },
   { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: [], banner: '#!/usr/bin/env node' },
   { in: 'src/demo.ts', out: join(distDir, 'demo.js'), external: [] },
 ];

@@ -4,6 +4,9 @@
 // team between tool calls. Shared by the lead and the teammates.
 import type Anthropic from '@anthropic-ai/sdk';
 import { WorkspaceFs } from '../exec/workspace-fs';
+import { callMcpTool, withMcpTools, type McpGate } from '../mcp/agent-tools';
+import type { McpManager } from '../mcp/manager';
+import { isMcpToolName } from '../mcp/tool-names';
 import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
 import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
 import { ChangeLog } from '../watch/change-log';
@@ -30,6 +33,9 @@ export interface AgentEnv extends ToolHost {
   /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
   keyRejected(): boolean;
   noteKeyRejected(): void;
+  /** This host's MCP servers (docs/mcp.md): their tools join every agent's. */
+  readonly mcp: McpManager;
+  readonly mcpGate: McpGate;
 }
 
 type Block = Anthropic.ContentBlockParam;
@@ -103,6 +109,14 @@ export abstract class Agent implements AgentHandle {
 
   get activity(): Activity {
     return this.current;
+  }
+
+  waitingForApproval(what: string): void {
+    this.setActivity({ kind: 'waiting-approval', what });
+  }
+
+  runningTool(tool: string): void {
+    this.setActivity({ kind: 'tool', tool });
   }
 
   setActivity(a: Activity): void {
@@ -210,9 +224,11 @@ export abstract class Agent implements AgentHandle {
         await this.env.budgetGate(this.name, this.signal);
         const compacted = await this.env.maybeCompact(this, this.messages, forceCompact);
         if (compacted) await this.replaceConversation(compacted);
+        // The first agent to work starts the MCP servers; later calls find them settled.
+        await this.env.mcp.ensureStarted(this.signal);
         this.setActivity({ kind: 'requesting' });
         result = await this.model.send({
-          system, tools: this.tools.definitions, messages: mergeConsecutive(this.messages), signal: this.signal,
+          system, tools: withMcpTools(this.tools.definitions, this.env.mcp.definitions()), messages: mergeConsecutive(this.messages), signal: this.signal,
           onText: (text, attempt) => this.env.emit({ type: 'text_delta', agent: this.name, text, attempt }),
         });
       } catch (err) {
@@ -262,7 +278,9 @@ export abstract class Agent implements AgentHandle {
         }
         this.setActivity({ kind: 'tool', tool: u.name });
         this.env.emit({ type: 'tool_start', agent: this.name, id: u.id, tool: u.name, input: u.input });
-        const r = await this.tools.run(u.name, u.input, this, this.env);
+        const r = isMcpToolName(u.name)
+          ? await callMcpTool(this.env.mcp, this.env.mcpGate, u.name, u.input, this)
+          : await this.tools.run(u.name, u.input, this, this.env);
         // Whatever a tool turned up (a printed environment, a .env file), the key stays out of
         // the transcript and the model's context.
         const text = redact(r.text);

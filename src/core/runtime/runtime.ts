@@ -4,6 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
 import { ProcessRegistry } from '../exec/process-group';
+import type { McpGate } from '../mcp/agent-tools';
+import { createHostMcp, type McpHostOptions } from '../mcp/host';
+import type { McpManager } from '../mcp/manager';
 import type { ModelMessage, SendResult } from '../model';
 import { Team } from '../team/team';
 import type { Disposable } from '../team/dir-watcher';
@@ -46,6 +49,8 @@ export interface RuntimeOptions {
   worktrees?: WorktreeManager;
   /** How this host's user raises a spent token budget (default: the VS Code setting). */
   raiseBudget?: string;
+  /** MCP servers from `.mcp.json` (docs/mcp.md). */
+  mcp?: McpHostOptions;
 }
 
 export class RuntimeError extends Error {}
@@ -72,11 +77,14 @@ export class Runtime implements TeamRuntime, AgentEnv {
     }),
   );
   private disposed = false;
+  readonly mcp: McpManager;
+  readonly mcpGate: McpGate;
 
   private constructor(private readonly opts: RuntimeOptions) {
     this.team = new Team(opts.root, { pollMs: (opts.settings?.idlePollSeconds ?? DEFAULT_SETTINGS.idlePollSeconds) * 1000 });
     this.hostId = opts.hostId ?? randomUUID();
     this.s = { ...DEFAULT_SETTINGS, ...opts.settings };
+    ({ mcp: this.mcp, gate: this.mcpGate } = createHostMcp(opts.root, opts.mcp, opts.approver, (level, message) => this.emit({ type: 'notice', level, message })));
   }
 
   static async start(opts: RuntimeOptions): Promise<Runtime> {
@@ -484,7 +492,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     // Leave the roster status as it is (working/idle) so the next host resumes them,
     // but give up the lease so it need not wait for it to go stale.
     for (const t of running) t.suspend();
-    await this.processes.killEverything();
+    await Promise.all([this.processes.killEverything(), this.mcp.dispose()]);
     await Promise.all(running.map((t) => t.done));
     await this.team.roster.update((c) => releaseLeases(c, this.hostId)).catch(() => undefined);
     this.team.dispose();

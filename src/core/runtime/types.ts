@@ -1,6 +1,8 @@
 // The runtime's public surface: what the VS Code layer and the CLI see. Hosts plug in
 // settings, the model factory and approvals through these small interfaces.
 import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
+import type { McpAsker } from '../mcp/host';
+import type { McpManager } from '../mcp/manager';
 import type { ModelClient, ModelStatus } from '../model';
 import type { WorktreeManager } from '../worktree/manager';
 import type { TranscriptEntry } from './transcript';
@@ -51,7 +53,8 @@ export type ModelFactory = (model: string, onStatus: (s: ModelStatus) => void) =
 
 export type BashDecision = 'allow' | 'deny';
 
-export interface Approver {
+/** bash here; MCP's two questions (a tool call, a server's first start) in McpAsker (docs/mcp.md). */
+export interface Approver extends McpAsker {
   /** Asked for each bash call when the policy is `ask`. */
   bash(agent: string, command: string, signal: AbortSignal): Promise<BashDecision>;
 }
@@ -117,5 +120,7 @@ export interface TeamRuntime {
   refreshModels(): void;
   /** Git worktrees of isolated teammates (diff, merge, keep, remove). */
   readonly worktrees: WorktreeManager;
+  /** This host's MCP servers: states, tools, restart (docs/mcp.md). */
+  readonly mcp: McpManager;
   dispose(): Promise<void>;
 }

@@ -1,0 +1,59 @@
+// MCP tools as an agent uses them (docs/mcp.md): the definitions added to its own tools, and
+// a call that passes the permission rules (asking the user through the same approval UI as
+// bash when the rule is `ask`) before it reaches the server. Errors come back as tool
+// errors; nothing throws into the agent loop.
+import type { ModelTool } from '../model';
+import type { McpManager } from './manager';
+import { mcpPermission, type PermissionRules } from './permissions';
+import type { McpCallResult } from './server';
+
+/** What an MCP call needs of the agent making it. */
+export interface McpCaller {
+  readonly name: string;
+  readonly signal: AbortSignal;
+  /** Shown while the user is asked. */
+  waitingForApproval(what: string): void;
+  /** Shown again once the answer is in and the tool runs. */
+  runningTool(tool: string): void;
+}
+
+export interface McpGate {
+  rules(): PermissionRules | undefined;
+  /** The user's answer for one call whose rule is `ask`. */
+  ask(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<'allow' | 'deny'>;
+}
+
+const cache = new WeakMap<ModelTool[], WeakMap<ModelTool[], ModelTool[]>>();
+
+/**
+ * The agent's tools followed by the MCP tools: the same array for the same two inputs, so a
+ * request's tools (and the prompt cache behind them) change only when an MCP list does.
+ */
+export function withMcpTools(own: ModelTool[], mcp: ModelTool[]): ModelTool[] {
+  if (!mcp.length) return own;
+  let inner = cache.get(own);
+  if (!inner) cache.set(own, (inner = new WeakMap()));
+  let both = inner.get(mcp);
+  if (!both) inner.set(mcp, (both = [...own, ...mcp]));
+  return both;
+}
+
+function summary(input: unknown): string {
+  const s = JSON.stringify(input ?? {});
+  return s.length > 80 ? `${s.slice(0, 80)}…` : s;
+}
+
+export async function callMcpTool(mcp: McpManager, gate: McpGate, name: string, input: unknown, agent: McpCaller): Promise<McpCallResult> {
+  const route = mcp.route(name);
+  if (!route) return { text: `Unknown tool "${name}": its MCP server is not running (ask the user to restart it).`, isError: true };
+  const permission = mcpPermission(route.ruleNames, gate.rules());
+  if (permission === 'deny') return { text: `${name} is denied by the permission rules (agentTeams.permissions.deny).`, isError: true };
+  if (permission === 'ask') {
+    agent.waitingForApproval(`${name} ${summary(input)}`);
+    const answer = await gate.ask(agent.name, name, input, agent.signal).catch(() => 'deny' as const);
+    if (agent.signal.aborted) return { text: 'Stopped by the user.', isError: true };
+    if (answer !== 'allow') return { text: `The user denied this call of ${name}.`, isError: true };
+    agent.runningTool(name);
+  }
+  return mcp.call(name, input, agent.signal);
+}

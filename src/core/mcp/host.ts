@@ -1,0 +1,39 @@
+// The MCP side of one host (docs/mcp.md): its manager and the gate its agents' calls pass,
+// both asking the host's user through the Approver the host already gives the runtime.
+import type { McpGate } from './agent-tools';
+import { McpManager, type McpStartRequest } from './manager';
+import type { PermissionRules } from './permissions';
+
+export interface McpHostOptions {
+  /** Workspace servers start only while this says yes (default: yes; VS Code passes Workspace Trust). */
+  trusted?: () => boolean;
+  /** Permission rules naming MCP tools; a tool no rule names is asked about. */
+  rules?: () => PermissionRules | undefined;
+  startTimeoutMs?: number;
+  callTimeoutMs?: number;
+}
+
+/** The two questions MCP asks a host's user; see Approver in runtime/types.ts. */
+export interface McpAsker {
+  mcpTool?(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<'allow' | 'deny'>;
+  mcpServerStart?(req: McpStartRequest, signal: AbortSignal): Promise<boolean>;
+}
+
+export function createHostMcp(
+  root: string, opts: McpHostOptions | undefined, asker: McpAsker,
+  report: (level: 'warning' | 'error', message: string) => void,
+): { mcp: McpManager; gate: McpGate } {
+  const mcp = new McpManager({
+    root, report,
+    trusted: opts?.trusted ?? (() => true),
+    // A host that cannot ask starts nothing and allows nothing it was not told to.
+    approveStart: (req, signal) => asker.mcpServerStart?.(req, signal) ?? Promise.resolve(false),
+    startTimeoutMs: opts?.startTimeoutMs,
+    callTimeoutMs: opts?.callTimeoutMs,
+  });
+  const gate: McpGate = {
+    rules: () => opts?.rules?.(),
+    ask: (agent, tool, input, signal) => asker.mcpTool?.(agent, tool, input, signal) ?? Promise.resolve('deny'),
+  };
+  return { mcp, gate };
+}
