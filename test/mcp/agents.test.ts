@@ -102,7 +102,7 @@ test('permission rules: allow skips the question, deny refuses without reaching 
   const lead = h.api.requests('lead');
   assert.equal(lastResult(lead[1]).content, 'echo: ok');
   assert.equal(lastResult(lead[2]).is_error, true);
-  assert.match(lastResult(lead[2]).content, /denied by the permission rules/);
+  assert.match(lastResult(lead[2]).content, /is denied: .*matches the deny rule mcp__faulty__spawn_sleeper/);
   assert.deepEqual(h.asked, []);
 });
 

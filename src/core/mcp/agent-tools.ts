@@ -1,10 +1,11 @@
 // MCP tools as an agent uses them (docs/mcp.md): the definitions added to its own tools, and
-// a call that passes the permission rules (asking the user through the same approval UI as
+// a call that passes the permission rules (src/core/permissions; asking the user through the same approval UI as
 // bash when the rule is `ask`) before it reaches the server. Errors come back as tool
 // errors; nothing throws into the agent loop.
 import type { ModelTool } from '../model';
 import type { McpManager } from './manager';
-import { mcpPermission, type PermissionRules } from './permissions';
+import { decideToolName } from '../permissions/decide';
+import type { RuleSource } from '../permissions/rules';
 import type { McpCallResult } from './server';
 
 /** What an MCP call needs of the agent making it. */
@@ -18,7 +19,8 @@ export interface McpCaller {
 }
 
 export interface McpGate {
-  rules(): PermissionRules | undefined;
+  /** agentTeams.permissions (or the CLI's): rules naming `mcp__<server>` or `mcp__<server>__<tool>`. */
+  rules(): RuleSource | undefined;
   /** The user's answer for one call whose rule is `ask`. */
   ask(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<'allow' | 'deny'>;
 }
@@ -46,8 +48,10 @@ function summary(input: unknown): string {
 export async function callMcpTool(mcp: McpManager, gate: McpGate, name: string, input: unknown, agent: McpCaller): Promise<McpCallResult> {
   const route = mcp.route(name);
   if (!route) return { text: `Unknown tool "${name}": its MCP server is not running (ask the user to restart it).`, isError: true };
-  const permission = mcpPermission(route.ruleNames, gate.rules());
-  if (permission === 'deny') return { text: `${name} is denied by the permission rules (agentTeams.permissions.deny).`, isError: true };
+  // A server's tools can do anything the server can: what no rule decides is asked about.
+  const decision = decideToolName(gate.rules(), name);
+  const permission = decision?.verdict ?? 'ask';
+  if (permission === 'deny') return { text: `${name} is denied: ${decision?.reason ?? 'by the permission rules'}.`, isError: true };
   if (permission === 'ask') {
     agent.waitingForApproval(`${name} ${summary(input)}`);
     const answer = await gate.ask(agent.name, name, input, agent.signal).catch(() => 'deny' as const);

@@ -2,13 +2,13 @@
 // both asking the host's user through the Approver the host already gives the runtime.
 import type { McpGate } from './agent-tools';
 import { McpManager, type McpStartRequest } from './manager';
-import type { PermissionRules } from './permissions';
+import type { RuleSource } from '../permissions/rules';
 
 export interface McpHostOptions {
   /** Workspace servers start only while this says yes (default: yes; VS Code passes Workspace Trust). */
   trusted?: () => boolean;
   /** Permission rules naming MCP tools; a tool no rule names is asked about. */
-  rules?: () => PermissionRules | undefined;
+  rules?: () => RuleSource | undefined;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
 }

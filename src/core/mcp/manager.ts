@@ -7,7 +7,7 @@ import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ModelTool } from '../model';
 import { readMcpConfig, type McpConfig } from './config';
 import { McpServerConnection, type McpCallResult, type McpServerState } from './server';
-import { assignNames, mcpRuleNames } from './tool-names';
+import { assignNames } from './tool-names';
 
 /** What a host shows the user before a server first starts. */
 export interface McpStartRequest {
@@ -43,7 +43,6 @@ export interface McpServerInfo {
 interface Route {
   server: McpServerConnection;
   tool: string;
-  ruleNames: string[];
 }
 
 const MAX_DESCRIPTION = 2048;
@@ -172,16 +171,16 @@ export class McpManager {
     const names = assignNames(entries.map((e) => ({ server: e.server.name, tool: e.tool.name })));
     const defs = entries.map((e, i): ModelTool => ({ name: names[i]!, description: describe(e.tool), input_schema: inputSchema(e.tool) }));
     const key = JSON.stringify(defs);
-    this.routes = new Map(entries.map((e, i) => [names[i]!, { server: e.server, tool: e.tool.name, ruleNames: mcpRuleNames(e.server.name, e.tool.name) }]));
+    this.routes = new Map(entries.map((e, i) => [names[i]!, { server: e.server, tool: e.tool.name }]));
     if (key === this.defsKey) return;
     this.defsKey = key;
     this.defs = defs;
   }
 
-  /** The server and tool behind a model-facing name, with the names permission rules use. */
-  route(name: string): { server: string; tool: string; ruleNames: string[] } | undefined {
+  /** The server and tool behind a model-facing name. */
+  route(name: string): { server: string; tool: string } | undefined {
     const r = this.routes.get(name);
-    return r && { server: r.server.name, tool: r.tool, ruleNames: r.ruleNames };
+    return r && { server: r.server.name, tool: r.tool };
   }
 
   async call(name: string, input: unknown, signal: AbortSignal): Promise<McpCallResult> {

@@ -23,11 +23,6 @@ export function mcpToolName(server: string, tool: string): string {
   return name.slice(0, MAX_TOOL_NAME - tag.length) + tag;
 }
 
-/** The permission-rule names a tool answers to: itself and its server (`mcp__<server>`). */
-export function mcpRuleNames(server: string, tool: string): string[] {
-  return [mcpToolName(server, tool), `${PREFIX}${sanitizePart(server)}`];
-}
-
 export function isMcpToolName(name: string): boolean {
   return name.startsWith(PREFIX);
 }
