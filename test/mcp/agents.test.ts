@@ -2,6 +2,7 @@
 // real MCP servers: what the model is offered, what a call does, and what failures look like
 // to the model and to the user.
 import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { McpStartRequest } from '../../src/core/mcp/manager';
@@ -192,4 +193,19 @@ test('an untrusted workspace starts no server and asks nothing', async (t) => {
   await h.rt.askLead('hi');
   assert.deepEqual(h.starts, []);
   assert.ok(!toolNames(h.api.requests('lead')[0]).some((n) => n.startsWith('mcp__')));
+});
+
+test('a teammate whose agent definition lists tools gets only the MCP tools it names', async (t) => {
+  const h = await start(t, { faulty: node(FAULTY, 'ok'), everything: node(EVERYTHING) });
+  await mkdir(join(h.rt.root, '.claude', 'agents'), { recursive: true });
+  await writeFile(join(h.rt.root, '.claude', 'agents', 'echoer.md'),
+    '---\nname: echoer\ndescription: Echoes.\ntools: Read, mcp__everything__echo, mcp__faulty\n---\nEcho things.\n');
+  h.api.script('eve', reply(toolUse('mcp__everything__get-sum', { a: 1, b: 2 })), reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'eve', role: 'echo', prompt: 'Echo.', agent_type: 'echoer' });
+  await waitFor(() => h.api.requests('eve').length >= 2, 10_000, 'eve worked');
+  const names = toolNames(h.api.requests('eve')[0]).filter((n) => n.startsWith('mcp__'));
+  assert.ok(names.includes('mcp__everything__echo'));
+  assert.ok(names.includes('mcp__faulty__hang'));
+  assert.ok(!names.includes('mcp__everything__get-sum'));
+  assert.match(lastResult(h.api.requests('eve')[1]).content, /not among your tools/);
 });

@@ -16,6 +16,8 @@ export interface McpCaller {
   waitingForApproval(what: string): void;
   /** Shown again once the answer is in and the tool runs. */
   runningTool(tool: string): void;
+  /** The tools its agent definition lists (null: no list, every tool). */
+  readonly allowedTools: readonly string[] | null;
 }
 
 export interface McpGate {
@@ -28,15 +30,29 @@ export interface McpGate {
 const cache = new WeakMap<ModelTool[], WeakMap<ModelTool[], ModelTool[]>>();
 
 /**
- * The agent's tools followed by the MCP tools: the same array for the same two inputs, so a
- * request's tools (and the prompt cache behind them) change only when an MCP list does.
+ * Whether an agent whose definition lists `allowed` tools (null: no list) may use MCP tool
+ * `name`: listed by its own name or by its server's (`mcp__<server>`), as in Claude Code.
  */
-export function withMcpTools(own: ModelTool[], mcp: ModelTool[]): ModelTool[] {
+export function mcpToolAllowed(name: string, allowed: readonly string[] | null | undefined): boolean {
+  if (!allowed) return true;
+  return allowed.some((entry) => {
+    const a = entry.replace(/__\*$/, '');
+    const wholeServer = a.startsWith('mcp__') && !a.slice(5).includes('__');
+    return a === name || (wholeServer && name.startsWith(`${a}__`));
+  });
+}
+
+/**
+ * The agent's tools followed by the MCP tools it may use: the same array for the same two
+ * inputs, so a request's tools (and the prompt cache behind them) change only when an MCP
+ * list does. `own` is the agent's own array, so the cache is per agent (and per `allowed`).
+ */
+export function withMcpTools(own: ModelTool[], mcp: ModelTool[], allowed?: readonly string[] | null): ModelTool[] {
   if (!mcp.length) return own;
   let inner = cache.get(own);
   if (!inner) cache.set(own, (inner = new WeakMap()));
   let both = inner.get(mcp);
-  if (!both) inner.set(mcp, (both = [...own, ...mcp]));
+  if (!both) inner.set(mcp, (both = [...own, ...mcp.filter((t) => mcpToolAllowed(t.name, allowed))]));
   return both;
 }
 
@@ -47,6 +63,7 @@ function summary(input: unknown): string {
 
 export async function callMcpTool(mcp: McpManager, gate: McpGate, name: string, input: unknown, agent: McpCaller): Promise<McpCallResult> {
   const route = mcp.route(name);
+  if (!mcpToolAllowed(name, agent.allowedTools)) return { text: `${name} is not among your tools.`, isError: true };
   if (!route) return { text: `Unknown tool "${name}": its MCP server is not running (ask the user to restart it).`, isError: true };
   // A server's tools can do anything the server can: what no rule decides is asked about.
   const decision = decideToolName(gate.rules(), name);

@@ -111,6 +111,9 @@ export abstract class Agent implements AgentHandle {
     return this.current;
   }
 
+  /** The tools its agent definition lists (null: all); MCP tools outside it are not offered. */
+  allowedTools: readonly string[] | null = null;
+
   waitingForApproval(what: string): void {
     this.setActivity({ kind: 'waiting-approval', what });
   }
@@ -228,7 +231,7 @@ export abstract class Agent implements AgentHandle {
         await this.env.mcp.ensureStarted(this.signal);
         this.setActivity({ kind: 'requesting' });
         result = await this.model.send({
-          system, tools: withMcpTools(this.tools.definitions, this.env.mcp.definitions()), messages: mergeConsecutive(this.messages), signal: this.signal,
+          system, tools: withMcpTools(this.tools.definitions, this.env.mcp.definitions(), this.allowedTools), messages: mergeConsecutive(this.messages), signal: this.signal,
           onText: (text, attempt) => this.env.emit({ type: 'text_delta', agent: this.name, text, attempt }),
         });
       } catch (err) {

@@ -349,6 +349,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const tools = new ToolSet(toolsFor('teammate').filter((t) => toolAllowed(t.name, m.tools)));
     const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval) + definitionPrompt(def));
     t.modelOverride = m.model;
+    t.allowedTools = m.tools ?? null;
     // The lease is already ours: taken by claim() on resume, written with the spawn.
     t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
     await t.restore();
