@@ -107,6 +107,15 @@ test('permission rules: allow skips the question, deny refuses without reaching 
   assert.deepEqual(h.asked, []);
 });
 
+test('a huge MCP answer reaches the model capped, like any tool output', async (t) => {
+  const h = await start(t, { faulty: node(FAULTY, 'ok') }, { mcp: { rules: () => ({ allow: ['mcp__faulty'] }) } });
+  h.api.script('lead', reply(toolUse('mcp__faulty__big', { chars: 2_000_000 })), 'ok');
+  await h.rt.askLead('go');
+  const r = lastResult(h.api.requests('lead')[1]);
+  assert.ok(r.content.length < 70_000, `${r.content.length} chars`);
+  assert.match(r.content, /\[\.\.\. truncated\]$/);
+});
+
 test('the user denying a call: a tool error, and the server stays', async (t) => {
   const h = await start(t, { faulty: node(FAULTY, 'ok') }, { answer: 'deny' });
   h.api.script('lead', reply(toolUse('mcp__faulty__echo', { text: 'x' })), 'ok');

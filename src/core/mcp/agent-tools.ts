@@ -1,5 +1,5 @@
-// MCP tools as an agent uses them (docs/mcp.md): the definitions added to its own tools, and
-// a call that passes the permission rules (src/core/permissions; asking the user through the same approval UI as
+// MCP tools as an agent uses them (docs/mcp.md): which it is offered, the array added to its
+// own tools, and a call that passes the permission rules (src/core/permissions; asking the user through the same approval UI as
 // bash when the rule is `ask`) before it reaches the server. Errors come back as tool
 // errors; nothing throws into the agent loop.
 import type { ModelTool } from '../model';
@@ -16,8 +16,6 @@ export interface McpCaller {
   waitingForApproval(what: string): void;
   /** Shown again once the answer is in and the tool runs. */
   runningTool(tool: string): void;
-  /** The tools its agent definition lists (null: no list, every tool). */
-  readonly allowedTools: readonly string[] | null;
 }
 
 export interface McpGate {
@@ -26,8 +24,6 @@ export interface McpGate {
   /** The user's answer for one call whose rule is `ask`. */
   ask(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<'allow' | 'deny'>;
 }
-
-const cache = new WeakMap<ModelTool[], WeakMap<ModelTool[], ModelTool[]>>();
 
 /**
  * Whether an agent whose definition lists `allowed` tools (null: no list) may use MCP tool
@@ -43,18 +39,19 @@ export function mcpToolAllowed(name: string, allowed: readonly string[] | null |
 }
 
 /**
- * The agent's tools followed by the MCP tools it may use: the same array for the same two
- * inputs, so a request's tools (and the prompt cache behind them) change only when an MCP
- * list does. `own` is the agent's own array, so the cache is per agent (and per `allowed`).
+ * The agent's tools followed by its MCP tools: the same array for the same two inputs, so a
+ * request's tools (and the prompt cache behind them) change only when an MCP list does.
  */
-export function withMcpTools(own: ModelTool[], mcp: ModelTool[], allowed?: readonly string[] | null): ModelTool[] {
+export function withMcpTools(own: ModelTool[], mcp: ModelTool[]): ModelTool[] {
   if (!mcp.length) return own;
   let inner = cache.get(own);
   if (!inner) cache.set(own, (inner = new WeakMap()));
   let both = inner.get(mcp);
-  if (!both) inner.set(mcp, (both = [...own, ...mcp.filter((t) => mcpToolAllowed(t.name, allowed))]));
+  if (!both) inner.set(mcp, (both = [...own, ...mcp]));
   return both;
 }
+
+const cache = new WeakMap<ModelTool[], WeakMap<ModelTool[], ModelTool[]>>();
 
 function summary(input: unknown): string {
   const s = JSON.stringify(input ?? {});
@@ -63,7 +60,6 @@ function summary(input: unknown): string {
 
 export async function callMcpTool(mcp: McpManager, gate: McpGate, name: string, input: unknown, agent: McpCaller): Promise<McpCallResult> {
   const route = mcp.route(name);
-  if (!mcpToolAllowed(name, agent.allowedTools)) return { text: `${name} is not among your tools.`, isError: true };
   if (!route) return { text: `Unknown tool "${name}": its MCP server is not running (ask the user to restart it).`, isError: true };
   // A server's tools can do anything the server can: what no rule decides is asked about.
   const decision = decideToolName(gate.rules(), name);

@@ -43,6 +43,7 @@ export interface McpServerInfo {
 interface Route {
   server: McpServerConnection;
   tool: string;
+  readOnly: boolean;
 }
 
 const MAX_DESCRIPTION = 2048;
@@ -171,16 +172,16 @@ export class McpManager {
     const names = assignNames(entries.map((e) => ({ server: e.server.name, tool: e.tool.name })));
     const defs = entries.map((e, i): ModelTool => ({ name: names[i]!, description: describe(e.tool), input_schema: inputSchema(e.tool) }));
     const key = JSON.stringify(defs);
-    this.routes = new Map(entries.map((e, i) => [names[i]!, { server: e.server, tool: e.tool.name }]));
+    this.routes = new Map(entries.map((e, i) => [names[i]!, { server: e.server, tool: e.tool.name, readOnly: e.tool.annotations?.readOnlyHint === true }]));
     if (key === this.defsKey) return;
     this.defsKey = key;
     this.defs = defs;
   }
 
   /** The server and tool behind a model-facing name. */
-  route(name: string): { server: string; tool: string } | undefined {
+  route(name: string): { server: string; tool: string; readOnly: boolean } | undefined {
     const r = this.routes.get(name);
-    return r && { server: r.server.name, tool: r.tool };
+    return r && { server: r.server.name, tool: r.tool, readOnly: r.readOnly };
   }
 
   async call(name: string, input: unknown, signal: AbortSignal): Promise<McpCallResult> {

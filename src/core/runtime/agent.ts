@@ -4,8 +4,9 @@
 // team between tool calls. Shared by the lead and the teammates.
 import type Anthropic from '@anthropic-ai/sdk';
 import { WorkspaceFs } from '../exec/workspace-fs';
-import { callMcpTool, withMcpTools, type McpGate } from '../mcp/agent-tools';
+import { withMcpTools } from '../mcp/agent-tools';
 import type { McpManager } from '../mcp/manager';
+import type { McpToolSets } from './tools/mcp';
 import { isMcpToolName } from '../mcp/tool-names';
 import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
 import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
@@ -35,7 +36,7 @@ export interface AgentEnv extends ToolHost {
   noteKeyRejected(): void;
   /** This host's MCP servers (docs/mcp.md): their tools join every agent's. */
   readonly mcp: McpManager;
-  readonly mcpGate: McpGate;
+  readonly mcpTools: McpToolSets;
 }
 
 type Block = Anthropic.ContentBlockParam;
@@ -113,14 +114,6 @@ export abstract class Agent implements AgentHandle {
 
   /** The tools its agent definition lists (null: all); MCP tools outside it are not offered. */
   allowedTools: readonly string[] | null = null;
-
-  waitingForApproval(what: string): void {
-    this.setActivity({ kind: 'waiting-approval', what });
-  }
-
-  runningTool(tool: string): void {
-    this.setActivity({ kind: 'tool', tool });
-  }
 
   setActivity(a: Activity): void {
     this.current = a;
@@ -223,15 +216,17 @@ export abstract class Agent implements AgentHandle {
       if (this.stopped) return 'stopped';
       if (round >= maxRounds) return 'max_rounds';
       let result: SendResult;
+      let mcp: ToolSet;
       try {
         await this.env.budgetGate(this.name, this.signal);
         const compacted = await this.env.maybeCompact(this, this.messages, forceCompact);
         if (compacted) await this.replaceConversation(compacted);
         // The first agent to work starts the MCP servers; later calls find them settled.
         await this.env.mcp.ensureStarted(this.signal);
+        mcp = this.env.mcpTools.setFor(this.allowedTools);
         this.setActivity({ kind: 'requesting' });
         result = await this.model.send({
-          system, tools: withMcpTools(this.tools.definitions, this.env.mcp.definitions(), this.allowedTools), messages: mergeConsecutive(this.messages), signal: this.signal,
+          system, tools: withMcpTools(this.tools.definitions, mcp.definitions), messages: mergeConsecutive(this.messages), signal: this.signal,
           onText: (text, attempt) => this.env.emit({ type: 'text_delta', agent: this.name, text, attempt }),
         });
       } catch (err) {
@@ -281,9 +276,9 @@ export abstract class Agent implements AgentHandle {
         }
         this.setActivity({ kind: 'tool', tool: u.name });
         this.env.emit({ type: 'tool_start', agent: this.name, id: u.id, tool: u.name, input: u.input });
-        const r = isMcpToolName(u.name)
-          ? await callMcpTool(this.env.mcp, this.env.mcpGate, u.name, u.input, this)
-          : await this.tools.run(u.name, u.input, this, this.env);
+        // An MCP tool withdrawn since this request was sent (its server failed) says so.
+        const set = mcp.has(u.name) ? mcp : isMcpToolName(u.name) ? null : this.tools;
+        const r = set ? await set.run(u.name, u.input, this, this.env) : { text: `${u.name} is not available: its MCP server is not running, or it is not among your tools.`, isError: true };
         // Whatever a tool turned up (a printed environment, a .env file), the key stays out of
         // the transcript and the model's context.
         const text = redact(r.text);

@@ -4,7 +4,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
 import { ProcessRegistry } from '../exec/process-group';
-import type { McpGate } from '../mcp/agent-tools';
 import { createHostMcp, type McpHostOptions } from '../mcp/host';
 import type { McpManager } from '../mcp/manager';
 import type { ModelMessage, SendResult } from '../model';
@@ -30,6 +29,7 @@ import {
   definitionPrompt, findDefinition, knownTeammateTools, loadAgentDefinitions, roleFields, toolAllowed,
 } from '../roles/roles';
 import { toolsFor, ToolSet } from './tools';
+import { McpToolSets } from './tools/mcp';
 import {
   DEFAULT_SETTINGS, type Activity, type Approver, type ModelFactory, type RuntimeEvent,
   type RuntimeSettings, type SpawnInput, type TeamRuntime,
@@ -78,13 +78,15 @@ export class Runtime implements TeamRuntime, AgentEnv {
   );
   private disposed = false;
   readonly mcp: McpManager;
-  readonly mcpGate: McpGate;
+  readonly mcpTools: McpToolSets;
 
   private constructor(private readonly opts: RuntimeOptions) {
     this.team = new Team(opts.root, { pollMs: (opts.settings?.idlePollSeconds ?? DEFAULT_SETTINGS.idlePollSeconds) * 1000 });
     this.hostId = opts.hostId ?? randomUUID();
     this.s = { ...DEFAULT_SETTINGS, ...opts.settings };
-    ({ mcp: this.mcp, gate: this.mcpGate } = createHostMcp(opts.root, opts.mcp, opts.approver, (level, message) => this.emit({ type: 'notice', level, message })));
+    const { mcp, gate } = createHostMcp(opts.root, opts.mcp, opts.approver, (level, message) => this.emit({ type: 'notice', level, message }));
+    this.mcp = mcp;
+    this.mcpTools = new McpToolSets(mcp, gate);
   }
 
   static async start(opts: RuntimeOptions): Promise<Runtime> {
