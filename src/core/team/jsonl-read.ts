@@ -5,6 +5,7 @@
 // read. A line damaged by a writer killed mid-write is reported and skipped; a record
 // appended right after the damage is recovered, not lost.
 import { open } from 'node:fs/promises';
+import { ioFault } from '../util/io-faults';
 import { reportProblem } from '../util/problems';
 
 export interface LineRecord {
@@ -63,6 +64,7 @@ export async function scanJsonLines(
   const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
   let fh;
   try {
+    ioFault('read', path);
     fh = await open(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fromOffset;
@@ -136,6 +138,7 @@ export async function readJsonLines(path: string, fromOffset = 0, maxBytes = Inf
 export async function lastLineWith(path: string, marker: string, at: number): Promise<number> {
   let fh;
   try {
+    ioFault('read', path);
     fh = await open(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;

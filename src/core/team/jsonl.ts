@@ -6,6 +6,7 @@
 // skipped; a record appended right after the damage is recovered, not lost.
 import { constants } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
+import { ioFault } from '../util/io-faults';
 
 interface Pending {
   /** The record, or a promise of it: the slot in the file is taken when the call is made. */
@@ -71,6 +72,7 @@ function dropHandle(path: string): void {
 }
 
 async function writeAll(path: string, text: string): Promise<void> {
+  ioFault('write', path);
   let h = handleFor(path);
   let opened = await h.fh;
   if (Date.now() - h.checkedAt > RECHECK_MS) {

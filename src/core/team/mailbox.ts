@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Message, MessageType, type Message as MessageT } from '../../shared/team-schemas';
-import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
+import { readJsonRecord, reportUnreadable, writeJsonAtomic } from '../util/atomic-file';
+import { isUnreadable } from '../util/io-faults';
 import { assertParticipantName } from '../util/names';
 import { reportProblem } from '../util/problems';
 import type { DirWatcher, Disposable } from './dir-watcher';
@@ -119,7 +120,16 @@ export class Mailbox {
   /** Messages in `name`'s inbox from byte `offset` on (invalid records reported, skipped). */
   async readFrom(name: string, offset: number): Promise<Delivery> {
     const path = this.paths.inbox(name);
-    const { records, nextOffset } = await readJsonLines(path, offset);
+    let read;
+    try {
+      read = await readJsonLines(path, offset);
+    } catch (err) {
+      // Nothing is delivered (or acked) from an inbox we may not read: it waits, reported.
+      if (!isUnreadable(err)) throw err;
+      reportUnreadable(path, err);
+      return { messages: [], cursor: offset };
+    }
+    const { records, nextOffset } = read;
     const messages: MessageT[] = [];
     for (const r of records) {
       const parsed = parseInboxLine(r.value, name, path, r.offset);
@@ -130,8 +140,9 @@ export class Mailbox {
   }
 
   async cursor(name: string): Promise<number> {
-    const r = await readJsonFile(this.paths.cursor(name), Cursor);
-    return r.kind === 'ok' ? r.value.offset : 0;
+    // Unreadable: from the start (an agent goes on from the cursor its transcript recorded).
+    const r = await readJsonRecord(this.paths.cursor(name), Cursor);
+    return r?.offset ?? 0;
   }
 
   /** Marks everything before `cursor` as delivered. Never moves backwards. */

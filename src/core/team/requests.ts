@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { RequestRecord, type RequestKind } from '../../shared/team-schemas';
-import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
+import { readJsonFile, readJsonRecord, writeJsonAtomic } from '../util/atomic-file';
 import { withFileLock } from '../util/file-lock';
 import { assertParticipantName } from '../util/names';
 import type { TeamPaths } from './paths';
@@ -82,8 +82,7 @@ export class Requests {
     } catch {
       return undefined;
     }
-    const r = await readJsonFile(path, RequestRecord);
-    return r.kind === 'ok' ? r.value : undefined;
+    return readJsonRecord(path, RequestRecord);
   }
 
   async list(filter: Partial<Pick<RequestRecord, 'status' | 'kind' | 'to' | 'from' | 'subject'>> = {}): Promise<RequestRecord[]> {

@@ -8,7 +8,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { Task } from '../../shared/team-schemas';
-import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
+import { readJsonFile, readJsonRecord, writeJsonAtomic } from '../util/atomic-file';
 import { withFileLock } from '../util/file-lock';
 import { assertTeammateName } from '../util/names';
 import { reportProblem } from '../util/problems';
@@ -73,13 +73,13 @@ export class TaskBoard {
   /** One task, always read from disk. */
   async get(id: number): Promise<Task | undefined> {
     const path = this.paths.task(id);
-    const r = await readJsonFile(path, Task);
-    if (r.kind !== 'ok') return undefined;
-    if (r.value.id !== id) {
-      reportProblem({ path, message: `its id is ${r.value.id}, not ${id} as its name says; left out of the board until one of them is fixed` });
+    const t = await readJsonRecord(path, Task);
+    if (!t) return undefined;
+    if (t.id !== id) {
+      reportProblem({ path, message: `its id is ${t.id}, not ${id} as its name says; left out of the board until one of them is fixed` });
       return undefined;
     }
-    return r.value;
+    return t;
   }
 
   /** The whole board (shared objects: callers clone before handing out or changing). */

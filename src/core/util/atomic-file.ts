@@ -4,12 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { z } from 'zod';
+import { ioFault, isUnreadable } from './io-faults';
 import { reportProblem } from './problems';
 
 /** Writes `data` to `path` so that readers see either the old or the new content. */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
+    ioFault('write', path);
     await writeFile(tmp, data);
     await rename(tmp, path);
   } catch (err) {
@@ -64,6 +66,7 @@ export type JsonRead<T> = { kind: 'ok'; value: T } | { kind: 'missing' } | { kin
 export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promise<JsonRead<T>> {
   let text: string;
   try {
+    ioFault('read', path);
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
@@ -79,4 +82,25 @@ export async function readJsonFile<T>(path: string, schema: z.ZodType<T>): Promi
   }
   const movedTo = await quarantine(path, detail);
   return { kind: 'corrupt', movedTo, detail };
+}
+
+/** Reports a file we may not read (mode 000, a folder in its place) and says so. */
+export function reportUnreadable(path: string, err: unknown): void {
+  const code = (err as NodeJS.ErrnoException).code ?? 'error';
+  reportProblem({ path, message: `cannot be read (${code}): skipped until it can be; fix its permissions` });
+}
+
+/**
+ * One record among many (a task, a request): valid → the value; missing, corrupt (moved
+ * aside) or unreadable (reported) → undefined, so one bad file never fails a whole listing.
+ */
+export async function readJsonRecord<T>(path: string, schema: z.ZodType<T>): Promise<T | undefined> {
+  try {
+    const r = await readJsonFile(path, schema);
+    return r.kind === 'ok' ? r.value : undefined;
+  } catch (err) {
+    if (!isUnreadable(err)) throw err;
+    reportUnreadable(path, err);
+    return undefined;
+  }
 }

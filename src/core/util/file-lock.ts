@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
+import { ioFault } from './io-faults';
 
 const HOST = hostname();
 const inProcess = new Map<string, Promise<unknown>>();
@@ -22,6 +23,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function tryCreate(lockPath: string, token: string): Promise<boolean> {
   try {
+    ioFault('write', lockPath);
     const fh = await open(lockPath, 'wx');
     try {
       await fh.writeFile(JSON.stringify({ pid: process.pid, host: HOST, token }));
