@@ -7,6 +7,7 @@ import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read
 import {
   approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand, taskUnblockCommand,
 } from './write-commands';
+import { mcpCommand } from './mcp-commands';
 import { changesCommand, exportCommand, logCommand } from './watch-commands';
 import {
   worktreeDiffCommand, worktreeKeepCommand, worktreeMergeCommand, worktreeRemoveCommand, worktreesCommand,
@@ -51,6 +52,11 @@ export const COMMANDS: Command[] = [
   {
     words: ['changes'], synopsis: '[name] [--diff] [--json]', summary: 'files agents wrote or edited: who, when, which task (--diff: with diffs)',
     options: { ...json, diff: { type: 'boolean' } }, run: changesCommand,
+  },
+  {
+    words: ['mcp'], synopsis: '[--tools] [--json]',
+    summary: 'MCP servers in .mcp.json: name, command line, problems (--tools: start each, list its tools, stop it)',
+    options: { ...json, tools: { type: 'boolean' } }, run: mcpCommand,
   },
   { words: ['worktrees'], synopsis: '[--json]', summary: "teammates' git worktrees: name, branch, base, status, path", options: json, run: worktreesCommand },
   {

@@ -1,0 +1,85 @@
+// MCP in the CLI (docs/mcp.md): `agent-teams mcp [--tools] [--json]` lists the servers of
+// `.mcp.json` (with --tools it starts each one, lists its tools and stops it again, showing
+// every command line before it runs), and `/mcp [restart <name>]` in a session shows this
+// host's servers with their state and tools, or restarts one.
+import { commandLine, readMcpConfig, type McpConfig } from '../core/mcp/config';
+import { McpManager, type McpServerInfo } from '../core/mcp/manager';
+import type { McpServerState } from '../core/mcp/server';
+import { UsageError } from './args';
+import type { CommandContext } from './context';
+import { ReplUsageError, type SlashCommand } from './repl-host';
+
+export function stateWords(s: McpServerState): string {
+  switch (s.kind) {
+    case 'configured': return 'not started (starts when the first agent works)';
+    case 'awaiting-approval': return 'waiting for your approval to start';
+    case 'starting': return 'starting';
+    case 'ready': return `ready, ${s.tools} tool${s.tools === 1 ? '' : 's'}`;
+    case 'failed': return `failed: ${s.error}`;
+    case 'declined': return `not started: ${s.reason}`;
+    case 'stopped': return 'stopped';
+  }
+}
+
+/** Servers, one block each: name, state, command line, tools (and stderr of a failure). */
+export function mcpServersText(servers: McpServerInfo[], configError?: string): string {
+  const lines: string[] = [];
+  if (configError) lines.push(`.mcp.json: ${configError}`);
+  if (!servers.length && !configError) lines.push('No MCP servers: add them to .mcp.json at the folder root ({"mcpServers": {...}}).');
+  for (const s of servers) {
+    lines.push(`${s.name} (${s.transport}): ${stateWords(s.state)}`);
+    if (s.commandLine) lines.push(`  ${s.commandLine}`);
+    for (const t of s.tools) lines.push(`  - ${t.name}: ${t.description.split('\n')[0]!.slice(0, 100)}`);
+    if (s.state.kind === 'failed' && s.state.stderr) lines.push(...s.state.stderr.split('\n').slice(-10).map((l) => `  stderr| ${l}`));
+  }
+  return lines.join('\n');
+}
+
+/** The servers as configured, none started. */
+function configured(config: McpConfig): McpServerInfo[] {
+  return config.servers.map((c) => ({
+    name: c.name, transport: c.transport, commandLine: commandLine(c), tools: [],
+    state: c.transport === 'invalid' ? { kind: 'failed', error: c.problem, stderr: '' } : { kind: 'configured' },
+  }));
+}
+
+export async function mcpCommand(ctx: CommandContext): Promise<number> {
+  if (ctx.args.length) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[0])}`, ctx.usage);
+  const config = await readMcpConfig(ctx.root);
+  if (ctx.opts.tools !== true) {
+    const servers = configured(config);
+    ctx.emit({ path: config.path, found: config.found, error: config.error ?? null, servers }, () => mcpServersText(servers, config.error));
+    return config.error ? 1 : 0;
+  }
+  // Asked for explicitly: each command line is shown (stderr) as it starts, nothing runs unseen.
+  const mcp = new McpManager({
+    root: ctx.root, trusted: () => true,
+    approveStart: async (req) => (ctx.io.stderr.write(`starting ${req.server}: ${req.commandLine}\n`), true),
+    report: () => undefined,
+  });
+  try {
+    await mcp.ensureStarted();
+    const servers = mcp.list();
+    ctx.emit({ path: config.path, found: config.found, error: config.error ?? null, servers }, () => mcpServersText(servers, config.error));
+    return config.error || servers.some((s) => s.state.kind === 'failed') ? 1 : 0;
+  } finally {
+    await mcp.dispose();
+  }
+}
+
+export const MCP_SLASH_COMMAND: SlashCommand = {
+  usage: '/mcp [restart <name>]', summary: "this session's MCP servers: state, command line, tools; restart one",
+  async run(args, { rt, print }) {
+    if (args[0] === 'restart') {
+      if (args.length !== 2) throw new ReplUsageError('usage: /mcp restart <name>');
+      await rt.mcp.restart(args[1]!);
+      print(mcpServersText(rt.mcp.list().filter((s) => s.name === args[1])));
+      return;
+    }
+    if (args.length) throw new ReplUsageError('usage: /mcp [restart <name>]');
+    const started = rt.mcp.configState;
+    if (started) return print(mcpServersText(rt.mcp.list(), started.error));
+    const config = await readMcpConfig(rt.root);
+    print(`${mcpServersText(configured(config), config.error)}${config.servers.length ? '\n(They start when the first agent works.)' : ''}`);
+  },
+};

@@ -1,0 +1,59 @@
+// MCP in the CLI: `agent-teams mcp` (with and without --tools) and, in a session, the start
+// approval showing the command line, a tool call asked at the prompt, and /mcp.
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { reply, toolUse } from '../fake-api';
+import { tempDir } from '../helpers/tmp';
+import { FAULTY } from '../mcp/helpers';
+import { fakeApi, runCli, session } from './cli-proc';
+
+async function withConfig(t: Parameters<typeof tempDir>[0], text: string): Promise<string> {
+  const root = await tempDir(t);
+  await writeFile(join(root, '.mcp.json'), text);
+  return root;
+}
+
+const faulty = JSON.stringify({ mcpServers: { faulty: { command: process.execPath, args: [FAULTY, 'ok'] }, gone: { command: 'agent-teams-no-such-mcp' } } });
+
+test('agent-teams mcp lists the servers; --tools starts them, lists their tools and stops them', async (t) => {
+  const root = await withConfig(t, faulty);
+  const list = await runCli(['--root', root, 'mcp']);
+  assert.equal(list.code, 0, list.stderr);
+  assert.match(list.stdout, /^faulty \(stdio\): not started/m);
+  assert.match(list.stdout, /mcp-faulty-server\.js ok$/m);
+  const tools = await runCli(['--root', root, 'mcp', '--tools']);
+  assert.equal(tools.code, 1, 'a server failed');
+  assert.match(tools.stderr, /starting faulty: .*mcp-faulty-server\.js ok/);
+  assert.match(tools.stdout, /^faulty \(stdio\): ready, \d+ tools$/m);
+  assert.match(tools.stdout, /^ {2}- mcp__faulty__echo: Echo the text back\.$/m);
+  assert.match(tools.stdout, /^gone \(stdio\): failed: agent-teams-no-such-mcp: command not found/m);
+  const json = JSON.parse((await runCli(['--root', root, 'mcp', '--json'])).stdout);
+  assert.deepEqual(json.servers.map((s: { name: string }) => s.name), ['faulty', 'gone']);
+
+  const bad = await runCli(['--root', await withConfig(t, '{"mcpServers": [1,'), 'mcp']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stdout, /\.mcp\.json: .*\.mcp\.json is not valid JSON/);
+});
+
+test('session: the server starts after its command line is approved; a call is asked at the prompt; /mcp shows it', async (t) => {
+  const api = await fakeApi(t);
+  const root = await withConfig(t, JSON.stringify({ mcpServers: { faulty: { command: process.execPath, args: [FAULTY, 'ok'] } } }));
+  api.script('lead', reply(toolUse('mcp__faulty__echo', { text: 'hello mcp' })), 'Echoed.');
+  const repl = await session(t, root, api);
+  await repl.ready();
+  repl.send('/mcp');
+  await repl.expect(/faulty \(stdio\): not started[\s\S]*They start when the first agent works/);
+  repl.send('echo something');
+  await repl.expect(/MCP server "faulty" from \.mcp\.json wants to run:\n {4}.*mcp-faulty-server\.js ok\nStart it\? \[y\]es \/ \[N\]o:/, 20_000);
+  repl.send('y');
+  await repl.expect(/lead wants to call the MCP tool mcp__faulty__echo with:\n {4}\{"text":"hello mcp"\}\nAllow\? \[y\]es \/ \[a\]lways this tool \/ \[N\]o:/, 20_000);
+  repl.send('y');
+  await repl.expect(/echo: hello mcp/);
+  await repl.expect(/Echoed\./);
+  repl.send('/mcp');
+  await repl.expect(/faulty \(stdio\): ready, \d+ tools\n.*\n {2}- mcp__faulty__echo/);
+  repl.send('/quit');
+  assert.equal(await repl.exited, 0);
+});
