@@ -280,3 +280,18 @@ test('a host that loses the lead to another leaves its turn to be carried on (no
   await new Promise((r) => setTimeout(r, 300));
   assert.doesNotMatch(await readFile(h.rt.team.paths.transcript('lead'), 'utf8'), /The user stopped this turn/);
 });
+
+test('resume honours maxTeammates: of 6 teammates on the roster, 2 are run and the rest stay as they were', async (t) => {
+  const h = await harness(t, { maxTeammates: 2 });
+  await h.rt.dispose();
+  for (const name of ['ana', 'ben', 'cai', 'dov', 'eli', 'fay']) {
+    await h.rt.team.spawnMember(name, 'dev');
+    await h.rt.team.roster.patch(name, { status: 'idle' });
+  }
+  const rt = await h.restart();
+  const held = () => h.events.filter((e) => e.type === 'notice' && /is not resumed: 2 teammates already run/.test(e.message)).length;
+  await waitFor(() => held() === 4, 5000, 'four held back');
+  const members = await rt.team.roster.list();
+  assert.equal(members.filter((m) => m.host?.id === rt.hostId).length, 2, 'two leases taken');
+  assert.equal(members.filter((m) => m.status === 'idle').length, 6, 'nobody retired');
+});

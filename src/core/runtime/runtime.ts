@@ -284,12 +284,18 @@ export class Runtime implements TeamRuntime, AgentEnv {
    */
   private async resumeTeammates(): Promise<void> {
     const members = await this.team.roster.list().catch(() => []);
+    const elsewhere = members.filter((m) => m.status !== 'shutdown' && liveForeignHost(m, this.hostId, this.opts.heartbeatMs)).length;
     for (const m of members) {
       // Ours (running, or being set up by a spawn right now) or gone: nothing to take.
       if (this.disposed || m.status === 'shutdown' || this.running(m.name) || m.host?.id === this.hostId) continue;
       const foreign = liveForeignHost(m, this.hostId, this.opts.heartbeatMs);
       if (foreign) {
         this.markRemote(m.name, foreign);
+        continue;
+      }
+      // No more than maxTeammates run at once (a cloned roster of 1,000 must not start 1,000).
+      if (this.teammates.size + this.starting.size + elsewhere >= this.s.maxTeammates) {
+        this.holdBack(m.name);
         continue;
       }
       const r = await this.claim(m.name).catch(() => undefined);
@@ -302,6 +308,18 @@ export class Runtime implements TeamRuntime, AgentEnv {
       // A spawn here may have started it while the claim was under way.
       if (!this.running(m.name)) await this.resume(r.member);
     }
+  }
+
+  /** Members left unresumed by maxTeammates (told once each); they stay on the roster as they were. */
+  private heldBack = new Set<string>();
+
+  private holdBack(name: string): void {
+    if (this.heldBack.has(name)) return;
+    this.heldBack.add(name);
+    this.emit({
+      type: 'notice', level: 'warning', agent: name,
+      message: `${name} is not resumed: ${this.s.maxTeammates} teammates already run (agentTeams.maxTeammates). It resumes when one stops or the limit is raised.`,
+    });
   }
 
   private markRemote(name: string, host: string): void {
