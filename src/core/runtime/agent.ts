@@ -31,6 +31,11 @@ export interface AgentEnv extends ToolHost {
    * the API said the prompt is too long); returns the new one.
    */
   maybeCompact(agent: Agent, messages: ModelMessage[], force?: boolean): Promise<ModelMessage[] | null>;
+  /**
+   * Whether this host still runs `agent`: asked before every model call, tool call, delivery
+   * and transcript write; false once another host took it over (it is then stopped here).
+   */
+  holdsLease(agent: string): Promise<boolean>;
   /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
   keyRejected(): boolean;
   noteKeyRejected(): void;
@@ -181,6 +186,8 @@ export abstract class Agent implements AgentHandle {
 
   /** Appends a message to the conversation and the transcript (with any mail cursor). */
   async push(message: ModelMessage, inboxCursor?: number): Promise<void> {
+    // A host that lost this agent during a pause appends nothing more to its transcript.
+    if (!(await this.leaseHeld())) return;
     const cursor = inboxCursor ?? this.pendingCursor ?? undefined;
     this.messages.push(message);
     await this.transcript.append(message, cursor);
@@ -192,6 +199,7 @@ export abstract class Agent implements AgentHandle {
   }
 
   async replaceConversation(messages: ModelMessage[]): Promise<void> {
+    if (!(await this.leaseHeld())) return;
     this.messages = messages;
     await this.transcript.reset(messages, this.inboxCursor);
   }
@@ -204,6 +212,14 @@ export abstract class Agent implements AgentHandle {
     const blocks = d.messages.map((m): Block => ({ type: 'text', text: cutMiddle(formatMail(m), max, mailCutNote(this.name)) }));
     const wakes = d.messages.some((m) => !(m as { notice?: boolean }).notice);
     return { blocks, cursor: d.cursor, count: d.messages.length, wakes };
+  }
+
+  /** False (and stopped) once another host runs this agent; see AgentEnv.holdsLease. */
+  private async leaseHeld(): Promise<boolean> {
+    if (await this.env.holdsLease(this.name)) return true;
+    this.stopped = true;
+    this.controller.abort();
+    return false;
   }
 
   /** Runs until the turn ends. The conversation must end with a user message. */
@@ -224,6 +240,7 @@ export abstract class Agent implements AgentHandle {
         // The first agent to work starts the MCP servers; later calls find them settled.
         await this.env.mcp.ensureStarted(this.signal);
         mcp = this.env.mcpTools.setFor(this.allowedTools);
+        if (!(await this.leaseHeld())) return 'stopped';
         this.setActivity({ kind: 'requesting' });
         result = await this.model.send({
           system, tools: withMcpTools(this.tools.definitions, mcp.definitions), messages: mergeConsecutive(this.messages), signal: this.signal,
@@ -260,6 +277,7 @@ export abstract class Agent implements AgentHandle {
       const blocks: Block[] = [];
       for (const u of uses) {
         if (u.type !== 'tool_use') continue;
+        if (!this.stopped) await this.leaseHeld();
         if (this.stopped) {
           blocks.push({ type: 'tool_result', tool_use_id: u.id, content: 'Stopped by the user.', is_error: true });
           continue;

@@ -92,3 +92,27 @@ export function releaseLeases(c: TeamConfig, hostId: string): void {
   const rec = leadRecord(c);
   if (rec.host?.id === hostId) rec.host = null;
 }
+
+/**
+ * When this host last confirmed its leases. Others take a lease over after three silent
+ * heartbeats, so after two without a confirmation (the process was stopped, the laptop
+ * slept, timers drifted) the host must renew before it acts again. Both clocks are read:
+ * the monotonic one keeps counting through SIGSTOP, the wall clock through a suspend.
+ */
+export class LeaseClock {
+  private mono = performance.now();
+  private wall = Date.now();
+
+  constructor(private readonly heartbeatMs: number) {}
+
+  confirm(): void {
+    this.mono = performance.now();
+    this.wall = Date.now();
+  }
+
+  /** True while the last confirmation is recent enough to act on without renewing. */
+  fresh(): boolean {
+    const gap = Math.max(performance.now() - this.mono, Date.now() - this.wall);
+    return gap < 2 * this.heartbeatMs;
+  }
+}

@@ -18,7 +18,7 @@ import { compact, estimateTokens } from './compaction';
 import { maxMessageChars } from './context-cut';
 import { Lead } from './lead';
 import {
-  claimLeadLease, claimMember, HEARTBEAT_MS, liveForeignHost, makeLease, releaseLeases, renewLeases, type Claim,
+  claimLeadLease, claimMember, HEARTBEAT_MS, LeaseClock, liveForeignHost, makeLease, releaseLeases, renewLeases, type Claim,
 } from './lease';
 import { leadSystem, teammateSystem } from './prompts';
 import { whyNotResumable } from './resumable';
@@ -69,6 +69,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
   lead!: Lead;
   private subs: Disposable[] = [];
   private heartbeat: NodeJS.Timeout | null = null;
+  private readonly leaseClock: LeaseClock;
   private readonly budget = new BudgetGate(
     async () => teamTotal(await this.team.roster.read()),
     (budget) => this.emit({
@@ -83,6 +84,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
   private constructor(private readonly opts: RuntimeOptions) {
     this.team = new Team(opts.root, { pollMs: (opts.settings?.idlePollSeconds ?? DEFAULT_SETTINGS.idlePollSeconds) * 1000 });
     this.hostId = opts.hostId ?? randomUUID();
+    this.leaseClock = new LeaseClock(opts.heartbeatMs ?? HEARTBEAT_MS);
     this.s = { ...DEFAULT_SETTINGS, ...opts.settings };
     const { mcp, gate } = createHostMcp(opts.root, opts.mcp, opts.approver, (level, message) => this.emit({ type: 'notice', level, message }));
     this.mcp = mcp;
@@ -223,13 +225,39 @@ export class Runtime implements TeamRuntime, AgentEnv {
   }
 
   private async beatOnce(): Promise<void> {
+    // Renew first: after a pause, what this host still holds is settled before anything else.
+    await this.renewNow();
     await this.adoptLead();
     await this.resumeTeammates();
+  }
+
+  private renewing: Promise<void> | null = null;
+
+  /** Renews this host's leases now (one renewal at a time), yielding those another host took. */
+  private renewNow(): Promise<void> {
+    this.renewing ??= this.renewOnce().finally(() => (this.renewing = null));
+    return this.renewing;
+  }
+
+  /**
+   * Before an agent acts (model call, tool call, delivery, transcript write): after a gap in
+   * this host's clock (frozen, asleep, starved) the leases are renewed first, and an agent
+   * another host took over meanwhile is stopped here instead of acting. See docs/file-formats.md.
+   */
+  async holdsLease(agent: string): Promise<boolean> {
+    if (this.disposed) return false;
+    if (this.leaseClock.fresh()) return true;
+    await this.renewNow();
+    return agent === 'lead' ? !this.leadRemote : this.running(agent);
+  }
+
+  private async renewOnce(): Promise<void> {
     const mine = [...this.teammates.keys()];
     const holdLead = !this.leadRemote;
-    if (!mine.length && !holdLead) return;
+    if (!mine.length && !holdLead) return this.leaseClock.confirm();
     const r = await this.team.roster.update((c) => renewLeases(c, this.hostId, mine, holdLead)).catch(() => undefined);
     if (!r) return;
+    this.leaseClock.confirm();
     const { lost, leadLostTo } = r;
     for (const { name, host } of lost) await this.yieldTo(name, host);
     if (leadLostTo && !this.disposed) {
