@@ -1,10 +1,28 @@
-// Bash approval for agentTeams.toolApproval.bash = "ask": one notification per call with
-// Allow / Always allow this command / Deny. "Always" is remembered per workspace; a
-// dismissed notification or a stopped agent counts as Deny.
+// Approvals: bash under agentTeams.toolApproval.bash = "ask" (Allow / Always allow this command
+// / Deny), an MCP tool call no rule allows (Allow / Always allow this tool / Deny), and an MCP
+// server's first start, its command line shown (Start / Always start / Don't start; docs/mcp.md).
+// "Always" is remembered per workspace; a dismissed notification or a stopped agent is a no.
 import * as vscode from 'vscode';
+import type { McpStartRequest } from '../core/mcp/manager';
 import type { Approver, BashDecision } from '../core/runtime/types';
 
 const KEY = 'agentTeams.alwaysAllowedCommands';
+const MCP_TOOLS_KEY = 'agentTeams.alwaysAllowedMcpTools';
+const MCP_STARTS_KEY = 'agentTeams.allowedMcpServerStarts';
+
+/** The user's choice, or undefined once `signal` aborts; the listener is taken back either way. */
+async function untilAborted<T>(answer: Thenable<T | undefined>, signal: AbortSignal): Promise<T | undefined> {
+  let onAbort = (): void => undefined;
+  const aborted = new Promise<undefined>((resolve) => {
+    onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  return Promise.race([answer, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+}
+
+async function remember(state: vscode.Memento, key: string, value: string): Promise<void> {
+  await state.update(key, [...new Set([...state.get<string[]>(key, []), value])]);
+}
 
 export function createApprover(state: vscode.Memento): Approver {
   return {
@@ -18,18 +36,42 @@ export function createApprover(state: vscode.Memento): Approver {
       const answer = whole
         ? vscode.window.showWarningMessage(`${agent} wants to run \`${command}\``, 'Allow', 'Always allow this command', 'Deny')
         : vscode.window.showWarningMessage(`${agent} wants to run a ${command.length}-character command`, { modal: true, detail: command }, 'Allow', 'Always allow this command', 'Deny');
-      let onAbort = (): void => undefined;
-      const aborted = new Promise<undefined>((resolve) => {
-        onAbort = () => resolve(undefined);
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
       // The signal lives as long as the agent: each answered approval takes its listener back.
-      const choice = await Promise.race([answer, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
+      const choice = await untilAborted(answer, signal);
       if (choice === 'Always allow this command') {
-        await state.update(KEY, [...new Set([...state.get<string[]>(KEY, []), command])]);
+        await remember(state, KEY, command);
         return 'allow';
       }
       return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
+    },
+
+    async mcpTool(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<BashDecision> {
+      if (state.get<string[]>(MCP_TOOLS_KEY, []).includes(tool)) return 'allow';
+      if (signal.aborted) return 'deny';
+      // As for bash: short arguments fit a toast, longer ones are shown whole in a dialog.
+      const args = JSON.stringify(input ?? {});
+      const answer = args.length <= 150
+        ? vscode.window.showWarningMessage(`${agent} wants to call the MCP tool ${tool} with ${args}`, 'Allow', 'Always allow this tool', 'Deny')
+        : vscode.window.showWarningMessage(`${agent} wants to call the MCP tool ${tool}`, { modal: true, detail: JSON.stringify(input, null, 2).slice(0, 4000) },
+          'Allow', 'Always allow this tool', 'Deny');
+      const choice = await untilAborted(answer, signal);
+      if (choice === 'Always allow this tool') {
+        await remember(state, MCP_TOOLS_KEY, tool);
+        return 'allow';
+      }
+      return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
+    },
+
+    async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {
+      // What was approved is the exact command line: a changed .mcp.json asks again.
+      const key = `${req.server}\u0000${req.commandLine}`;
+      if (state.get<string[]>(MCP_STARTS_KEY, []).includes(key)) return true;
+      const verb = req.transport === 'http' ? 'connect to' : 'run';
+      const answer = vscode.window.showWarningMessage(`Start the MCP server "${req.server}" from .mcp.json? It will ${verb}:`,
+        { modal: true, detail: req.commandLine }, 'Start', 'Always start', "Don't start");
+      const choice = await untilAborted(answer, signal);
+      if (choice === 'Always start') await remember(state, MCP_STARTS_KEY, key);
+      return (choice === 'Start' || choice === 'Always start') && !signal.aborted;
     },
   };
 }

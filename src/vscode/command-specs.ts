@@ -8,6 +8,7 @@ import { ParticipantName } from '../shared/team-schemas';
 import type { TreeNode } from './nodes';
 import { askText, pickIsolation, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName, type Asked } from './prompts';
 import type { CommandContext } from './command-context';
+import { MCP_COMMANDS } from './mcp-commands';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 
 export interface Field {
@@ -163,6 +164,7 @@ export const COMMANDS: CommandSpec[] = [
     run: async (_a, ctx) => ctx.refresh(),
   }),
   ...WORKTREE_COMMANDS,
+  ...MCP_COMMANDS,
 ];
 
 export function titleOf(id: string): string {

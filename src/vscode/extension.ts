@@ -45,7 +45,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const runtime = new RuntimeHost(root, keys, createApprover(context.workspaceState), log);
   current = runtime;
   const defaultModel = () => readSettings().model;
-  const agents = { activity: (a: string) => runtime.activity(a), defaultModel };
+  const agents = { activity: (a: string) => runtime.activity(a), defaultModel, mcpServers: () => runtime.mcpServers() };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
   const statusBar = new TeamStatusBar(host, defaultModel);
@@ -84,6 +84,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
     }),
     // A new key reaches running agents, or wakes a team that could not resume without one.
     keys.onDidChange(() => void runtime.refreshModelConfig().then(() => resumeTeam(host, runtime, keys, log))),
+    // MCP server states live in memory, like activity (docs/mcp.md).
+    runtime.onMcpChange(() => host.fire(['activity'])),
     runtime.onEvent((e) => {
       // Usage lands in the roster file (its watcher says 'roster'); activity is only in memory.
       if (e.type === 'activity') host.fire(['activity']);

@@ -1,6 +1,7 @@
 // The elements of the Team and Tasks trees, and the words they are described with. Tree
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
+import type { McpServerInfo } from '../core/mcp/manager';
 import { estimateCost, formatCost } from '../core/runtime/pricing';
 import type { Activity } from '../core/runtime/types';
 import { Usage, type Member, type RequestRecord, type Task, type TaskStatus, type TeamConfig } from '../shared/team-schemas';
@@ -9,7 +10,8 @@ export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; memb
 export type RequestNode = { nodeKind: 'request'; record: RequestRecord };
 export type TaskGroupNode = { nodeKind: 'taskGroup'; status: TaskStatus; count: number };
 export type TaskNode = { nodeKind: 'task'; task: Task };
-export type TreeNode = MemberNode | RequestNode | TaskGroupNode | TaskNode;
+export type McpServerNode = { nodeKind: 'mcpServer'; server: McpServerInfo };
+export type TreeNode = MemberNode | RequestNode | TaskGroupNode | TaskNode | McpServerNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';

@@ -87,5 +87,10 @@ export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel): void 
     return;
   }
   const show = e.level === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
-  void show(`Agent Teams: ${text}`, 'Show Log').then((b) => b && log.show(true));
+  // A failed MCP server is offered a restart right there (docs/mcp.md).
+  const actions = e.mcpServer ? ['Restart', 'Show Log'] : ['Show Log'];
+  void show(`Agent Teams: ${text}`, ...actions).then((b) => {
+    if (b === 'Restart') void vscode.commands.executeCommand('agentTeams.mcpRestart', { server: e.mcpServer });
+    else if (b) log.show(true);
+  });
 }

@@ -3,17 +3,20 @@
 // files works without it (see commands.ts). `createRuntime` is the one place that names the
 // implementation.
 import * as vscode from 'vscode';
+import type { McpHostOptions } from '../core/mcp/host';
+import type { McpServerInfo } from '../core/mcp/manager';
 import type { ModelConfig } from '../core/model';
 import type { Activity, Approver, ModelFactory, RuntimeEvent, RuntimeSettings, TeamRuntime } from '../core/runtime/types';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
-import { readBaseUrl, readSettings } from './settings';
+import { readBaseUrl, readPermissionRules, readSettings } from './settings';
 
 export interface RuntimeStartOptions {
   root: string;
   settings: RuntimeSettings;
   models: ModelFactory;
   approver: Approver;
+  mcp: McpHostOptions;
 }
 
 /**
@@ -40,6 +43,10 @@ export class RuntimeHost implements vscode.Disposable {
   readonly onEvent = this.events.event;
   private eventSub: { dispose(): void } | undefined;
   private config: ModelConfig | undefined;
+  private readonly mcpChanged = new vscode.EventEmitter<void>();
+  /** An MCP server of the current runtime changed state or tools. */
+  readonly onMcpChange = this.mcpChanged.event;
+  private mcpSub: { dispose(): void } | undefined;
 
   constructor(
     private readonly root: string,
@@ -54,6 +61,10 @@ export class RuntimeHost implements vscode.Disposable {
 
   activity(agent: string): Activity | undefined {
     return this.runtime?.activity(agent);
+  }
+
+  mcpServers(): McpServerInfo[] {
+    return this.runtime?.mcp.list() ?? [];
   }
 
   /** The running runtime, started on first use. Throws in Restricted Mode or without a key. */
@@ -94,7 +105,12 @@ export class RuntimeHost implements vscode.Disposable {
       const c = this.config ?? config;
       return createModelClient({ apiKey: c.apiKey, baseURL: c.baseURL, model, caching: true, onStatus });
     };
-    const runtime = await createRuntime({ root: this.root, settings: readSettings(), models, approver: this.approver });
+    const runtime = await createRuntime({
+      root: this.root, settings: readSettings(), models, approver: this.approver,
+      // Workspace servers start only while the workspace is trusted; rules from the same settings as bash.
+      mcp: { trusted: () => vscode.workspace.isTrusted, rules: readPermissionRules },
+    });
+    this.mcpSub = runtime.mcp.onChange(() => this.mcpChanged.fire());
     this.eventSub = runtime.onEvent((e) => {
       logRuntimeEvent(this.log, e);
       this.events.fire(e);
@@ -114,11 +130,14 @@ export class RuntimeHost implements vscode.Disposable {
     this.runtime = undefined;
     this.eventSub?.dispose();
     this.eventSub = undefined;
+    this.mcpSub?.dispose();
+    this.mcpSub = undefined;
     await old?.dispose();
   }
 
   dispose(): void {
     void this.stop();
     this.events.dispose();
+    this.mcpChanged.dispose();
   }
 }

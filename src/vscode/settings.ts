@@ -1,5 +1,6 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
+import type { RuleSource } from '../core/permissions/rules';
 import { DEFAULT_SETTINGS, type BashPolicy, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
 
 const SECTION = 'agentTeams';
@@ -39,4 +40,10 @@ export function onSettingsChange(onChange: (s: RuntimeSettings, baseUrlChanged: 
   return vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration(SECTION)) onChange(readSettings(), e.affectsConfiguration(`${SECTION}.baseUrl`));
   });
+}
+
+/** agentTeams.permissions.allow / ask / deny, as the rules engine reads them (docs/mcp.md for MCP names). */
+export function readPermissionRules(): RuleSource {
+  const c = vscode.workspace.getConfiguration(`${SECTION}.permissions`);
+  return { allow: c.get('allow'), ask: c.get('ask'), deny: c.get('deny') };
 }

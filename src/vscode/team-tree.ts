@@ -4,10 +4,12 @@
 import * as vscode from 'vscode';
 import type { Activity } from '../core/runtime/types';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
-import { activityWords, ago, leadUsage, requestLabel, spendWords, type MemberNode, type RequestNode } from './nodes';
+import type { McpServerInfo } from '../core/mcp/manager';
+import { mcpServerItem } from './mcp-commands';
+import { activityWords, ago, leadUsage, requestLabel, spendWords, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
 import type { TeamHost } from './team-host';
 
-type Node = MemberNode | RequestNode;
+type Node = MemberNode | RequestNode | McpServerNode;
 
 interface Snapshot {
   members: Member[];
@@ -21,6 +23,8 @@ export interface ActivitySource {
   activity(agent: string): Activity | undefined;
   /** The model agents use unless spawned with their own (for cost estimates). */
   defaultModel(): string;
+  /** This window's MCP servers (none before the team runs). */
+  mcpServers?(): McpServerInfo[];
 }
 
 export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -67,7 +71,13 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       return [[item.id, item.description, item.contextValue, item.accessibilityInformation?.label,
         (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests]];
     });
-    return JSON.stringify(rows);
+    const mcp = this.mcpNodes(s).map((n) => { const i = mcpServerItem(n); return [i.id, i.description, i.contextValue]; });
+    return JSON.stringify([rows, mcp]);
+  }
+
+  /** A row per MCP server, after the members, while the team runs here (docs/mcp.md). */
+  private mcpNodes(s: Snapshot): McpServerNode[] {
+    return s.hasTeam ? (this.agents.mcpServers?.() ?? []).map((server) => ({ nodeKind: 'mcpServer', server })) : [];
   }
 
   private load(): Promise<Snapshot> {
@@ -85,13 +95,14 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
 
   async getChildren(node?: Node): Promise<Node[]> {
     const s = await this.load();
-    if (!node) return rootNodes(s);
+    if (!node) return [...rootNodes(s), ...this.mcpNodes(s)];
     if (node.nodeKind !== 'member') return [];
     return requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record }));
   }
 
   async getTreeItem(node: Node): Promise<vscode.TreeItem> {
     const s = await this.load();
+    if (node.nodeKind === 'mcpServer') return mcpServerItem(node);
     return node.nodeKind === 'member' ? this.memberItem(node, s) : requestItem(node.record);
   }
 

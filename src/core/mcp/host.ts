@@ -21,7 +21,7 @@ export interface McpAsker {
 
 export function createHostMcp(
   root: string, opts: McpHostOptions | undefined, asker: McpAsker,
-  report: (level: 'warning' | 'error', message: string) => void,
+  report: (level: 'warning' | 'error', message: string, server?: string) => void,
 ): { mcp: McpManager; gate: McpGate } {
   const mcp = new McpManager({
     root, report,

@@ -23,8 +23,8 @@ export interface McpManagerOptions {
   trusted(): boolean;
   /** Asks (or remembers) whether this server may start; false leaves it declined. */
   approveStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean>;
-  /** Failures and config problems, each reported once. */
-  report(level: 'warning' | 'error', message: string): void;
+  /** Failures and config problems, each reported once; `server` names a server that failed. */
+  report(level: 'warning' | 'error', message: string, server?: string): void;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
   clientVersion?: string;
@@ -158,7 +158,7 @@ export class McpManager {
   private reportFailure(s: McpServerConnection): void {
     if (s.state.kind !== 'failed') return;
     const tail = s.state.stderr ? `\nstderr:\n${s.state.stderr}` : '';
-    this.opts.report('error', `MCP server "${s.name}" failed: ${s.state.error}. Its tools are withdrawn; restart it with "MCP: Restart Server" or /mcp restart ${s.name}.${tail}`);
+    this.opts.report('error', `MCP server "${s.name}" failed: ${s.state.error}. Its tools are withdrawn; restart it with "Restart MCP Server" or /mcp restart ${s.name}.${tail}`, s.name);
   }
 
   /** The tools of every ready server; the same array until a tool list changes. */

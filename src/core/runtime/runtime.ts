@@ -86,7 +86,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     this.hostId = opts.hostId ?? randomUUID();
     this.leaseClock = new LeaseClock(opts.heartbeatMs ?? HEARTBEAT_MS);
     this.s = { ...DEFAULT_SETTINGS, ...opts.settings };
-    const { mcp, gate } = createHostMcp(opts.root, opts.mcp, opts.approver, (level, message) => this.emit({ type: 'notice', level, message }));
+    const { mcp, gate } = createHostMcp(opts.root, opts.mcp, opts.approver, (level, message, mcpServer) => this.emit({ type: 'notice', level, message, ...(mcpServer ? { mcpServer } : {}) }));
     this.mcp = mcp;
     this.mcpTools = new McpToolSets(mcp, gate);
   }

@@ -82,7 +82,8 @@ export type RuntimeEvent =
   | { type: 'tool'; agent: string; tool: string; input: unknown; result: string; isError: boolean; id?: string }
   /** A line just appended to the agent's transcript (docs/file-formats.md, "Transcripts"). */
   | { type: 'transcript'; agent: string; entry: TranscriptEntry }
-  | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; agent?: string }
+  /** `mcpServer`: a failed MCP server the user may restart (docs/mcp.md). */
+  | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; agent?: string; mcpServer?: string }
   | { type: 'usage'; agent: string; total: number };
 
 export interface Disposable {
