@@ -4,22 +4,10 @@
 // host's servers with their state and tools, or restarts one.
 import { commandLine, readMcpConfig, type McpConfig } from '../core/mcp/config';
 import { McpManager, type McpServerInfo } from '../core/mcp/manager';
-import type { McpServerState } from '../core/mcp/server';
+import { stateWords } from '../core/mcp/state';
 import { UsageError } from './args';
 import type { CommandContext } from './context';
 import { ReplUsageError, type SlashCommand } from './repl-host';
-
-export function stateWords(s: McpServerState): string {
-  switch (s.kind) {
-    case 'configured': return 'not started (starts when the first agent works)';
-    case 'awaiting-approval': return 'waiting for your approval to start';
-    case 'starting': return 'starting';
-    case 'ready': return `ready, ${s.tools} tool${s.tools === 1 ? '' : 's'}`;
-    case 'failed': return `failed: ${s.error}`;
-    case 'declined': return `not started: ${s.reason}`;
-    case 'stopped': return 'stopped';
-  }
-}
 
 /** Servers, one block each: name, state, command line, tools (and stderr of a failure). */
 export function mcpServersText(servers: McpServerInfo[], configError?: string): string {

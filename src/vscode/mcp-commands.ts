@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { McpServerInfo } from '../core/mcp/manager';
-import type { McpServerState } from '../core/mcp/server';
+import { stateWords } from '../core/mcp/state';
 import type { CommandContext } from './command-context';
 import type { CommandSpec } from './command-specs';
 import type { McpServerNode, TreeNode } from './nodes';
@@ -33,18 +33,6 @@ export const MCP_COMMANDS: CommandSpec[] = [{
     return s?.state;
   },
 } as unknown as CommandSpec];
-
-export function stateWords(s: McpServerState): string {
-  switch (s.kind) {
-    case 'configured': return 'not started';
-    case 'awaiting-approval': return 'waiting for your approval to start';
-    case 'starting': return 'starting';
-    case 'ready': return `ready, ${s.tools} tool${s.tools === 1 ? '' : 's'}`;
-    case 'failed': return `failed: ${s.error}`;
-    case 'declined': return `not started: ${s.reason}`;
-    case 'stopped': return 'stopped';
-  }
-}
 
 export function mcpServerItem(node: McpServerNode): vscode.TreeItem {
   const s: McpServerInfo = node.server;

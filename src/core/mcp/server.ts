@@ -8,17 +8,10 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { commandLine, type McpServerConfig } from './config';
 import { resultText } from './results';
 import { loadMcpSdk } from './sdk';
+import type { McpServerState } from './state';
 import { ProcessGroupStdioTransport } from './stdio-transport';
 
-export type McpServerState =
-  | { kind: 'configured' }
-  | { kind: 'awaiting-approval' }
-  | { kind: 'starting' }
-  | { kind: 'ready'; tools: number }
-  | { kind: 'failed'; error: string; stderr: string }
-  /** Not started on purpose: an untrusted workspace, or the user said no. */
-  | { kind: 'declined'; reason: string }
-  | { kind: 'stopped' };
+export type { McpServerState } from './state';
 
 export interface McpCallResult {
   text: string;
