@@ -69,12 +69,13 @@ export const COMMANDS: Command[] = [
     options: { ...json, message: { type: 'string', short: 'm' } }, run: worktreeMergeCommand,
   },
   {
-    words: ['worktree', 'keep'], synopsis: '<name> [--message <text>] [--json]', summary: 'remove the checkout, keep branch wt/<name>',
-    options: { ...json, message: { type: 'string', short: 'm' } }, run: worktreeKeepCommand,
+    words: ['worktree', 'keep'], synopsis: '<name> [--message <text>] [--force] [--json]',
+    summary: 'remove the checkout, keep branch wt/<name>; refuses if it would delete git-ignored files unless --force',
+    options: { ...json, message: { type: 'string', short: 'm' }, force: { type: 'boolean' } }, run: worktreeKeepCommand,
   },
   {
     words: ['worktree', 'remove'], synopsis: '<name> [--force] [--json]',
-    summary: 'remove checkout and branch; refuses uncommitted or unmerged work unless --force',
+    summary: 'remove checkout and branch; refuses uncommitted or unmerged work, or git-ignored files, unless --force',
     options: { ...json, force: { type: 'boolean' } }, run: worktreeRemoveCommand,
   },
 ];

@@ -134,7 +134,9 @@ export async function worktreeKeepCommand(ctx: CommandContext): Promise<number> 
   await guards.known(name);
   const users = await guards.users(name);
   if (users.length) throw inUseError(name, users, '');
-  const kept = await rethrowDirty(wm.keep(name, { commitMessage: stringOpt(ctx.opts, 'message') }), 'commit them first, or pass --message "<text>" to commit them');
+  const kept = await rethrowDirty(
+    wm.keep(name, { commitMessage: stringOpt(ctx.opts, 'message'), force: ctx.opts.force === true }),
+    'commit them first, or pass --message "<text>" to commit them', 'move what you need out of it, or pass --force to delete them');
   ctx.emit(kept, () => keptText(kept));
   return 0;
 }
@@ -147,7 +149,8 @@ export async function worktreeRemoveCommand(ctx: CommandContext): Promise<number
   const users = await guards.users(name);
   if (users.length && !force) throw inUseError(name, users, ', or pass --force');
   if (users.length) await retireUsers(ctx, users);
-  const removed = await rethrowDirty(wm.remove(name, { force }), 'merge or keep it, or pass --force to discard them');
+  const removed = await rethrowDirty(wm.remove(name, { force }), 'merge or keep it, or pass --force to discard them',
+    'move what you need out of it, or pass --force to delete them');
   ctx.emit(removed, () => removedText(removed));
   return 0;
 }
@@ -156,12 +159,15 @@ export async function worktreeRemoveCommand(ctx: CommandContext): Promise<number
  * Replaces the engine's advice ("pass a commit message", "remove with force") with the
  * option to type in this interface. The engine's messages end in "; <advice>".
  */
-export async function rethrowDirty<T>(op: Promise<T>, advice: string): Promise<T> {
+export async function rethrowDirty<T>(op: Promise<T>, advice: string, ignoredAdvice = advice): Promise<T> {
   try {
     return await op;
   } catch (err) {
     if (err instanceof WorktreeError && (err.code === 'dirty-worktree' || err.code === 'unmerged-commits')) {
       throw new CliError(`${err.message.replace(/;[^;]*$/, '')}; ${advice}`);
+    }
+    if (err instanceof WorktreeError && err.code === 'ignored-files') {
+      throw new CliError(`${err.message.replace(/;[^;]*$/, '')}; ${ignoredAdvice}`);
     }
     throw err;
   }

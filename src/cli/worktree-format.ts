@@ -1,5 +1,6 @@
 // Plain-text rendering of teammates' git worktrees, shared by `agent-teams worktree …` and the
 // session's /worktrees /diff /merge, so both say the same thing the same way.
+import { describeIgnored } from '../core/worktree/ignored';
 import { relative } from 'node:path';
 import type { DiffFile, WorktreeDiff } from '../core/worktree/diff';
 import type { WorktreeInfo } from '../core/worktree/manager';
@@ -118,5 +119,6 @@ export function removedText(r: RemoveResult): string {
   const lost: string[] = [];
   if (r.discardedFiles.length) lost.push(plural(r.discardedFiles.length, 'uncommitted file'));
   if (r.discardedCommits) lost.push(plural(r.discardedCommits, 'unmerged commit'));
+  if (r.discardedIgnored.length) lost.push(`git-ignored ${describeIgnored(r.discardedIgnored)}`);
   return `Removed worktree "${r.name}" and branch ${r.branch}.${lost.length ? ` Discarded ${lost.join(' and ')}.` : ''}`;
 }

@@ -90,7 +90,16 @@ async function keep(name: string, commit: boolean | undefined, ctx: CommandConte
   await refuseIfInUse(name, ctx);
   const message = await commitMessageFor(name, 'keep', commit, ctx);
   if (message === undefined) return undefined;
-  const info = await ctx.worktrees().keep(name, { commitMessage: message ?? undefined });
+  let info;
+  try {
+    info = await ctx.worktrees().keep(name, { commitMessage: message ?? undefined });
+  } catch (err) {
+    // Ignored files (.env, build output) go with the checkout: only if the user says so.
+    if (!(err instanceof WorktreeError && err.code === 'ignored-files')) throw err;
+    const choice = await vscode.window.showWarningMessage(err.message, { modal: true }, 'Keep Anyway');
+    if (!choice) return undefined;
+    info = await ctx.worktrees().keep(name, { commitMessage: message ?? undefined, force: true });
+  }
   void vscode.window.showInformationMessage(`Agent Teams: kept ${info.branch}; the checkout of ${name} is removed.`);
   return { name, status: info.status };
 }
@@ -104,7 +113,7 @@ async function remove(name: string, force: boolean | undefined, ctx: CommandCont
     void vscode.window.showInformationMessage(`Agent Teams: removed the worktree and branch ${r.branch}.`);
     return { name, status: 'removed', files: r.discardedFiles };
   } catch (err) {
-    const dirty = err instanceof WorktreeError && (err.code === 'dirty-worktree' || err.code === 'unmerged-commits');
+    const dirty = err instanceof WorktreeError && ['dirty-worktree', 'unmerged-commits', 'ignored-files'].includes(err.code);
     if (!dirty || force !== undefined) throw err;
     const choice = await vscode.window.showWarningMessage(`${err.message}`, { modal: true }, 'Remove Anyway');
     return choice ? remove(name, true, ctx) : undefined;

@@ -4,7 +4,7 @@
 // /merge and /remove driven through piped stdin against the fake Messages API.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
@@ -223,4 +223,33 @@ test('REPL: /spawn --worktree, then /worktrees, /diff, /remove refused while it 
   await repl.expect(/Bye\./);
   assert.equal(await repl.exited, 0);
   assert.deepEqual(await r.status(), []);
+});
+
+test('worktree remove / keep list the git-ignored files they would delete and refuse unless --force (big folders summarised)', async (t) => {
+  const r = await repo(t);
+  await writeFile(join(r.root, '.gitignore'), '.env\nnode_modules/\n');
+  await r.git(r.root, 'add', '.gitignore');
+  await r.git(r.root, 'commit', '-qm', 'ignore');
+  const dee = await r.wm.create('dee');
+  await writeFile(join(dee.path, '.env'), 'SECRET=1\n');
+  await mkdir(join(dee.path, 'node_modules', 'pkg'), { recursive: true });
+  await Promise.all(Array.from({ length: 30 }, (_, i) => writeFile(join(dee.path, 'node_modules', 'pkg', `f${i}.js`), '')));
+
+  const refused = await r.cli('worktree', 'remove', 'dee');
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /Removing worktree "dee" would delete git-ignored files in its checkout: \.env, node_modules\/ \(30 files\); move what you need out of it, or pass --force/);
+  assert.equal(await readFile(join(dee.path, '.env'), 'utf8'), 'SECRET=1\n', 'nothing deleted');
+  const keep = await r.cli('worktree', 'keep', 'dee');
+  assert.equal(keep.code, 1);
+  assert.match(keep.stderr, /Keeping worktree "dee" would delete git-ignored files in its checkout: \.env, node_modules\/ \(30 files\)/);
+  await stat(join(dee.path, '.env'));
+  const kept = await r.cli('worktree', 'keep', 'dee', '--force');
+  assert.equal(kept.code, 0, kept.stderr);
+  await assert.rejects(stat(dee.path), /ENOENT/);
+
+  const eve = await r.wm.create('eve');
+  await writeFile(join(eve.path, '.env'), 'X=1\n');
+  const forced = await r.cli('worktree', 'remove', 'eve', '--force');
+  assert.equal(forced.code, 0, forced.stderr);
+  assert.match(forced.stdout, /git-ignored \.env/);
 });

@@ -6,7 +6,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
-import { waitFor } from '../helpers/tmp';
+import { sleep, waitFor } from '../helpers/tmp';
 import { harness } from './harness';
 
 test('tool calls after an approved shutdown_response in the same reply do not run', async (t) => {
@@ -60,4 +60,37 @@ test('a broadcast that reaches only some teammates says who got it and who did n
   const result = JSON.stringify(h.api.requests('lead').at(-1)?.body.messages.at(-1));
   assert.match(result, /Broadcast to amy\. Not delivered to: ben \(/);
   assert.doesNotMatch(result, /is_error/);
+});
+
+test("a teammate's phase that ends without a word to the lead sends its final words as a `result`, waking an idle lead once", async (t) => {
+  const h = await harness(t);
+  h.api.script('fay', 'Done: three files renamed.');
+  h.api.script('lead', 'Noted.');
+  await h.rt.spawnTeammate({ name: 'fay', role: 'dev', prompt: 'Rename the files.' });
+  await waitFor(() => h.api.requests('lead').length >= 1, 8000, 'lead woken by the result');
+  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.messages), /<team-mail from=\\"fay\\" type=\\"result\\">\\nDone: three files renamed\./);
+  const result = (await h.rt.team.mailbox.history('lead')).find((m) => m.type === 'result');
+  assert.equal(result?.from, 'fay');
+  // A second phase (mail from the user) ends the same way: the lead reads it on its next
+  // turn, but is not woken again until it has spoken to fay.
+  await waitFor(async () => (await h.rt.team.roster.get('fay'))?.status === 'idle', 5000, 'fay idle');
+  await waitFor(() => !h.rt.lead.busy, 5000, 'lead idle');
+  h.api.script('fay', 'Also tidied the README.');
+  await h.rt.sendAsUser('fay', 'One more thing.');
+  await waitFor(async () => (await h.rt.team.mailbox.history('lead')).filter((m) => m.type === 'result').length === 2, 5000, 'second result');
+  await sleep(500);
+  assert.equal(h.api.requests('lead').length, 1, 'the idle lead was woken once');
+});
+
+test('a teammate that reported to the lead itself sends no `result`; a crashed or stopped one is reported to the lead', async (t) => {
+  const h = await harness(t);
+  h.api.script('gil', reply(toolUse('send_message', { to: 'lead', content: 'All good.' })), 'Finished.');
+  h.api.setDefault('ok');
+  await h.rt.spawnTeammate({ name: 'gil', role: 'dev', prompt: 'Work.' });
+  await waitFor(async () => (await h.rt.team.roster.get('gil'))?.status === 'idle', 5000, 'gil idle');
+  assert.deepEqual((await h.rt.team.mailbox.history('lead')).filter((m) => m.from === 'gil').map((m) => m.type), ['message']);
+  await h.rt.stopTeammate('gil');
+  await waitFor(async () => (await h.rt.team.mailbox.history('lead')).some((m) => m.type === 'result' && /stopped by the user/.test(m.content)), 5000, 'stop reported');
+  const stopReport = (await h.rt.team.mailbox.history('lead')).find((m) => m.type === 'result');
+  assert.equal((stopReport as { notice?: boolean }).notice, true, 'a stop by the user does not wake the lead');
 });

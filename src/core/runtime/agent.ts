@@ -79,6 +79,9 @@ export abstract class Agent implements AgentHandle {
   private current: Activity = { kind: 'idle' };
   model!: ModelClient;
 
+  /** Where the agent works when no task binds it to a worktree. */
+  readonly homeDir: string;
+
   constructor(
     readonly identity: Identity,
     public cwd: string,
@@ -87,6 +90,7 @@ export abstract class Agent implements AgentHandle {
     /** Changes only between work phases (the lead's list of agent definitions), for the prompt cache. */
     public system: string,
   ) {
+    this.homeDir = cwd;
     this.fs = this.workspaceFs(cwd);
     this.transcript = new Transcript(env.team.paths.transcript(identity.name), (entry) => env.emit({ type: 'transcript', agent: identity.name, entry }));
   }

@@ -492,8 +492,14 @@ export class Runtime implements TeamRuntime, AgentEnv {
     if (!r.ok) throw new RuntimeError(r.error);
   }
 
-  createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task> {
+  async createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task> {
+    const problem = input.worktree ? await this.worktreeProblem(input.worktree) : null;
+    if (problem) throw new RuntimeError(`worktree "${input.worktree}" cannot be used: ${problem}`);
     return this.team.tasks.create(input);
+  }
+
+  worktreeProblem(name: string): Promise<string | null> {
+    return this.worktrees.problemWith(name);
   }
 
   private wm: WorktreeManager | null = null;

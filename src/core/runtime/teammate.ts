@@ -4,6 +4,8 @@
 import type { Task } from '../../shared/team-schemas';
 import type { Disposable } from '../team/dir-watcher';
 import { Agent, type PhaseEnd } from './agent';
+import { enterBound } from '../team/bound-claim';
+import { finalWords, reportedToLead } from './phase-report';
 import { identityBlock, taskPrompt } from './prompts';
 import { planGate, planRefusal, PLANNING_WORDS } from '../roles/plan-mode';
 
@@ -18,8 +20,10 @@ export class Teammate extends Agent {
   /** The task it was last given (claimed or resumed). */
   private taskInHand: number | null = null;
   done: Promise<void> = Promise.resolve();
-  /** Where this teammate works when its task names no worktree. */
-  private readonly homeDir = this.cwd;
+  /** Tasks whose worktree could not be used: not claimed again until new mail arrives. */
+  private readonly unworkable = new Set<number>();
+  /** Whether the next `result` may wake the lead: once per news from the lead or new task. */
+  private resultWakes = true;
 
   override async planGateOpen(): Promise<boolean> {
     return (await planGate(this.env.team, this.name)).open;
@@ -42,10 +46,9 @@ export class Teammate extends Agent {
         await this.env.team.retireMember(this.name).catch(() => undefined);
       }
       this.setActivity({ kind: 'stopped' });
-      this.env.emit({
-        type: 'notice', level: 'error', agent: this.name,
-        message: `${this.name} crashed: ${(err as Error).message}. Its tasks went back to the board; spawn it again to continue.`,
-      });
+      const message = `${this.name} crashed: ${(err as Error).message}. Its tasks went back to the board; spawn it again to continue.`;
+      this.env.emit({ type: 'notice', level: 'error', agent: this.name, message });
+      if (!this.suspended) await this.tellLead(message, false);
     });
   }
 
@@ -88,6 +91,8 @@ export class Teammate extends Agent {
     this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, this.poke));
     try {
       if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${initial}` });
+      // After a restart it carries on in the worktree of the task it holds.
+      if (initial === null) await this.enterOwnTask();
       let needsWork = !resumeIdle && this.messages[this.messages.length - 1]?.role === 'user';
       for (;;) {
         let end: PhaseEnd | null = null;
@@ -95,9 +100,11 @@ export class Teammate extends Agent {
           // Not awaited: the model call need not wait for the roster write. Roster writes
           // from this process are applied in call order, so the later 'idle' still wins.
           team.roster.patch(this.name, { status: 'working' }).catch(() => undefined);
+          const phaseStart = this.messages.length;
           end = await this.runPhase(this.env.settings().maxRounds);
           if (end === 'stopped' || end === 'shutdown') return await this.finish(end);
           await this.afterPhase(end);
+          if (end === 'end_turn' || end === 'idle') await this.reportResult(phaseStart);
           // A phase cut short (maxRounds, a failed call) is not nudged on again by itself:
           // the task waits for news (mail, a board change, new models).
           if (end === 'max_rounds' || end === 'error') this.lastResumed = this.taskInHand;
@@ -109,10 +116,10 @@ export class Teammate extends Agent {
         if (w.kind === 'stopped') return await this.finish('stopped');
         if (w.kind === 'timeout') {
           this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: `${this.name} shut down after idling.` });
+          await this.tellLead(`${this.name} shut down after idling; its in-progress tasks went back to the board.`, true);
           return await this.finish('shutdown');
         }
-        await this.deliverWake(w);
-        needsWork = true;
+        needsWork = await this.deliverWake(w);
       }
     } finally {
       for (const s of this.subs) s.dispose();
@@ -130,22 +137,70 @@ export class Teammate extends Agent {
     this.env.emit({ type: 'notice', level: 'warning', agent: this.name, message: `${this.name} reached maxRounds (${rounds}).` });
   }
 
-  private async deliverWake(w: Wake): Promise<void> {
+  /** The phase ended without a word to the lead: its final words go to the lead as a `result`. */
+  private async reportResult(phaseStart: number): Promise<void> {
+    if (reportedToLead(this.messages, phaseStart)) {
+      this.resultWakes = true;
+      return;
+    }
+    const words = finalWords(this.messages, phaseStart);
+    // Nothing said, nothing to report (a teammate that just waits for its first mail).
+    if (words === null) return;
+    // The first result after news wakes an idle lead; more of them wait for its next turn.
+    const notice = !this.resultWakes;
+    this.resultWakes = false;
+    await this.tellLead(words, notice);
+  }
+
+  /** A lifecycle report to the lead; `notice` ones are read on its next turn without waking it. */
+  private async tellLead(content: string, notice: boolean): Promise<void> {
+    await this.env.team.mailbox.send({ from: this.name, to: 'lead', type: 'result', content, ...(notice ? { notice } : {}) })
+      .catch(() => undefined);
+  }
+
+  /** Enters the worktree of the in-progress task it holds (after a restart). */
+  private async enterOwnTask(): Promise<void> {
+    const own = (await this.env.team.tasks.list()).find((t) => t.owner === this.name && t.status === 'in_progress');
+    if (own?.worktree) await this.enterTask(own);
+  }
+
+  /** Works where the task says; a worktree that cannot be used sends the task back (false). */
+  private async enterTask(task: Task): Promise<boolean> {
+    const r = await enterBound(this.env.team.tasks, task, this.name, (w) => this.env.worktreeDir(w));
+    if (r.ok) {
+      this.setWorkdir(r.workdir ?? this.homeDir);
+      return true;
+    }
+    this.unworkable.add(task.id);
+    this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name}: ${r.reason}` });
+    await this.tellLead(`I could not take ${r.reason}`, true);
+    return false;
+  }
+
+  /** Hands the wake to the model; false when there is nothing to work on after all. */
+  private async deliverWake(w: Wake): Promise<boolean> {
     if (w.kind === 'mail') {
+      const peek = await this.env.team.mailbox.unread(this.name, this.inboxPosition());
+      if (peek.messages.some((m) => m.from === 'lead')) this.resultWakes = true;
+      // News may have fixed what made a task unworkable (a branch deleted, a repository made).
+      this.unworkable.clear();
       const mail = await this.takeMail();
       this.lastResumed = null;
       await this.push({ role: 'user', content: [{ type: 'text', text: identityBlock(this.identity) }, ...mail.blocks] }, mail.cursor);
+      return true;
     } else if (w.kind === 'task') {
+      if (!(await this.enterTask(w.task))) return false;
+      if (!w.resumed) this.resultWakes = true;
       this.lastResumed = w.resumed ? w.task.id : null;
       this.taskInHand = w.task.id;
       await this.env.team.roster.patch(this.name, { current_task: w.task.id });
-      this.setWorkdir(w.task.worktree ? await this.env.worktreeDir(w.task.worktree) : this.homeDir);
       const mail = await this.takeMail();
       await this.push(
         { role: 'user', content: [{ type: 'text', text: taskPrompt(this.identity, w.task, w.resumed) }, ...mail.blocks] },
         mail.count ? mail.cursor : undefined,
       );
     }
+    return true;
   }
 
   /** Mail first, then its own task, then the lowest claimable task, else wait. */
@@ -162,7 +217,7 @@ export class Teammate extends Agent {
       const own = canWork ? (await team.tasks.list()).find((t) => t.owner === this.name && t.status === 'in_progress') : undefined;
       if (own && own.id !== this.lastResumed) return { kind: 'task', task: own, resumed: true };
       if (canWork && !own) {
-        const task = await team.tasks.nextWorkFor(this.name);
+        const task = await team.tasks.nextWorkFor(this.name, this.unworkable);
         if (task) return { kind: 'task', task, resumed: false };
       }
       const s = this.env.settings();
@@ -189,5 +244,7 @@ export class Teammate extends Agent {
     await this.env.team.retireMember(this.name);
     this.setActivity({ kind: 'stopped' });
     this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: end === 'stopped' ? `${this.name} was stopped.` : `${this.name} shut down.` });
+    // The lead asked for a shutdown and hears the answer; a stop by the user it would not.
+    if (end === 'stopped') await this.tellLead(`${this.name} was stopped by the user; its in-progress tasks went back to the board.`, true);
   }
 }

@@ -240,14 +240,15 @@ export class TaskBoard {
    * Own in-progress task first, then the lowest-id claimable task, claimed in the same
    * locked step so concurrent claimers never race for one candidate; null when none.
    */
-  async nextWorkFor(owner: string): Promise<Task | null> {
+  async nextWorkFor(owner: string, skip: ReadonlySet<number> = new Set()): Promise<Task | null> {
     const tasks = await this.snapshot();
     const own = tasks.find((t) => t.owner === owner && t.status === 'in_progress');
     if (own) return structuredClone(own);
-    if (!tasks.some(isClaimable)) return null;
+    const open = (t: Task) => isClaimable(t) && !skip.has(t.id);
+    if (!tasks.some(open)) return null;
     return this.mutate(async () => {
       for (const t of await this.snapshot()) {
-        if (!isClaimable(t)) continue;
+        if (!open(t)) continue;
         const r = await this.claimLocked(t.id, owner);
         if (r.ok) return r.task;
       }
@@ -261,15 +262,25 @@ export class TaskBoard {
       const released: Task[] = [];
       for (const t of await this.snapshot()) {
         if (t.owner !== owner || t.status !== 'in_progress') continue;
-        const fresh = await this.get(t.id);
-        if (!fresh || fresh.owner !== owner || fresh.status !== 'in_progress') continue;
-        fresh.owner = '';
-        fresh.status = 'pending';
-        await this.write(fresh);
-        released.push(fresh);
+        const fresh = await this.releaseLocked(t.id, owner);
+        if (fresh) released.push(fresh);
       }
       return released;
     });
+  }
+
+  /** Returns one task to `pending` if `owner` still holds it in progress. */
+  async releaseTask(id: number, owner: string): Promise<Task | null> {
+    return this.mutate(() => this.releaseLocked(id, owner));
+  }
+
+  private async releaseLocked(id: number, owner: string): Promise<Task | null> {
+    const fresh = await this.get(id);
+    if (!fresh || fresh.owner !== owner || fresh.status !== 'in_progress') return null;
+    fresh.owner = '';
+    fresh.status = 'pending';
+    await this.write(fresh);
+    return fresh;
   }
 }
 

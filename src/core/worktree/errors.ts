@@ -16,6 +16,7 @@ export type WorktreeErrorCode =
   | 'not-found'
   | 'no-checkout'
   | 'dirty-worktree'
+  | 'ignored-files'
   | 'dirty-main'
   | 'detached-head'
   | 'merge-failed'

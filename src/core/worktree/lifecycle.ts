@@ -5,6 +5,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { branchOf, exists, type EventLogger, type WorktreeContext } from './context';
 import { WorktreeError } from './errors';
+import { ignoredEntries, refuseIgnored, type IgnoredEntry } from './ignored';
 import { firstLines, git } from './git';
 import { branchExists, commitAll, dirtyFiles, refuseDirty, resolveCommit, type RepoInfo } from './repo';
 import { nowSeconds, writeIndex, type WorktreeIndex, type WorktreeRecord } from './store';
@@ -124,6 +125,8 @@ async function rollbackCreate(ctx: WorktreeContext, path: string, branch: string
 export interface KeepOptions {
   /** Commit uncommitted changes with this message first; without it they refuse the keep. */
   commitMessage?: string;
+  /** Delete the checkout's git-ignored files (`.env`, build output) with it; else they refuse the keep. */
+  force?: boolean;
 }
 
 /**
@@ -137,10 +140,11 @@ export async function keepWorktree(env: OpEnv, name: string, opts: KeepOptions):
   if (rec.status === 'kept') return rec;
   const path = join(ctx.dir, name);
   if (rec.status === 'active') {
-    const pending = await dirtyFiles(path, ctx.git, true);
+    const [pending, ignored] = await Promise.all([dirtyFiles(path, ctx.git, true), ignoredEntries(path, ctx.git)]);
     if (pending.length && !opts.commitMessage) {
       refuseDirty('dirty-worktree', pending, `worktree "${name}"`, 'commit them first, or pass a commit message to keep them');
     }
+    if (!opts.force) refuseIgnored(ignored, name, 'Keeping', 'move what you need out of it, or keep with force to delete them');
     await env.log('keep', 'before', name);
     if (pending.length) await commitAll(path, opts.commitMessage ?? '', ctx.git);
     // Not forced: if a teammate wrote a file since the check, git refuses and nothing is lost.
@@ -166,6 +170,8 @@ export interface RemoveResult {
   discardedFiles: string[];
   /** Commits of the branch that the main checkout's HEAD did not contain (only with force). */
   discardedCommits: number;
+  /** Git-ignored files and folders deleted with the checkout (only with force). */
+  discardedIgnored: IgnoredEntry[];
 }
 
 export async function removeWorktree(env: OpEnv, name: string, opts: RemoveOptions): Promise<RemoveResult> {
@@ -174,13 +180,15 @@ export async function removeWorktree(env: OpEnv, name: string, opts: RemoveOptio
   const path = join(ctx.dir, name);
   const g = { ...ctx.git, cwd: ctx.root };
   const hasCheckout = rec.status === 'active';
-  const [pending, hasBranch] = await Promise.all([
+  const [pending, hasBranch, ignored] = await Promise.all([
     hasCheckout ? dirtyFiles(path, ctx.git, true) : Promise.resolve([]),
     branchExists(ctx.root, rec.branch, ctx.git),
+    hasCheckout ? ignoredEntries(path, ctx.git) : Promise.resolve([]),
   ]);
   if (pending.length && !opts.force) {
     refuseDirty('dirty-worktree', pending, `worktree "${name}"`, 'merge or keep it, or remove with force to discard them');
   }
+  if (!opts.force) refuseIgnored(ignored, name, 'Removing', 'move what you need out of it, or remove with force to delete them');
   // Commits the teammate made that the current branch lacks; the base's own history does not count.
   const unmerged = hasBranch
     ? Number((await git(['rev-list', '--count', rec.branch, '^HEAD', `^${rec.baseCommit}`, '--'], g)).stdout.trim())
@@ -204,5 +212,5 @@ export async function removeWorktree(env: OpEnv, name: string, opts: RemoveOptio
   }
   env.index.worktrees = env.index.worktrees.filter((r) => r !== rec);
   await writeIndex(ctx.indexPath, env.index);
-  return { name, branch: rec.branch, discardedFiles: pending, discardedCommits: unmerged };
+  return { name, branch: rec.branch, discardedFiles: pending, discardedCommits: unmerged, discardedIgnored: ignored };
 }

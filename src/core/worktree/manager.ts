@@ -29,7 +29,7 @@ import {
 import { withFileLock } from './lock';
 import { mergeRecord, type MergeOptions, type MergeResult } from './merge';
 import { emptyReport, reconcileIndex, type ReconcileReport } from './reconcile';
-import { ensureExcluded, repoInfo, type RepoInfo } from './repo';
+import { branchExists, ensureExcluded, repoInfo, resolveCommit, type RepoInfo } from './repo';
 import { appendEvent, nowSeconds, peekIndex, readIndex, writeIndex, type WorktreeIndex, type WorktreeRecord } from './store';
 
 export interface WorktreeManagerOptions extends GitEnvOptions {
@@ -100,6 +100,28 @@ export class WorktreeManager {
       const done = rec ? await reopenWorktree(env, valid, opts, this.opts.hooks ?? {}) : await createWorktree(env, valid, opts, this.opts.hooks ?? {});
       return this.toInfo(done);
     });
+  }
+
+  /**
+   * Why worktree `name` could not be created or reopened now (not a git repository, branch
+   * `wt/<name>` made by someone else, its folder taken), or null. Creates nothing: a task
+   * bound to it is refused at creation instead of failing whoever claims it.
+   */
+  async problemWith(name: string): Promise<string | null> {
+    try {
+      const valid = checkName(name);
+      if (await this.get(valid)) return null;
+      await repoInfo(this.ctx.root, this.ctx.git);
+      const branch = branchOf(valid);
+      if (await branchExists(this.ctx.root, branch, this.ctx.git)) {
+        return `branch ${branch} already exists and is not a worktree of this team; delete or rename it, or pick another name`;
+      }
+      if (await exists(join(this.ctx.dir, valid))) return `${join(this.ctx.dir, valid)} already exists; move it away first`;
+      if (!(await resolveCommit(this.ctx.root, 'HEAD', this.ctx.git))) return 'the repository has no commit yet';
+      return null;
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
   }
 
   async list(): Promise<WorktreeInfo[]> {

@@ -19,6 +19,8 @@ export interface AgentHandle {
   readonly kind: AgentKind;
   readonly fs: WorkspaceFs;
   readonly cwd: string;
+  /** Where it works when no task binds it to a worktree. */
+  readonly homeDir: string;
   readonly signal: AbortSignal;
   /** False while this agent's latest plan is not approved. */
   planGateOpen(): Promise<boolean>;
@@ -42,6 +44,8 @@ export interface ToolHost {
   readonly processes: ProcessRegistry;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
   worktreeDir(name: string): Promise<string>;
+  /** Why worktree `name` could not be created now, or null. */
+  worktreeProblem(name: string): Promise<string | null>;
 }
 
 export interface ToolResult {

@@ -1,6 +1,8 @@
 // Task-board tools, and the teammate's idle: the autonomous loop around the board. The
-// board's rules (who may claim, what completion unblocks) live in core/team/task-board.
+// board's rules (who may claim, what completion unblocks, worktree-bound claims) live in
+// core/team (task-board, task-rules, bound-claim).
 import { z } from 'zod';
+import { claimBound } from '../../team/bound-claim';
 import { formatTask } from '../prompts';
 import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 
@@ -21,11 +23,12 @@ export const idle = defineTool({
 const claimInput = z.object({ task_id: taskId });
 
 async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
-  const r = await h.team.tasks.claim(task_id, a.name);
+  // Lead or teammate: the claim either moves it into the task's worktree or does not hold.
+  const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.worktreeDir(w));
   if (!r.ok) return fail(r.reason);
   if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: r.task.id }).catch(() => undefined);
-  if (r.task.worktree && a.kind === 'teammate') {
-    a.setWorkdir(await h.worktreeDir(r.task.worktree));
+  if (r.workdir) {
+    a.setWorkdir(r.workdir);
     return ok(`Claimed ${formatTask(r.task)}\nYou now work in worktree "${r.task.worktree}" (${a.cwd}).`);
   }
   return ok(`Claimed ${formatTask(r.task)}`);
@@ -54,6 +57,8 @@ export const taskCreate = defineTool({
   }),
   agents: ['lead', 'teammate'],
   async run({ subject, description, blockedBy, worktree }, _a, h) {
+    const problem = worktree ? await h.worktreeProblem(worktree) : null;
+    if (problem) return fail(`Not created: worktree "${worktree}" cannot be used: ${problem}`);
     const t = await h.team.tasks.create({ subject, description: description ?? '', blockedBy: blockedBy ?? [], worktree: worktree ?? null });
     return ok(`Created ${formatTask(t)}`);
   },
@@ -97,10 +102,10 @@ export const taskUpdate = defineTool({
       status: status ?? undefined, owner: owner ?? undefined,
       addBlockedBy: addBlockedBy ?? undefined, removeBlockedBy: removeBlockedBy ?? undefined,
     }, a.name);
-    if (a.kind === 'teammate') {
-      const current = t.status === 'in_progress' && t.owner === a.name ? t.id : null;
-      await h.team.roster.patch(a.name, { current_task: current }).catch(() => undefined);
-    }
+    const mine = t.status === 'in_progress' && t.owner === a.name;
+    if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: mine ? t.id : null }).catch(() => undefined);
+    // Done with (or gave up) a worktree-bound task: back to where it works otherwise.
+    if (t.worktree && !mine) a.setWorkdir(a.homeDir);
     return ok(`Updated ${formatTask(t)}`);
   },
 });

@@ -1,0 +1,25 @@
+// What the lead hears when a teammate's work phase ends (docs/file-formats.md, "Messages"):
+// the teammate's final words as a `result` message, unless it already messaged the lead in
+// that phase. Pure functions over the conversation.
+import type { ModelMessage } from '../model';
+
+type Block = { type: string; name?: string; input?: unknown; text?: string };
+
+const blocksOf = (m: ModelMessage): Block[] => (typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : (m.content as Block[]));
+
+/** Whether the assistant turns from index `from` on sent the lead a message. */
+export function reportedToLead(messages: readonly ModelMessage[], from: number): boolean {
+  return messages.slice(from).some((m) => m.role === 'assistant' && blocksOf(m).some(
+    (b) => b.type === 'tool_use' && b.name === 'send_message' && (b.input as { to?: unknown } | undefined)?.to === 'lead',
+  ));
+}
+
+/** The last thing the teammate said in words during the phase, or null. */
+export function finalWords(messages: readonly ModelMessage[], from: number): string | null {
+  for (const m of messages.slice(from).reverse()) {
+    if (m.role !== 'assistant') continue;
+    const text = blocksOf(m).filter((b) => b.type === 'text' && b.text?.trim()).map((b) => b.text!.trim()).join('\n\n');
+    if (text) return text;
+  }
+  return null;
+}
