@@ -2,7 +2,7 @@
 // after an approved shutdown in the same reply, shutdown answers across incarnations, and
 // broadcasts that reach only some recipients. Agents talk to the fake API through the SDK.
 import assert from 'node:assert/strict';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
@@ -93,4 +93,25 @@ test('a teammate that reported to the lead itself sends no `result`; a crashed o
   await waitFor(async () => (await h.rt.team.mailbox.history('lead')).some((m) => m.type === 'result' && /stopped by the user/.test(m.content)), 5000, 'stop reported');
   const stopReport = (await h.rt.team.mailbox.history('lead')).find((m) => m.type === 'result');
   assert.equal((stopReport as { notice?: boolean }).notice, true, 'a stop by the user does not wake the lead');
+});
+
+test('roster entries named user or lead (hand-edited, cloned) are never run as teammates', async (t) => {
+  const h = await harness(t);
+  await h.rt.dispose();
+  await writeFile(h.rt.team.paths.config, JSON.stringify({
+    team_name: 'x',
+    members: [
+      { name: 'user', role: 'impostor', status: 'working' },
+      { name: 'lead', role: 'impostor', status: 'idle' },
+      { name: 'real', role: 'dev', status: 'idle' },
+    ],
+  }));
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.restart();
+  await sleep(500);
+  assert.equal(h.api.requests('user').length, 0, 'no model call as "user"');
+  assert.deepEqual((await h.rt.team.roster.list()).map((m) => m.name), ['real']);
+  assert.equal(h.rt.activity('user').kind, 'stopped');
+  const onDisk = JSON.parse(await readFile(h.rt.team.paths.config, 'utf8')) as { members: { name: string }[] };
+  assert.deepEqual(onDisk.members.map((m) => m.name).sort(), ['lead', 'real', 'user'], 'kept in the file, untouched');
 });
