@@ -3,6 +3,7 @@
 // documents everything in one place.
 import type { OptionSpec } from './args';
 import type { CommandContext } from './context';
+import { agentsCommand } from './roles-commands';
 import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read-commands';
 import {
   approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand, taskUnblockCommand,
@@ -57,6 +58,10 @@ export const COMMANDS: Command[] = [
     words: ['mcp'], synopsis: '[--tools] [--json]',
     summary: 'MCP servers in .mcp.json: name, command line, problems (--tools: start each, list its tools, stop it)',
     options: { ...json, tools: { type: 'boolean' } }, run: mcpCommand,
+  },
+  {
+    words: ['agents'], synopsis: '[--model <id>] [--json]', summary: 'agent definitions (.team/agents, .claude/agents) and the files skipped, with why',
+    options: { ...json, model: { type: 'string' } }, run: agentsCommand,
   },
   { words: ['worktrees'], synopsis: '[--json]', summary: "teammates' git worktrees: name, branch, base, status, path", options: json, run: worktreesCommand },
   {

@@ -2,6 +2,7 @@
 // tasks` and `/tasks` look the same. Task lines keep the tutorial's `[ ] [>] [x]` board.
 import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/team-schemas';
 import { usageTotal } from '../core/runtime/usage';
+import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
 import { terminalSafe } from './io';
 
 const BOX: Record<Task['status'], string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]' };
@@ -21,6 +22,11 @@ export function taskBoard(tasks: Task[]): string {
   if (!tasks.length) return 'No tasks.';
   const done = tasks.filter((t) => t.status === 'completed').length;
   return [...tasks.map(taskLine), `${done}/${tasks.length} completed`].join('\n');
+}
+
+/** Rows as aligned columns, one line each (terminal-safe). */
+export function table(rows: string[][]): string {
+  return pad(rows).join('\n');
 }
 
 function pad(rows: string[][]): string[] {
@@ -48,13 +54,20 @@ export function leadUsage(config: TeamConfig): number {
  * The roster as a table. `status` may replace the file's status with something finer
  * (the REPL knows what a local agent is doing, and which members another host runs).
  */
-export function rosterTable(config: TeamConfig, status: (m: Member) => string = (m) => m.status, leadStatus = '-'): string {
+/**
+ * `plans`: the plan requests, so a teammate held by plan mode reads "planning — waiting for
+ * approval"; `model`: the team's model, shown for members without their own.
+ */
+export function rosterTable(
+  config: TeamConfig, status: (m: Member) => string = (m) => m.status, leadStatus = '-', plans: RequestRecord[] = [], model = '-',
+): string {
+  const words = (m: Member) => (isPlanning(m, plans) ? `${status(m)}, ${PLANNING_WORDS}` : status(m));
   const header = `Team "${config.team_name}": ${config.members.length} teammate${config.members.length === 1 ? '' : 's'}`;
   const rows = [
-    ['name', 'role', 'status', 'task', 'tokens'],
-    ['lead', 'lead', leadStatus, '-', tokens(leadUsage(config))],
+    ['name', 'role', 'status', 'task', 'tokens', 'model'],
+    ['lead', 'lead', leadStatus, '-', tokens(leadUsage(config)), model],
     ...config.members.map((m) => [
-      m.name, m.role, status(m), m.current_task ? `#${m.current_task}` : '-', tokens(usageTotal(m.usage)),
+      m.name, m.role, words(m), m.current_task ? `#${m.current_task}` : '-', tokens(usageTotal(m.usage)), m.model ?? model,
     ]),
   ];
   return [header, ...pad(rows).map((l) => `  ${l}`)].join('\n');

@@ -3,6 +3,7 @@
 import type { Member } from '../shared/team-schemas';
 import { liveForeignHost } from '../core/runtime/lease';
 import { usageTotal } from '../core/runtime/usage';
+import { isPlanning } from '../core/roles/plan-mode';
 import { assertParticipantName } from '../core/util/names';
 import { UsageError } from './args';
 import type { CommandContext } from './context';
@@ -32,12 +33,16 @@ export async function teamCommand(ctx: CommandContext): Promise<number> {
   const team = await ctx.open(false);
   const config = await team.roster.read();
   const pending = await team.requests.list({ status: 'pending' });
-  const members = config.members.map((m) => ({ ...m, tokens: usageTotal(m.usage), run_by: runBy(m) }));
+  const plans = await team.requests.list({ kind: 'plan' });
+  const members = config.members.map((m) => ({
+    ...m, tokens: usageTotal(m.usage), run_by: runBy(m),
+    planning: isPlanning(m, plans),
+  }));
   ctx.emit({ team_name: config.team_name, lead: { tokens: leadUsage(config) }, members, pending_requests: pending }, () => {
     const table = rosterTable(config, (m) => {
       const host = runBy(m);
       return host ? `${m.status} (host ${host})` : m.status;
-    });
+    }, '-', plans);
     return pending.length ? `${table}\nPending requests:\n${pending.map((r) => `  ${requestLine(r)}`).join('\n')}` : table;
   });
   return 0;

@@ -54,7 +54,8 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
       const config = await rt.team.roster.read();
       const lead = activityWords(rt.activity('lead')) ?? 'idle';
       const pending = await rt.team.requests.list({ status: 'pending' });
-      print(rosterTable(config, (m) => memberStatus(rt, m), lead) + (pending.length ? `\nPending requests:\n${requestsText(pending).replace(/^/gm, '  ')}` : ''));
+      const plans = await rt.team.requests.list({ kind: 'plan' });
+      print(rosterTable(config, (m) => memberStatus(rt, m), lead, plans, rt.settings().model) + (pending.length ? `\nPending requests:\n${requestsText(pending).replace(/^/gm, '  ')}` : ''));
     },
   },
   tasks: {

@@ -2,6 +2,7 @@
 // the same operations and wording as `agent-teams worktree …`, over the session's runtime,
 // so a teammate this session runs is seen as a user of its checkout.
 import { relative } from 'node:path';
+import type { SpawnInput } from '../core/runtime/types';
 import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
 import { inUseError, reconcileWarnings, rethrowDirty, worktreeGuards } from './worktree-commands';
 import { keptText, mergeText, removedText, statText, worktreeTable } from './worktree-format';
@@ -23,16 +24,43 @@ function onlyName(args: string[], usage: string, flags: string[] = []): { name: 
 }
 
 export const SPAWN_COMMAND: SlashCommand = {
-  usage: '/spawn <name> <role> [--worktree] <prompt…>',
-  summary: 'start a teammate yourself; --worktree gives it its own git worktree on branch wt/<name>',
+  usage: '/spawn <name> <role> [--worktree] [--plan] [--model <id>] <prompt…>  |  /spawn <name> --agent <type> [--plan] [--model <id>] <prompt…>',
+  summary: 'start a teammate yourself; --worktree: its own git worktree (branch wt/<name>); --plan: read-only until you approve its plan; '
+    + '--agent: from an agent definition (agent-teams agents lists them; its name is the role); --model: its own model',
   async run(args, { rt, print }) {
-    const isolated = args.includes('--worktree');
-    const [name, role, ...words] = args.filter((a) => a !== '--worktree');
-    if (!name || !role || !words.length) throw new ReplUsageError(`usage: ${this.usage}`);
-    const m = await rt.spawnTeammate({ name, role, prompt: words.join(' '), isolation: isolated ? 'worktree' : 'none' }, 'user');
+    const o = spawnArgs(args, this.usage);
+    const m = await rt.spawnTeammate(o, 'user');
+    const notes = [m.model ? `model ${m.model}` : '', m.agent_type ? `from ${m.agent_type}` : '', m.plan_mode ? 'in plan mode: it changes nothing until you approve its plan' : '']
+      .filter(Boolean);
+    if (notes.length) print(`${m.name}: ${notes.join('; ')}.`);
     if (m.worktree) print(`${m.name} works in ${relative(rt.root, m.worktree) || '.'} on branch ${m.branch}.`);
   },
 };
+
+/** `/spawn` words and flags (anywhere in the line) → the spawn's input. */
+export function spawnArgs(args: string[], usage: string): SpawnInput {
+  const words: string[] = [];
+  const flags = new Set<string>();
+  const values: Record<string, string> = {};
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '--worktree' || a === '--plan') flags.add(a);
+    else if (a === '--agent' || a === '--model') {
+      const v = args[++i];
+      if (!v || v.startsWith('--')) throw new ReplUsageError(`usage: ${usage}`);
+      values[a] = v;
+    } else words.push(a);
+  }
+  const agent = values['--agent'];
+  const [name, ...rest] = words;
+  const role = agent ? '' : rest.shift();
+  if (!name || role === undefined || !rest.length) throw new ReplUsageError(`usage: ${usage}`);
+  return {
+    name, role, prompt: rest.join(' '), isolation: flags.has('--worktree') ? 'worktree' : 'none',
+    ...(agent ? { agent_type: agent } : {}), ...(values['--model'] ? { model: values['--model'] } : {}),
+    ...(flags.has('--plan') ? { plan_mode_required: true } : {}),
+  };
+}
 
 export const WORKTREE_COMMANDS: Record<string, SlashCommand> = {
   worktrees: {

@@ -31,6 +31,11 @@ export function planGateOf(member: Member | undefined, plans: RequestRecord[]): 
   return { open: false, planMode: !!mode, pending: latest?.status === 'pending' ? latest : null };
 }
 
+/** Shown as "planning — waiting for approval": a live teammate held by plan mode. `plans`: any plan requests. */
+export function isPlanning(member: Member, plans: RequestRecord[]): boolean {
+  return !!member.plan_mode && member.status !== 'shutdown' && !planGateOf(member, plans.filter((p) => p.subject === member.name)).open;
+}
+
 export async function planGate(team: Team, name: string): Promise<PlanGate> {
   const member = await team.roster.get(name);
   const plans = await team.requests.list({ kind: 'plan', subject: name });

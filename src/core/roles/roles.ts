@@ -5,6 +5,7 @@ import type { Member } from '../../shared/team-schemas';
 import { loadAgentDefinitions, type AgentDefinition, type Definitions } from './agent-definitions';
 import { resolveModel } from './models';
 import { newPlanMode } from './plan-mode';
+import { toolsFor } from '../runtime/tools';
 
 export type RequirePlan = 'never' | 'always';
 
@@ -20,6 +21,11 @@ const WORKSPACE_TOOLS = ['bash', 'read_file', 'write_file', 'edit_file', 'list_d
 /** Names a definition's `tools` may use: the teammate's tools plus the named workspace tools. */
 export function knownTeammateTools(teammateToolNames: Iterable<string>): Set<string> {
   return new Set([...teammateToolNames, ...WORKSPACE_TOOLS]);
+}
+
+/** Reads the definitions as every host and the CLI check them. */
+export function loadTeamDefinitions(root: string, teamModel: string): Promise<Definitions> {
+  return loadAgentDefinitions(root, { knownTools: knownTeammateTools(toolsFor('teammate').map((t) => t.name)), teamModel });
 }
 
 /** Whether a tool may be offered to a member whose definition allows `allowed` (null = all). */
@@ -70,5 +76,3 @@ export function findDefinition(defs: Definitions, type: string): AgentDefinition
 export function definitionPrompt(def: AgentDefinition | undefined): string {
   return def?.body ? `\n\nInstructions for your role (${def.name}, from ${def.path}):\n${def.body}` : '';
 }
-
-export { loadAgentDefinitions };

@@ -26,7 +26,7 @@ import { Teammate } from './teammate';
 import { definitionsForLead, type Definitions } from '../roles/agent-definitions';
 import { requestPlan as putInPlanMode, PLAN_MODE_START } from '../roles/plan-mode';
 import {
-  definitionPrompt, findDefinition, knownTeammateTools, loadAgentDefinitions, roleFields, toolAllowed,
+  definitionPrompt, findDefinition, loadTeamDefinitions, roleFields, toolAllowed,
 } from '../roles/roles';
 import { toolsFor, ToolSet } from './tools';
 import { McpToolSets } from './tools/mcp';
@@ -137,8 +137,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
 
   /** Re-reads the definitions; a problem is reported once per file and message. */
   async loadDefinitions(): Promise<Definitions> {
-    const known = knownTeammateTools(toolsFor('teammate').map((t) => t.name));
-    this.defs = await loadAgentDefinitions(this.root, { knownTools: known, teamModel: this.s.model });
+    this.defs = await loadTeamDefinitions(this.root, this.s.model);
     for (const p of this.defs.problems) {
       const key = `${p.path}\n${p.message}`;
       if (this.reported.has(key)) continue;
