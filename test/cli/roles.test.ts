@@ -46,7 +46,7 @@ test('REPL: /spawn --agent --plan starts a read-only teammate from a definition;
   await repl.expect(/ari: model claude-opus-4-5; from architect; in plan mode: it changes nothing until you approve its plan\./);
   await repl.expect(/write_file is refused: you are in plan mode/);
   repl.send('/team');
-  await repl.expect(/ari\s+architect\s+[\w ,]+, planning — waiting for approval\s+-\s+\S+\s+claude-opus-4-5/);
+  await repl.expect(/ari\s+architect\s+[\w ,]+, planning — waiting for approval\s+-\s+[\d,]+ tok\s+claude-opus-4-5/);
   const sent = api.requests('ari')[0]!.body as { model: string; system: unknown };
   assert.equal(sent.model, 'claude-opus-4-5');
   assert.match(JSON.stringify(sent.system), /DESIGN FIRST/);

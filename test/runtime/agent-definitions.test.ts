@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness } from './harness';
 
@@ -67,4 +68,27 @@ test('setting requirePlan = always: spawned teammates start in plan mode unless 
   const b = await h.rt.spawnTeammate({ name: 'pat', role: 'dev', prompt: 'p', plan_mode_required: false });
   assert.ok(a.plan_mode);
   assert.equal(b.plan_mode, null);
+});
+
+test('lead tools: spawn_teammate with agent_type, model and plan_mode_required; request_plan on a running teammate', async (t) => {
+  const h = await harness(t);
+  await define(h.root, '.team/agents/tester.md', '---\nname: tester\ndescription: Writes tests\ntools: read_file, write_file\n---\nTESTS.\n');
+  h.api.script('lead',
+    reply(toolUse('spawn_teammate', { name: 'tia', role: 'tests', prompt: 'Write tests.', agent_type: 'tester', model: 'haiku', plan_mode_required: true })),
+    reply(toolUse('spawn_teammate', { name: 'tom', role: 'dev', prompt: 'Build.', model: 'gpt-4' })),
+    reply(toolUse('spawn_teammate', { name: 'tom', role: 'dev', prompt: 'Build.' })),
+    reply(toolUse('request_plan', { teammate: 'tom', reason: 'risky change' })),
+    'Done.',
+  );
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.askLead('Build a team.');
+  const results = h.api.requests('lead').map((r) => JSON.stringify(r.body.messages.at(-1)));
+  assert.match(results[1]!, /Spawned tia \(tests\), from tester; model claude-haiku-4-5; in plan mode/);
+  assert.match(results[2]!, /unknown model \\"gpt-4\\"/);
+  assert.match(results[4]!, /tom is in plan mode from its next tool call/);
+  const tia = await h.rt.team.roster.get('tia');
+  assert.equal(tia?.model, 'claude-haiku-4-5');
+  assert.ok(tia?.plan_mode);
+  assert.ok((await h.rt.team.roster.get('tom'))?.plan_mode);
+  assert.ok((h.api.requests('lead')[0]!.body.tools as { name: string }[]).some((x) => x.name === 'request_plan'));
 });

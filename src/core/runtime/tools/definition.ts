@@ -43,6 +43,8 @@ export interface ToolHost {
   readonly approver: Approver;
   readonly processes: ProcessRegistry;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
+  /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
+  requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
   worktreeDir(name: string): Promise<string>;
   /** Why worktree `name` could not be created now, or null. */
   worktreeProblem(name: string): Promise<string | null>;

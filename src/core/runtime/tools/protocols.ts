@@ -61,6 +61,21 @@ export const planDecision = defineTool({
   },
 });
 
+export const requestPlan = defineTool({
+  name: 'request_plan',
+  description: 'Put a running teammate into plan mode: it may not change files or run commands until a plan it submits for its current task is approved.',
+  input: z.object({
+    teammate: z.string().describe('The teammate to hold until its plan is approved.'),
+    reason: z.string().nullish().describe('Why, in a sentence; the teammate is told.'),
+  }),
+  agents: ['lead'],
+  async run({ teammate, reason }, a, h) {
+    await h.requestPlan(teammate, reason, a.name);
+    const who = h.settings().planApproval;
+    return ok(`${teammate} is in plan mode from its next tool call (a call already running finishes). It will submit a plan; ${who === 'lead' ? 'you decide with plan_approval' : 'the user decides'}.`);
+  },
+});
+
 export const planSubmit = defineTool({
   name: 'plan_approval',
   description: 'Submit your plan for approval before making changes; wait for the answer.',
@@ -75,4 +90,4 @@ export const planSubmit = defineTool({
   },
 });
 
-export const protocolTools = [shutdownRequest, shutdownStatus, shutdownAnswer, planDecision, planSubmit];
+export const protocolTools = [shutdownRequest, shutdownStatus, shutdownAnswer, planDecision, requestPlan, planSubmit];

@@ -15,12 +15,17 @@ export const spawnTeammate = defineTool({
     role: z.string().min(1).describe('What this teammate is for, e.g. "backend engineer".'),
     prompt: z.string().min(1).describe('The first instruction the teammate works on.'),
     isolation: z.enum(['none', 'worktree']).nullish().describe('"worktree": the teammate edits its own git worktree (branch wt/<name>) so parallel edits never collide.'),
+    agent_type: z.string().nullish().describe('Start it from this agent definition (listed in your instructions): its model, tools and role instructions apply.'),
+    model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku; default: the team\'s (or its definition\'s).'),
+    plan_mode_required: z.boolean().nullish().describe('true: it may not change files or run commands until a plan it submits for its current task is approved. Default: the setting agentTeams.requirePlan.'),
   }),
   agents: ['lead'],
-  async run({ name, role, prompt, isolation }, a, h) {
-    const m = await h.spawnTeammate({ name, role, prompt, isolation: isolation ?? 'none' }, a.name);
+  async run({ name, role, prompt, isolation, agent_type, model, plan_mode_required }, a, h) {
+    const m = await h.spawnTeammate({ name, role, prompt, isolation: isolation ?? 'none', agent_type, model, plan_mode_required }, a.name);
     const where = m.branch ? ` in its worktree on branch ${m.branch}` : '';
-    return ok(`Spawned ${m.name} (${m.role})${where}; it is working on your prompt.`);
+    const how = [m.agent_type ? `from ${m.agent_type}` : '', m.model ? `model ${m.model}` : '', m.plan_mode ? 'in plan mode: it plans first and changes nothing until its plan is approved' : '']
+      .filter(Boolean).join('; ');
+    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on your prompt.`);
   },
 });
 
