@@ -74,7 +74,10 @@ const nodeBundles = [
   { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: [], banner: '#!/usr/bin/env node' },
   { in: 'src/demo.ts', out: join(distDir, 'demo.js'), external: [] },
 ];
-const browserBundles = [{ in: 'src/webview/inbox.ts', out: join(distDir, 'webview/inbox.js') }];
+const browserBundles = [
+  { in: 'src/webview/inbox.ts', out: join(distDir, 'webview/inbox.js') },
+  { in: 'src/webview/transcript.ts', out: join(distDir, 'webview/transcript.js') },
+];
 
 async function buildDist() {
   for (const b of nodeBundles) {

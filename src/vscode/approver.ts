@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { McpStartRequest } from '../core/mcp/manager';
 import type { Approver, BashDecision } from '../core/runtime/types';
+import type { BashAsks } from './bash-asks';
 
 const KEY = 'agentTeams.alwaysAllowedCommands';
 const MCP_TOOLS_KEY = 'agentTeams.alwaysAllowedMcpTools';
@@ -24,7 +25,7 @@ async function remember(state: vscode.Memento, key: string, value: string): Prom
   await state.update(key, [...new Set([...state.get<string[]>(key, []), value])]);
 }
 
-export function createApprover(state: vscode.Memento): Approver {
+export function createApprover(state: vscode.Memento, asks?: BashAsks): Approver {
   return {
     async bash(agent: string, command: string, signal: AbortSignal): Promise<BashDecision> {
       const allowed = state.get<string[]>(KEY, []);
@@ -36,8 +37,11 @@ export function createApprover(state: vscode.Memento): Approver {
       const answer = whole
         ? vscode.window.showWarningMessage(`${agent} wants to run \`${command}\``, 'Allow', 'Always allow this command', 'Deny')
         : vscode.window.showWarningMessage(`${agent} wants to run a ${command.length}-character command`, { modal: true, detail: command }, 'Allow', 'Always allow this command', 'Deny');
+      // The agent's transcript panel may answer too (bash-asks.ts); the first answer wins.
+      const inline = asks?.add(agent, command);
+      const either = inline ? Promise.race([answer, inline.answered]) : answer;
       // The signal lives as long as the agent: each answered approval takes its listener back.
-      const choice = await untilAborted(answer, signal);
+      const choice = await untilAborted(either, signal).finally(() => inline?.done());
       if (choice === 'Always allow this command') {
         await remember(state, KEY, command);
         return 'allow';

@@ -23,6 +23,13 @@ export interface CommandContext {
   setApiKey(key: string): Promise<void>;
   editTask(id: number): Promise<unknown>;
   refresh(): void;
+  /** Transcript panels and the Changes view (watch-commands.ts). */
+  readonly watch: WatchSurface;
+}
+
+export interface WatchSurface {
+  openTranscript(agent: string): void;
+  showChanges(agent?: string): Promise<void>;
 }
 
 export interface ContextDeps {
@@ -32,6 +39,7 @@ export interface ContextDeps {
   keys: ApiKeyStore;
   showInbox(name?: string): Promise<void>;
   refreshViews(): void;
+  watch: WatchSurface;
 }
 
 export function createCommandContext(d: ContextDeps): CommandContext {
@@ -87,5 +95,6 @@ export function createCommandContext(d: ContextDeps): CommandContext {
       return owner === CANCEL ? undefined : t.tasks.update(id, { owner });
     },
     refresh: d.refreshViews,
+    watch: d.watch,
   };
 }

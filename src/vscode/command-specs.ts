@@ -9,6 +9,7 @@ import type { TreeNode } from './nodes';
 import { askText, pickIsolation, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName, type Asked } from './prompts';
 import type { CommandContext } from './command-context';
 import { MCP_COMMANDS } from './mcp-commands';
+import { WATCH_COMMANDS } from './watch-commands';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 
 export interface Field {
@@ -165,6 +166,7 @@ export const COMMANDS: CommandSpec[] = [
   }),
   ...WORKTREE_COMMANDS,
   ...MCP_COMMANDS,
+  ...WATCH_COMMANDS,
 ];
 
 export function titleOf(id: string): string {

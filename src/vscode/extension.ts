@@ -3,6 +3,10 @@
 // disposable in context.subscriptions so deactivation releases it all.
 import * as vscode from 'vscode';
 import { createApprover } from './approver';
+import { BashAsks } from './bash-asks';
+import { ChangesProvider } from './changes-view';
+import { TranscriptPanels } from './transcript-panel';
+import { registerChangeCommands } from './watch-commands';
 import { createCommandContext, type CommandContext } from './command-context';
 import { registerCommands, registerWithoutFolder } from './commands';
 import { InboxViewProvider } from './inbox-view';
@@ -21,6 +25,9 @@ export interface ExtensionApi {
   readonly root: string | undefined;
   readonly teamTree: TeamTreeProvider | undefined;
   readonly taskTree: TaskTreeProvider | undefined;
+  /** For tests: open transcript panels and the Changes view. */
+  readonly transcripts?: TranscriptPanels;
+  readonly changes?: ChangesProvider;
   /** Time activate() itself took (module loading excluded). */
   readonly activateMs: number;
 }
@@ -42,7 +49,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   }
 
   const host = new TeamHost(root, log);
-  const runtime = new RuntimeHost(root, keys, createApprover(context.workspaceState), log);
+  const asks = new BashAsks();
+  const runtime = new RuntimeHost(root, keys, createApprover(context.workspaceState, asks), log);
   current = runtime;
   const defaultModel = () => readSettings().model;
   const agents = { activity: (a: string) => runtime.activity(a), defaultModel, mcpServers: () => runtime.mcpServers() };
@@ -51,8 +59,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   const statusBar = new TeamStatusBar(host, defaultModel);
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
+  const changes = new ChangesProvider(root);
+  const changesView = vscode.window.createTreeView('agentTeams.changes', { treeDataProvider: changes, showCollapseAll: true });
+  const transcripts = new TranscriptPanels({ extensionUri: context.extensionUri, host, ctx: () => ctx!, asks, log });
+  const watch = {
+    openTranscript: (agent: string) => transcripts.open(agent),
+    async showChanges(agent?: string) {
+      changes.refresh();
+      await vscode.commands.executeCommand('agentTeams.changes.focus');
+      if (!agent) return;
+      await changes.getChildren();
+      const node = changes.agentNode(agent);
+      if (node) await changesView.reveal(node, { expand: true, select: true, focus: true });
+      else void vscode.window.showInformationMessage(`Agent Teams: ${agent} has changed no files yet.`);
+    },
+  };
   ctx = createCommandContext({
-    log, host, runtime, keys,
+    log, host, runtime, keys, watch,
     showInbox: (name) => inbox.show(name),
     refreshViews: () => { teamTree.refresh(true); taskTree.refresh(); },
   });
@@ -75,7 +98,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   }
 
   context.subscriptions.push(
-    host, runtime, teamTree, taskTree, statusBar, inbox, notifier, teamView, taskView,
+    host, runtime, teamTree, taskTree, statusBar, inbox, notifier, teamView, taskView, asks, changes, changesView, transcripts,
+    ...registerChangeCommands(changes, log),
     vscode.window.registerWebviewViewProvider(InboxViewProvider.viewId, inbox),
     ...registerCommands(ctx),
     onSettingsChange((s, baseUrlChanged) => {
@@ -104,7 +128,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
   }).catch((err: unknown) => log.error(`could not open the team in ${root}: ${String(err)}`));
   const activateMs = performance.now() - started;
   log.info(`activated in ${activateMs.toFixed(1)} ms for ${root}`);
-  return { root, teamTree, taskTree, activateMs };
+  return { root, teamTree, taskTree, activateMs, transcripts, changes };
 }
 
 /** After a reload: a team that exists resumes when agents may run here. */

@@ -7,7 +7,15 @@ export function nonce(): string {
 }
 
 /** The page: scripts only with this render's nonce, styles and fonts only from the bundle. */
-export function inboxHtml(o: { nonce: string; cspSource: string; script: string; style: string }): string {
+export interface PageAssets {
+  nonce: string;
+  cspSource: string;
+  script: string;
+  style: string;
+}
+
+/** The head of every webview page here: the CSP, the stylesheet and the title. */
+export function pageHead(o: PageAssets, title: string): string {
   const csp = [
     "default-src 'none'",
     `script-src 'nonce-${o.nonce}'`,
@@ -22,8 +30,12 @@ export function inboxHtml(o: { nonce: string; cspSource: string; script: string;
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" nonce="${o.nonce}" href="${o.style}">
-<title>Inbox</title>
-</head>
+<title>${title}</title>
+</head>`;
+}
+
+export function inboxHtml(o: PageAssets): string {
+  return `${pageHead(o, 'Inbox')}
 <body>
 <main id="app" aria-label="Agent Teams inbox"></main>
 <script nonce="${o.nonce}" src="${o.script}"></script>

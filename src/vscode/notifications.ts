@@ -45,13 +45,14 @@ export class RequestNotifier implements vscode.Disposable {
   }
 
   private async askPlan(r: RequestRecord): Promise<void> {
-    const choice = await vscode.window.showInformationMessage(`${r.from} submitted a plan`, 'Approve', 'Reject…', 'Open');
+    const choice = await vscode.window.showInformationMessage(`${r.from} submitted a plan`, 'Approve', 'Reject…', 'Open', 'Show');
     try {
       if (choice === 'Approve') await this.decide(r, true, '');
       else if (choice === 'Reject…') {
         const feedback = await askText({ title: `Reject ${r.from}'s plan`, prompt: 'What should change?' });
         if (feedback !== CANCEL) await this.decide(r, false, feedback);
       } else if (choice === 'Open') await this.ctx.openInbox(r.from);
+      else if (choice === 'Show') this.ctx.watch.openTranscript(r.from);
     } catch (err) {
       void vscode.window.showErrorMessage(`Agent Teams: ${errorText(err)}`);
     }
@@ -87,10 +88,13 @@ export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel): void 
     return;
   }
   const show = e.level === 'error' ? vscode.window.showErrorMessage : vscode.window.showWarningMessage;
-  // A failed MCP server is offered a restart right there (docs/mcp.md).
-  const actions = e.mcpServer ? ['Restart', 'Show Log'] : ['Show Log'];
+  // A failed MCP server is offered a restart right there (docs/mcp.md); "Show" opens the
+  // transcript of the agent the notice is about, where it happened.
+  const agent = e.agent;
+  const actions = [...(e.mcpServer ? ['Restart'] : []), ...(agent ? ['Show'] : []), 'Show Log'];
   void show(`Agent Teams: ${text}`, ...actions).then((b) => {
     if (b === 'Restart') void vscode.commands.executeCommand('agentTeams.mcpRestart', { server: e.mcpServer });
+    else if (b === 'Show' && agent) void vscode.commands.executeCommand('agentTeams.openTranscript', { agent });
     else if (b) log.show(true);
   });
 }

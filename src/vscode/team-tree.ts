@@ -134,6 +134,8 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
     item.accessibilityInformation = { label: spoken.filter(Boolean).join(', '), role: 'treeitem' };
     item.tooltip = tooltip(node, status, detail, task, usage);
+    // A click opens what the agent is doing (its live transcript).
+    item.command = { command: 'agentTeams.openTranscript', title: 'Open Transcript', arguments: [{ agent: node.name }] };
     return item;
   }
 

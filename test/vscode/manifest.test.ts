@@ -26,15 +26,18 @@ const SPEC_TITLES: Record<string, string> = {
   askLead: 'Ask Lead', spawnTeammate: 'Spawn Teammate', sendMessage: 'Send Message', broadcast: 'Broadcast',
   requestShutdown: 'Request Shutdown', stopTeammate: 'Stop Teammate', approvePlan: 'Approve Plan', rejectPlan: 'Reject Plan',
   createTask: 'Create Task', openInbox: 'Open Inbox', setApiKey: 'Set API Key', showLog: 'Show Log',
+  openTranscript: 'Open Transcript', showChanges: 'Show Changes',
 };
 
 describe('package.json contributions', () => {
-  it('declare the container and its three views', async () => {
+  it('declare the container and its four views', async () => {
     const m = await load();
     assert.deepEqual(m.contributes.viewsContainers.activitybar.map((c) => [c.id, c.title]), [['agentTeams', 'Agent Teams']]);
     assert.deepEqual(m.contributes.views.agentTeams!.map((v) => [v.id, v.type ?? 'tree']),
-      [['agentTeams.team', 'tree'], ['agentTeams.tasks', 'tree'], ['agentTeams.inbox', 'webview']]);
-    assert.deepEqual(m.activationEvents, []);
+      [['agentTeams.team', 'tree'], ['agentTeams.tasks', 'tree'], ['agentTeams.changes', 'tree'], ['agentTeams.inbox', 'webview']]);
+    // Only a transcript panel restored after a reload needs an event of its own (VS Code does
+    // not derive it): the extension must wake to fill it.
+    assert.deepEqual(m.activationEvents, ['onWebviewPanel:agentTeams.transcript']);
     assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
     assert.ok(m.capabilities.untrustedWorkspaces.description);
   });

@@ -114,6 +114,8 @@ export interface TeamRuntime {
   broadcastAsUser(content: string): Promise<Message[]>;
   requestShutdown(teammate: string): Promise<RequestRecord>;
   stopTeammate(teammate: string): Promise<void>;
+  /** Stops the lead's current turn (the user's Stop). */
+  cancelLeadTurn(): void;
   decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<void>;
   createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task>;
   updateSettings(settings: Partial<RuntimeSettings>): void;

@@ -1,0 +1,302 @@
+// Transcript panels (command agentTeams.openTranscript): one editor-area webview per agent,
+// fed from its transcript file (read from the end, then followed, so agents of other
+// windows and the CLI show too) and, for agents this window runs, from live runtime events
+// (streamed text, tool calls as they start and finish). Panels come back after a reload
+// (WebviewPanelSerializer). Every message from a panel is validated before it acts.
+import * as vscode from 'vscode';
+import { estimateCost, formatCost } from '../core/runtime/pricing';
+import type { Activity, RuntimeEvent } from '../core/runtime/types';
+import { usageTotal } from '../core/runtime/usage';
+import { NAME_RE } from '../core/util/names';
+import type { ItemChange } from '../core/watch/transcript-items';
+import { TranscriptFollower } from '../core/watch/transcript-reader';
+import type { TranscriptItem, TranscriptMode } from '../shared/transcript-items';
+import { TranscriptToHost, type PanelStatus, type PendingAsk, type TranscriptToWebview } from '../shared/transcript-protocol';
+import type { BashAsks } from './bash-asks';
+import type { CommandContext } from './command-context';
+import { nonce } from './inbox-html';
+import { errorText } from './log';
+import type { TeamHost } from './team-host';
+import { transcriptHtml } from './transcript-html';
+
+export const TRANSCRIPT_VIEW_TYPE = 'agentTeams.transcript';
+/** How often a panel looks for lines other processes appended (a stat when nothing changed). */
+const POLL_MS = 400;
+
+function activityWords(a: Activity | undefined): string {
+  switch (a?.kind) {
+    case undefined: case 'idle': return 'idle';
+    case 'requesting': case 'streaming': return 'thinking…';
+    case 'tool': return `running ${a.tool}`;
+    case 'retrying': return `retrying (${a.reason})`;
+    case 'waiting-approval': return `waiting for ${a.what}`;
+    case 'paused': return `paused: ${a.reason}`;
+    case 'error': return `error: ${a.message}`;
+    case 'stopped': return 'stopped';
+    case 'remote': return `run by another window (host ${a.host})`;
+  }
+}
+
+export function transcriptMode(): TranscriptMode {
+  const v = vscode.workspace.getConfiguration('agentTeams').get<string>('transcript.view');
+  return v === 'summary' || v === 'verbose' ? v : 'normal';
+}
+
+interface Deps {
+  extensionUri: vscode.Uri;
+  host: TeamHost;
+  ctx: () => CommandContext;
+  asks: BashAsks;
+  log: vscode.LogOutputChannel;
+}
+
+class TranscriptPanel implements vscode.Disposable {
+  private follower: TranscriptFollower;
+  private readonly subs: vscode.Disposable[] = [];
+  private queue: ItemChange[] = [];
+  private flushTimer: NodeJS.Timeout | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private ready = false;
+  private loading: Map<string, TranscriptItem> | null = null;
+  private disposed = false;
+
+  constructor(readonly agent: string, readonly panel: vscode.WebviewPanel, private mode: TranscriptMode, private readonly d: Deps, private readonly onGone: () => void) {
+    this.follower = new TranscriptFollower(d.host.team.paths.transcript(agent), agent, (c) => this.enqueue(c));
+    const wv = panel.webview;
+    const dist = vscode.Uri.joinPath(d.extensionUri, 'dist', 'webview');
+    const media = vscode.Uri.joinPath(d.extensionUri, 'media');
+    wv.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    panel.title = `${agent} · transcript`;
+    panel.iconPath = vscode.Uri.joinPath(d.extensionUri, 'media', 'agent-teams.svg');
+    wv.html = transcriptHtml({
+      nonce: nonce(), cspSource: wv.cspSource,
+      script: wv.asWebviewUri(vscode.Uri.joinPath(dist, 'transcript.js')).toString(),
+      style: wv.asWebviewUri(vscode.Uri.joinPath(media, 'transcript.css')).toString(),
+    });
+    this.subs.push(
+      wv.onDidReceiveMessage((m: unknown) => void this.receive(m)),
+      panel.onDidDispose(() => this.dispose()),
+      d.ctx().runtime.onEvent((e) => this.onRuntimeEvent(e)),
+      d.host.onDidChange((kinds) => {
+        if (kinds.has('roster') || kinds.has('activity')) void this.sendStatus();
+        if (kinds.has('requests')) void this.sendPending();
+      }),
+      d.asks.onDidChange(() => void this.sendPending()),
+    );
+  }
+
+  reveal(): void {
+    this.panel.reveal(undefined, false);
+  }
+
+  private post(m: TranscriptToWebview): void {
+    if (!this.disposed) void this.panel.webview.postMessage(m);
+  }
+
+  private enqueue(c: ItemChange): void {
+    if (this.loading) {
+      if (c.op === 'put') this.loading.set(c.item.key, c.item);
+      else this.loading.delete(c.key);
+      return;
+    }
+    if (!this.ready) return;
+    this.queue.push(c);
+    // Changes of one burst (a stored message with its tool calls) go in one message.
+    this.flushTimer ??= setTimeout(() => this.flush(), 0);
+  }
+
+  private flush(): void {
+    this.flushTimer = undefined;
+    const q = this.queue;
+    this.queue = [];
+    let items: TranscriptItem[] = [];
+    for (const c of q) {
+      if (c.op === 'put') {
+        items.push(c.item);
+        continue;
+      }
+      if (items.length) this.post({ type: 'items', reset: false, items });
+      items = [];
+      this.post({ type: 'remove', keys: [c.key] });
+    }
+    if (items.length) this.post({ type: 'items', reset: false, items });
+  }
+
+  private onRuntimeEvent(e: RuntimeEvent): void {
+    if (!this.ready || !('agent' in e) || e.agent !== this.agent) return;
+    if (e.type === 'text_delta') {
+      // The builder keeps the text (for a panel opened mid-stream); the panel gets the piece.
+      const before = this.follower.builder.live(e);
+      const item = before[0]?.op === 'put' ? before[0].item : undefined;
+      if (item?.kind === 'text') this.post({ type: 'delta', key: item.key, text: e.text, restart: item.text === e.text });
+      return;
+    }
+    if (e.type === 'activity') void this.sendStatus();
+    for (const c of this.follower.builder.live(e)) this.enqueue(c);
+  }
+
+  private async start(): Promise<void> {
+    this.ready = false;
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    this.queue = [];
+    // Loaded items are collected and sent as one reset message, then changes flow one by one.
+    const all = new Map<string, TranscriptItem>();
+    this.loading = all;
+    this.follower = new TranscriptFollower(this.d.host.team.paths.transcript(this.agent), this.agent, (c) => this.enqueue(c));
+    let skipped = 0;
+    try {
+      skipped = (await this.follower.load()).skippedBytes;
+    } catch (err) {
+      this.d.log.warn(`transcript of ${this.agent}: ${errorText(err)}`);
+    }
+    this.loading = null;
+    this.post({ type: 'init', agent: this.agent, mode: this.mode, trusted: vscode.workspace.isTrusted, skippedBytes: skipped });
+    this.post({ type: 'items', reset: true, items: [...all.values()] });
+    this.ready = true;
+    await Promise.all([this.sendStatus(), this.sendPending()]);
+    if (!this.poll) this.schedulePoll();
+  }
+
+  private schedulePoll(): void {
+    this.poll = setTimeout(async () => {
+      try {
+        if (await this.follower.more()) await this.start();
+      } catch (err) {
+        this.d.log.warn(`transcript of ${this.agent}: ${errorText(err)}`);
+      }
+      if (!this.disposed) this.schedulePoll();
+    }, POLL_MS);
+  }
+
+  private async sendStatus(): Promise<void> {
+    if (!this.ready) return;
+    const rt = this.d.ctx().runtime;
+    const config = await this.d.host.team.roster.read().catch(() => null);
+    const lead = (config as { lead?: { usage?: Parameters<typeof usageTotal>[0]; model?: string } } | null)?.lead;
+    const m = config?.members.find((x) => x.name === this.agent);
+    const usage = this.agent === 'lead' ? lead?.usage : m?.usage;
+    const model = (this.agent === 'lead' ? lead?.model : m?.model) ?? vscode.workspace.getConfiguration('agentTeams').get<string>('model');
+    const activity = rt.activity(this.agent);
+    const status: PanelStatus = {
+      activity: activityWords(activity),
+      status: this.agent === 'lead' ? 'lead' : m?.status ?? 'unknown',
+      tokens: usageTotal(usage),
+      cost: formatCost(estimateCost(model, usage)),
+      canStop: !!rt.current && activity !== undefined && activity.kind !== 'remote' && (this.agent === 'lead' || m?.status !== 'shutdown'),
+    };
+    this.post({ type: 'status', status });
+  }
+
+  private async sendPending(): Promise<void> {
+    if (!this.ready) return;
+    const plans = await this.d.host.team.requests.list({ kind: 'plan', status: 'pending' }).catch(() => []);
+    const asks: PendingAsk[] = plans
+      .filter((r) => r.from === this.agent)
+      .map((r) => ({ kind: 'plan' as const, requestId: r.request_id, plan: String((r as { plan?: unknown }).plan ?? ''), createdAt: r.created_at }));
+    for (const b of this.d.asks.list(this.agent)) asks.push({ kind: 'bash', id: b.id, command: b.command });
+    const approver = vscode.workspace.getConfiguration('agentTeams').get<string>('planApproval') === 'lead' ? 'lead' : 'user';
+    this.post({ type: 'pending', asks, planApprover: approver });
+  }
+
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = TranscriptToHost.safeParse(raw);
+    if (!parsed.success) {
+      this.d.log.warn(`transcript panel: ignored an invalid message (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+      return;
+    }
+    const m = parsed.data;
+    const ctx = this.d.ctx();
+    const answer = async (ref: string, work: () => Promise<unknown>): Promise<void> => {
+      try {
+        await work();
+        this.post({ type: 'result', ref, ok: true });
+      } catch (err) {
+        this.post({ type: 'result', ref, ok: false, error: errorText(err) });
+      }
+    };
+    switch (m.type) {
+      case 'ready':
+        await this.start();
+        return;
+      case 'mode':
+        this.mode = m.mode;
+        this.post({ type: 'mode', mode: m.mode });
+        return;
+      case 'send':
+        if (!vscode.workspace.isTrusted) return answer(m.ref, async () => Promise.reject(new Error('Restricted Mode: messages are not sent.')));
+        return answer(m.ref, async () => ctx.runtime.current?.sendAsUser(this.agent, m.content)
+          ?? (await ctx.team()).mailbox.send({ from: 'user', to: this.agent, type: 'message', content: m.content }));
+      case 'stop':
+        return answer(m.ref, async () => {
+          const rt = ctx.runtime.current;
+          if (!rt) throw new Error('No agent runs in this window, so there is nothing to stop here.');
+          if (this.agent === 'lead') rt.cancelLeadTurn();
+          else await rt.stopTeammate(this.agent);
+        });
+      case 'decidePlan':
+        return answer(m.ref, () => ctx.decidePlan(m.requestId, m.approve, m.feedback));
+      case 'decideBash':
+        return answer(m.ref, async () => {
+          if (!this.d.asks.answer(m.id, m.allow ? 'allow' : 'deny')) throw new Error('That question was answered already.');
+        });
+      case 'openLink':
+        await vscode.env.openExternal(vscode.Uri.parse(m.href, true));
+        return;
+      case 'showChanges':
+        await vscode.commands.executeCommand('agentTeams.showChanges', { agent: this.agent });
+        return;
+    }
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.poll) clearTimeout(this.poll);
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    for (const s of this.subs) s.dispose();
+    this.panel.dispose();
+    this.onGone();
+  }
+}
+
+/** All open transcript panels; restores them after a reload. */
+export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
+  private readonly panels = new Map<string, TranscriptPanel>();
+  private readonly reg: vscode.Disposable;
+
+  constructor(private readonly d: Deps) {
+    this.reg = vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW_TYPE, this);
+  }
+
+  open(agent: string): void {
+    if (!NAME_RE.test(agent)) throw new Error(`invalid agent name ${JSON.stringify(agent)}`);
+    const open = this.panels.get(agent);
+    if (open) return open.reveal();
+    const panel = vscode.window.createWebviewPanel(TRANSCRIPT_VIEW_TYPE, `${agent} · transcript`, vscode.ViewColumn.Active, { enableScripts: true, retainContextWhenHidden: false });
+    this.adopt(agent, panel);
+  }
+
+  async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
+    const agent = (state as { agent?: unknown } | undefined)?.agent;
+    if (typeof agent !== 'string' || !NAME_RE.test(agent) || this.panels.has(agent)) {
+      panel.dispose();
+      return;
+    }
+    this.adopt(agent, panel);
+  }
+
+  private adopt(agent: string, panel: vscode.WebviewPanel): void {
+    this.panels.set(agent, new TranscriptPanel(agent, panel, transcriptMode(), this.d, () => this.panels.delete(agent)));
+  }
+
+  /** For tests and benches: which agents have a panel. */
+  get agents(): string[] {
+    return [...this.panels.keys()];
+  }
+
+  dispose(): void {
+    this.reg.dispose();
+    for (const p of [...this.panels.values()]) p.dispose();
+  }
+}

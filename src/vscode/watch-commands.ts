@@ -1,0 +1,59 @@
+// Commands of the watching surface: Open Transcript and Show Changes (in the palette, each
+// with its argument object), and the Changes view's own actions (open a change's diff,
+// Revert Change, the branch diff of a worktree teammate), which take a view element or {id}.
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { ParticipantName } from '../shared/team-schemas';
+import type { ChangeNode, ChangesProvider } from './changes-view';
+import type { CommandSpec } from './command-specs';
+import type { CommandContext } from './command-context';
+import { errorText } from './log';
+import type { TreeNode } from './nodes';
+import { pickParticipant } from './prompts';
+
+const agentOf = (n: TreeNode) => (n.nodeKind === 'member' ? { agent: n.name } : n.nodeKind === 'request' ? { agent: n.record.from } : undefined);
+
+export const WATCH_COMMANDS: CommandSpec[] = [
+  {
+    id: 'agentTeams.openTranscript', title: 'Open Transcript',
+    fields: [{ key: 'agent', ask: async (ctx) => pickParticipant(await ctx.team(), 'Open Transcript', { lead: true, which: () => true }) }],
+    schema: z.object({ agent: ParticipantName }), fromNode: agentOf,
+    run: (async (a: { agent: string }, ctx: CommandContext) => ctx.watch.openTranscript(a.agent)) as CommandSpec['run'],
+  },
+  {
+    id: 'agentTeams.showChanges', title: 'Show Changes', fields: [],
+    schema: z.object({ agent: ParticipantName.optional() }), fromNode: agentOf,
+    run: ((a: { agent?: string }, ctx: CommandContext) => ctx.watch.showChanges(a.agent)) as CommandSpec['run'],
+  },
+];
+
+function changeId(arg: unknown): string | undefined {
+  const n = arg as (ChangeNode | { id?: unknown }) | undefined;
+  if (n && 'nodeKind' in n && n.nodeKind === 'change') return n.change.id;
+  return typeof (n as { id?: unknown } | undefined)?.id === 'string' ? (n as { id: string }).id : undefined;
+}
+
+/** The Changes view's actions: open a change in the diff editor, revert it, a worktree's branch diff. */
+export function registerChangeCommands(changes: ChangesProvider, log: vscode.LogOutputChannel): vscode.Disposable[] {
+  const withChange = (title: string, act: (c: NonNullable<Awaited<ReturnType<ChangesProvider['find']>>>) => Promise<unknown>) => async (arg: unknown) => {
+    try {
+      const id = changeId(arg);
+      const c = id ? await changes.find(id) : undefined;
+      if (!c) throw new Error(id ? `no change ${id}` : 'expects a change from the Changes view, or {id}');
+      return await act(c);
+    } catch (err) {
+      log.error(`${title}: ${errorText(err)}`);
+      void vscode.window.showErrorMessage(`Agent Teams: ${title} failed: ${errorText(err)}`);
+      return undefined;
+    }
+  };
+  return [
+    vscode.workspace.registerTextDocumentContentProvider('agent-teams-change', changes),
+    vscode.commands.registerCommand('agentTeams.openChange', withChange('Open Change', (c) => changes.openDiff(c))),
+    vscode.commands.registerCommand('agentTeams.revertChange', withChange('Revert Change', (c) => changes.revert(c))),
+    vscode.commands.registerCommand('agentTeams.showBranchDiff', (n: ChangeNode | undefined) => {
+      if (n?.nodeKind === 'changeAgent' && n.worktree) return vscode.commands.executeCommand('agentTeams.worktreeDiff', { name: n.worktree });
+      return undefined;
+    }),
+  ];
+}
