@@ -2,7 +2,7 @@
 // lead spawns a teammate, plans are rejected and approved at the prompt, /team /tasks
 // /inbox show the team, mail to the user appears live, and /quit shuts the team down.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Team } from '../../src/core/team/team';
@@ -39,7 +39,8 @@ test('REPL: spawn, plan rejected then approved, /team, /tasks, /inbox, live mail
   await team.tasks.create({ subject: 'draft' });
   await team.tasks.create({ subject: 'outline' });
   await team.tasks.create({ subject: 'publish', blockedBy: [1] });
-  await team.tasks.update(1, { status: 'in_progress', owner: 'bob' });
+  // Owned by someone outside this team (written by hand: the board itself refuses a non-member owner).
+  await writeFile(team.paths.task(1), JSON.stringify({ id: 1, subject: 'draft', description: '', status: 'in_progress', owner: 'bob', blockedBy: [] }));
   await team.tasks.update(2, { status: 'completed' });
   const repl = await session(t, root, api);
   await repl.ready();

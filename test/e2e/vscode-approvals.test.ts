@@ -251,6 +251,18 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       await s.diagnose(err);
     }
   });
+
+  it('an idle teammate can be force-stopped: the Stop Teammate picker offers it', async () => {
+    try {
+      const { wb } = s as { api: FakeApi; wb: Workbench };
+      await s.row('uma, reporter, idle').waitFor();
+      await wb.runCommand('Agent Teams: Stop Teammate');
+      await wb.pick('Stop Teammate', 'uma');
+      await s.row('uma, reporter, shutdown').waitFor();
+    } catch (err) {
+      await s.diagnose(err);
+    }
+  });
 });
 
 describe('VS Code approvals: a spent token budget pauses the team', () => {
