@@ -174,6 +174,7 @@ export abstract class Agent implements AgentHandle {
   async restore(): Promise<void> {
     const r = await this.transcript.restore();
     this.messages = r.messages;
+    this.pendingCursor = null;
     this.inboxCursor = Math.max(r.inboxCursor, await this.env.team.mailbox.cursor(this.name));
     // A crash after a tool call was requested but before its result was stored.
     const last = this.messages[this.messages.length - 1];

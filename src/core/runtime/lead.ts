@@ -1,6 +1,8 @@
 // The lead: runs a turn when the user asks, and — unless turned off — when teammates mail
 // it while it is idle. Notices (maxRounds, idle) are read on the next turn but never wake
 // it, so teammates and lead cannot ping-pong acknowledgements forever.
+import { isDiskFull } from '../util/io-faults';
+import { waitForDisk } from './disk-pause';
 import { Agent } from './agent';
 
 export class Lead extends Agent {
@@ -75,12 +77,27 @@ export class Lead extends Agent {
   private drive(): void {
     if (this.running || this.closed) return;
     this.running = this.loop()
-      .catch((err) => this.env.emit({ type: 'notice', level: 'error', agent: 'lead', message: `lead: ${(err as Error).message}` }))
+      .catch((err) => this.failed(err))
       .finally(() => {
         this.running = null;
         // Work queued while the loop was deciding to stop.
-        if (this.queue.length || this.wakePending) this.drive();
+        if (this.queue.length || this.wakePending || this.resumePending) this.drive();
       });
+  }
+
+  /** A full disk pauses the lead and then carries its turn on (see disk-pause.ts). */
+  private async failed(err: unknown): Promise<void> {
+    if (!isDiskFull(err) || this.closed) {
+      this.env.emit({ type: 'notice', level: 'error', agent: 'lead', message: `lead: ${(err as Error).message}` });
+      return;
+    }
+    this.setActivity({ kind: 'paused', reason: 'disk full' });
+    await waitForDisk(this.env, err, () => this.closed);
+    if (this.closed) return;
+    await this.restore().catch(() => undefined);
+    this.setActivity({ kind: 'idle' });
+    this.resumePending = true;
+    this.wakePending = true;
   }
 
   private async loop(): Promise<void> {

@@ -3,6 +3,8 @@
 // watching), a slow poll is only the fallback, and an idle teammate makes no model calls.
 import type { Task } from '../../shared/team-schemas';
 import type { Disposable } from '../team/dir-watcher';
+import { isDiskFull } from '../util/io-faults';
+import { waitForDisk } from './disk-pause';
 import { Agent, type PhaseEnd } from './agent';
 import { enterBound } from '../team/bound-claim';
 import { finalWords, reportedToLead } from './phase-report';
@@ -39,17 +41,48 @@ export class Teammate extends Agent {
 
   /** Starts the life loop; `initial` is the spawn prompt (absent when resuming). */
   start(initial: string | null, resumeIdle: boolean): void {
-    this.done = this.live(initial, resumeIdle).catch(async (err) => {
-      // Nothing runs it any more: no ghost that looks idle while holding its tasks.
-      if (!this.suspended) {
-        await this.env.processes.killAll(this.name).catch(() => undefined);
-        await this.env.team.retireMember(this.name).catch(() => undefined);
+    this.done = this.life(initial, resumeIdle);
+  }
+
+  /** In a work phase (not idle): where to pick up after a pause on a full disk. */
+  private inPhase = false;
+
+  /** The life loop; a full disk pauses it (see disk-pause.ts), anything else retires it. */
+  private async life(initial: string | null, resumeIdle: boolean): Promise<void> {
+    let again = false;
+    for (;;) {
+      try {
+        if (again) {
+          // The conversation as the disk holds it: what failed to be written never happened.
+          await this.restore();
+          if (this.messages.length) initial = null;
+        }
+        return await this.live(initial, resumeIdle);
+      } catch (err) {
+        if (!isDiskFull(err) || this.stopped) return this.crashed(err);
+        resumeIdle = !this.inPhase;
+        this.setActivity({ kind: 'paused', reason: 'disk full' });
+        await waitForDisk(this.env, err, () => this.stopped);
+        if (this.stopped) return this.finish('stopped').catch(() => undefined);
+        again = true;
       }
-      this.setActivity({ kind: 'stopped' });
-      const message = `${this.name} crashed: ${(err as Error).message}. Its tasks went back to the board; spawn it again to continue.`;
-      this.env.emit({ type: 'notice', level: 'error', agent: this.name, message });
-      if (!this.suspended) await this.tellLead(message, false);
-    });
+    }
+  }
+
+  private async crashed(err: unknown): Promise<void> {
+    // Nothing runs it any more: no ghost that looks idle while holding its tasks.
+    let released = false;
+    if (!this.suspended) {
+      await this.env.processes.killAll(this.name).catch(() => undefined);
+      released = await this.env.team.retireMember(this.name).then(() => true, () => false);
+    }
+    this.setActivity({ kind: 'stopped' });
+    const after = released
+      ? 'Its tasks went back to the board; spawn it again to continue.'
+      : 'Its tasks could not be released (see the error); check the board before spawning it again.';
+    const message = `${this.name} crashed: ${(err as Error).message}. ${after}`;
+    this.env.emit({ type: 'notice', level: 'error', agent: this.name, message });
+    if (!this.suspended) await this.tellLead(message, false);
   }
 
   /** Set by every poke; a poke that lands while idleWait is checking (not yet waiting) is not lost. */
@@ -101,7 +134,9 @@ export class Teammate extends Agent {
           // from this process are applied in call order, so the later 'idle' still wins.
           team.roster.patch(this.name, { status: 'working' }).catch(() => undefined);
           const phaseStart = this.messages.length;
+          this.inPhase = true;
           end = await this.runPhase(this.env.settings().maxRounds);
+          this.inPhase = false;
           if (end === 'stopped' || end === 'shutdown') return await this.finish(end);
           await this.afterPhase(end);
           if (end === 'end_turn' || end === 'idle') await this.reportResult(phaseStart);
