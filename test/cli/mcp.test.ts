@@ -1,12 +1,12 @@
 // MCP in the CLI: `agent-teams mcp` (with and without --tools) and, in a session, the start
 // approval showing the command line, a tool call asked at the prompt, and /mcp.
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
-import { tempDir } from '../helpers/tmp';
-import { FAULTY } from '../mcp/helpers';
+import { tempDir, waitFor } from '../helpers/tmp';
+import { alive, FAULTY } from '../mcp/helpers';
 import { fakeApi, runCli, session } from './cli-proc';
 
 async function withConfig(t: Parameters<typeof tempDir>[0], text: string): Promise<string> {
@@ -56,4 +56,24 @@ test('session: the server starts after its command line is approved; a call is a
   await repl.expect(/faulty \(stdio\): ready, \d+ tools\n.*\n {2}- mcp__faulty__echo/);
   repl.send('/quit');
   assert.equal(await repl.exited, 0);
+});
+
+test('session: SIGTERM stops the MCP server and what it started (no orphans)', async (t) => {
+  const api = await fakeApi(t);
+  const root = await withConfig(t, JSON.stringify({ mcpServers: { faulty: { command: process.execPath, args: [FAULTY, 'ok'] } } }));
+  const pidFile = join(root, 'sleeper.pid');
+  api.script('lead', reply(toolUse('mcp__faulty__spawn_sleeper', { pidFile })), 'Started.');
+  const repl = await session(t, root, api);
+  await repl.ready();
+  repl.send('start a sleeper');
+  await repl.expect(/Start it\? \[y\]es \/ \[N\]o:/, 20_000);
+  repl.send('y');
+  await repl.expect(/Allow\? \[y\]es \/ \[a\]lways this tool \/ \[N\]o:/, 20_000);
+  repl.send('y');
+  await repl.expect(/Started\./, 20_000);
+  const pid = Number(await readFile(pidFile, 'utf8'));
+  assert.ok(alive(pid));
+  repl.child.kill('SIGTERM');
+  assert.equal(await repl.exited, 143);
+  await waitFor(() => !alive(pid), 5000, 'the sleeper the server started is gone');
 });
