@@ -3,7 +3,7 @@
 // first start: y / n, after its command line. Questions from several agents are asked
 // one after another, never on top of each other; a cancelled turn (its signal) denies.
 import type { McpStartRequest } from '../core/mcp/manager';
-import type { Approver, BashDecision } from '../core/runtime/types';
+import { proposalText, type Approver, type BashDecision, type TeammateProposal } from '../core/runtime/types';
 import type { Terminal } from './terminal';
 
 export class PromptApprover implements Approver {
@@ -27,6 +27,11 @@ export class PromptApprover implements Approver {
     const what = req.transport === 'http' ? 'connect to' : 'run';
     const d = await this.queued(() => this.question(null, `MCP server "${req.server}" from .mcp.json wants to ${what}:\n    ${req.commandLine}`, null, signal, 'Start it?'));
     return d === 'allow';
+  }
+
+  /** agentTeams.confirmTeam (--confirm-team): a teammate the lead proposes starts only on y. */
+  async confirmTeammate(p: TeammateProposal, signal: AbortSignal): Promise<boolean> {
+    return (await this.queued(() => this.question(null, `The lead proposes a teammate: ${proposalText(p)}`, null, signal, 'Start it?'))) === 'allow';
   }
 
   private queued(fn: () => Promise<BashDecision>): Promise<BashDecision> {

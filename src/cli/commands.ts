@@ -94,6 +94,8 @@ export const SESSION_OPTIONS: OptionSpec = {
   'idle-timeout': { type: 'string' },
   'token-budget': { type: 'string' },
   'max-teammates': { type: 'string' },
+  'require-plan': { type: 'string' },
+  'confirm-team': { type: 'boolean' },
 };
 
 export function usageOf(c: Command): string {
@@ -101,7 +103,8 @@ export function usageOf(c: Command): string {
 }
 
 export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [--bash ask|allow|deny] [--plan-approval user|lead]\n'
-  + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]';
+  + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]\n'
+  + '                   [--require-plan never|always] [--confirm-team]';
 
 /** The usage lines of the commands starting with `first` (all commands without it). */
 export function commandsUsage(first?: string): string {

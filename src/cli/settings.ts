@@ -14,6 +14,9 @@ export function sessionSettings(values: OptionValues): RuntimeSettings {
   if (bash !== undefined) s.bashPolicy = oneOf<BashPolicy>(bash, ['ask', 'allow', 'deny'], '--bash');
   const plans = str('plan-approval');
   if (plans !== undefined) s.planApproval = oneOf<PlanApprover>(plans, ['user', 'lead'], '--plan-approval');
+  const requirePlan = str('require-plan');
+  if (requirePlan !== undefined) s.requirePlan = oneOf<'never' | 'always'>(requirePlan, ['never', 'always'], '--require-plan');
+  if (values['confirm-team'] === true) s.confirmTeam = true;
   const rounds = str('max-rounds');
   if (rounds !== undefined) s.maxRounds = Math.max(1, nonNegative(rounds, '--max-rounds', true));
   const idle = str('idle-timeout');

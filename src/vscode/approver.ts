@@ -4,7 +4,7 @@
 // "Always" is remembered per workspace; a dismissed notification or a stopped agent is a no.
 import * as vscode from 'vscode';
 import type { McpStartRequest } from '../core/mcp/manager';
-import type { Approver, BashDecision } from '../core/runtime/types';
+import { proposalText, type Approver, type BashDecision, type TeammateProposal } from '../core/runtime/types';
 import type { BashAsks } from './bash-asks';
 
 const KEY = 'agentTeams.alwaysAllowedCommands';
@@ -64,6 +64,12 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks): Approver
         return 'allow';
       }
       return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
+    },
+
+    async confirmTeammate(p: TeammateProposal, signal: AbortSignal): Promise<boolean> {
+      if (signal.aborted) return false;
+      const answer = vscode.window.showInformationMessage(`The lead proposes a teammate: ${proposalText(p)}. Start it?`, 'Start', "Don't start");
+      return (await untilAborted(answer, signal)) === 'Start' && !signal.aborted;
     },
 
     async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {

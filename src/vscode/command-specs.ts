@@ -10,6 +10,8 @@ import { askText, pickIsolation, pickParticipant, pickPendingPlan, pickTask, pic
 import type { CommandContext } from './command-context';
 import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
+import { requestPlan } from '../core/roles/plan-mode';
+import { pickAgentType, pickModel, pickPlanMode } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 
 export interface Field {
@@ -57,12 +59,33 @@ export const COMMANDS: CommandSpec[] = [
     id: 'agentTeams.spawnTeammate', title: 'Spawn Teammate', runsAgents: true,
     fields: [
       { key: 'name', ask: () => askText({ title: 'Spawn Teammate (1/3)', prompt: 'Name', placeHolder: 'alice', validate: validateName }) },
-      { key: 'role', ask: () => askText({ title: 'Spawn Teammate (2/3)', prompt: 'Role', placeHolder: 'backend engineer' }) },
+      // Asked first among the optional ones: a definition gives the role, so it is not asked then.
+      { key: 'agent_type', optional: true, ask: async (ctx) => pickAgentType((await ctx.team()).root) },
+      {
+        key: 'role',
+        ask: async (_c, s) => (s.agent_type ? String(s.agent_type) : askText({ title: 'Spawn Teammate (2/3)', prompt: 'Role', placeHolder: 'backend engineer' })),
+      },
       { key: 'prompt', ask: () => askText({ title: 'Spawn Teammate (3/3)', prompt: 'First instructions' }) },
+      { key: 'model', optional: true, ask: (_c, s) => pickModel(s.agent_type) },
+      { key: 'plan_mode_required', optional: true, ask: () => pickPlanMode() },
       { key: 'isolation', optional: true, ask: () => pickIsolation() },
     ],
-    schema: z.object({ name: ParticipantName, role: text, prompt: text, isolation: z.enum(['none', 'worktree']).optional() }),
-    run: async (a, ctx) => (await ctx.runtime.ensure()).spawnTeammate({ name: a.name, role: a.role, prompt: a.prompt, isolation: a.isolation }, 'user'),
+    schema: z.object({
+      name: ParticipantName, role: text, prompt: text, isolation: z.enum(['none', 'worktree']).optional(),
+      agent_type: z.string().optional(), model: z.string().optional(), plan_mode_required: z.boolean().optional(),
+    }),
+    run: async (a, ctx) => (await ctx.runtime.ensure()).spawnTeammate({
+      name: a.name, role: a.role, prompt: a.prompt, isolation: a.isolation,
+      agent_type: a.agent_type || undefined, model: a.model || undefined, plan_mode_required: a.plan_mode_required,
+    }, 'user'),
+  }),
+  spec({
+    id: 'agentTeams.requestPlan', title: 'Request Plan',
+    fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Request Plan: who plans first?', { which: live }) }],
+    schema: z.object({ teammate: ParticipantName }),
+    fromNode: teammateOf,
+    // Files only: in force on whichever host runs the teammate, from its next tool call.
+    run: async (a, ctx) => requestPlan(await ctx.team(), 'user', a.teammate),
   }),
   spec({
     id: 'agentTeams.sendMessage', title: 'Send Message',

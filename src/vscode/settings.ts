@@ -27,6 +27,8 @@ export function readSettings(): RuntimeSettings {
     bashPolicy: oneOf<BashPolicy>(c.get('toolApproval.bash'), ['ask', 'allow', 'deny'], DEFAULT_SETTINGS.bashPolicy),
     tokenBudget: num(c, 'tokenBudget', DEFAULT_SETTINGS.tokenBudget, 0),
     maxTeammates: num(c, 'maxTeammates', DEFAULT_SETTINGS.maxTeammates, 1),
+    requirePlan: oneOf<'never' | 'always'>(c.get('requirePlan'), ['never', 'always'], DEFAULT_SETTINGS.requirePlan),
+    confirmTeam: c.get<boolean>('confirmTeam') === true,
   };
 }
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
+import type { TeammateProposal } from '../../src/core/runtime/types';
 import { harness } from './harness';
 
 async function define(root: string, rel: string, text: string): Promise<void> {
@@ -91,4 +92,36 @@ test('lead tools: spawn_teammate with agent_type, model and plan_mode_required; 
   assert.ok(tia?.plan_mode);
   assert.ok((await h.rt.team.roster.get('tom'))?.plan_mode);
   assert.ok((h.api.requests('lead')[0]!.body.tools as { name: string }[]).some((x) => x.name === 'request_plan'));
+});
+
+test('confirmTeam: the lead proposes each teammate (name, role, model) and only what the user confirms is spawned', async (t) => {
+  const h = await harness(t, { confirmTeam: true });
+  await h.rt.dispose();
+  const seen: TeammateProposal[] = [];
+  await h.restart({ approver: { bash: async () => 'allow', confirmTeammate: async (p) => (seen.push(p), p.name === 'bob') } });
+  h.api.script('lead',
+    reply(toolUse('spawn_teammate', { name: 'amy', role: 'dev', prompt: 'Build.', model: 'opus' })),
+    reply(toolUse('spawn_teammate', { name: 'bob', role: 'qa', prompt: 'Test.', plan_mode_required: true })),
+    'Done.',
+  );
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.askLead('Build a team.');
+  assert.deepEqual(seen, [
+    { name: 'amy', role: 'dev', model: 'claude-opus-4-5', agent_type: undefined, plan_mode: false },
+    { name: 'bob', role: 'qa', model: 'claude-sonnet-5-5', agent_type: undefined, plan_mode: true },
+  ]);
+  assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /the user declined to start amy/);
+  assert.equal(await h.rt.team.roster.get('amy'), undefined);
+  assert.equal((await h.rt.team.roster.get('bob'))?.role, 'qa');
+  // The user's own spawns are not asked about.
+  await h.rt.spawnTeammate({ name: 'cid', role: 'dev', prompt: 'p' });
+  assert.equal(seen.length, 2);
+});
+
+test('confirmTeam with no way to ask the user: the lead cannot spawn, and is told why', async (t) => {
+  const h = await harness(t, { confirmTeam: true });
+  h.api.script('lead', reply(toolUse('spawn_teammate', { name: 'amy', role: 'dev', prompt: 'Build.' })), 'ok');
+  await h.rt.askLead('Go.');
+  assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /confirmTeam is on and this host cannot ask the user/);
+  assert.equal(await h.rt.team.roster.get('amy'), undefined);
 });

@@ -32,7 +32,7 @@ import { toolsFor, ToolSet } from './tools';
 import { McpToolSets } from './tools/mcp';
 import {
   DEFAULT_SETTINGS, type Activity, type Approver, type ModelFactory, type RuntimeEvent,
-  type RuntimeSettings, type SpawnInput, type TeamRuntime,
+  type RuntimeSettings, type SpawnInput, type TeamRuntime, type TeammateProposal, proposalText,
 } from './types';
 import { recordUsage, teamTotal } from './usage';
 
@@ -423,6 +423,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const def = input.agent_type ? findDefinition(await this.loadDefinitions(), input.agent_type) : undefined;
     // Plan mode, model and tools go into the same roster write as the spawn: in force before the first model call.
     const role = roleFields(input, def, this.s, by);
+    if (by === 'lead' && this.s.confirmTeam) await this.confirmSpawn({ name, role: input.role || def?.name || 'teammate', model: role.model ?? this.s.model, agent_type: def?.name, plan_mode: !!role.plan_mode });
     const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
     const member = await this.team.spawnMember(name, input.role || def?.name || 'teammate', {
       ...role,
@@ -479,6 +480,16 @@ export class Runtime implements TeamRuntime, AgentEnv {
     t.stop();
     await this.processes.killAll(teammate);
     await t.done;
+  }
+
+  /** agentTeams.confirmTeam: the user starts what the lead proposes, or the spawn fails with why (the lead reads it). */
+  private async confirmSpawn(p: TeammateProposal): Promise<void> {
+    const ask = this.opts.approver.confirmTeammate;
+    if (!ask) throw new RuntimeError(`not started: agentTeams.confirmTeam is on and this host cannot ask the user`);
+    this.lead.setActivity({ kind: 'waiting-approval', what: `start ${proposalText(p)}` });
+    const yes = await ask.call(this.opts.approver, p, this.lead.signal).catch(() => false);
+    this.lead.setActivity({ kind: 'tool', tool: 'spawn_teammate' });
+    if (!yes) throw new RuntimeError(`the user declined to start ${p.name}; ask them what team they want before proposing again`);
   }
 
   /** Puts a running teammate into plan mode (the lead's request_plan, the Request Plan command). */

@@ -57,6 +57,23 @@ export type BashDecision = 'allow' | 'deny';
 export interface Approver extends McpAsker {
   /** Asked for each bash call when the policy is `ask`. */
   bash(agent: string, command: string, signal: AbortSignal): Promise<BashDecision>;
+  /** Under agentTeams.confirmTeam: the lead proposes a teammate; true = spawn it. Absent = nobody to ask (declined). */
+  confirmTeammate?(proposal: TeammateProposal, signal: AbortSignal): Promise<boolean>;
+}
+
+/** What the user is shown before the lead's spawn starts a teammate (agentTeams.confirmTeam). */
+export interface TeammateProposal {
+  name: string;
+  role: string;
+  /** The model it would run on (its own, or the team's). */
+  model: string;
+  agent_type?: string | null;
+  plan_mode: boolean;
+}
+
+/** One line for a notification or the CLI prompt. */
+export function proposalText(p: TeammateProposal): string {
+  return `${p.name} (${p.role}${p.agent_type ? `, from ${p.agent_type}` : ''}) on ${p.model}${p.plan_mode ? ', planning first' : ''}`;
 }
 
 /** What an agent is doing right now (finer than the roster's working/idle/shutdown). */
