@@ -26,7 +26,7 @@ const SPEC_TITLES: Record<string, string> = {
   askLead: 'Ask Lead', spawnTeammate: 'Spawn Teammate', sendMessage: 'Send Message', broadcast: 'Broadcast',
   requestShutdown: 'Request Shutdown', stopTeammate: 'Stop Teammate', approvePlan: 'Approve Plan', rejectPlan: 'Reject Plan',
   createTask: 'Create Task', openInbox: 'Open Inbox', setApiKey: 'Set API Key', showLog: 'Show Log',
-  openTranscript: 'Open Transcript', showChanges: 'Show Changes',
+  openTranscript: 'Open Transcript', showChanges: 'Show Changes', requestPlan: 'Request Plan',
 };
 
 describe('package.json contributions', () => {
@@ -66,7 +66,7 @@ describe('package.json contributions', () => {
     const defaults: Record<string, unknown> = {
       'agentTeams.model': 'claude-sonnet-5-5', 'agentTeams.baseUrl': '', 'agentTeams.maxRounds': 50, 'agentTeams.idlePollSeconds': 5,
       'agentTeams.idleTimeoutSeconds': 60, 'agentTeams.planApproval': 'user', 'agentTeams.toolApproval.bash': 'ask',
-      'agentTeams.tokenBudget': 0, 'agentTeams.maxTeammates': 8,
+      'agentTeams.tokenBudget': 0, 'agentTeams.maxTeammates': 8, 'agentTeams.requirePlan': 'never', 'agentTeams.confirmTeam': false,
     };
     // The core's defaults (the CLI, or a cleared setting) are the manifest's.
     const core = { ...DEFAULT_SETTINGS } as Record<string, unknown>;
