@@ -225,3 +225,14 @@ test('a streamable-HTTP server (built with the SDK) is reached with the headers 
   assert.equal(mcp.list()[0]!.state.kind, 'failed');
   assert.equal(reports.length, 1);
 });
+
+test('a long call that reports progress outlives the per-call timeout; the timeout counts from the last progress', async (t) => {
+  const root = await workspaceWith(t, { everything: node(EVERYTHING) });
+  const { mcp, reports } = manager(t, root, { callTimeoutMs: 1500 });
+  await mcp.ensureStarted();
+  // 3 s in 6 steps: a progress notification every 0.5 s, twice the timeout in all.
+  const r = await mcp.call('mcp__everything__trigger-long-running-operation', { duration: 3, steps: 6 }, never);
+  assert.equal(r.isError, false, r.text);
+  assert.match(r.text, /completed/i);
+  assert.deepEqual(reports, []);
+});

@@ -177,7 +177,8 @@ export class McpServerConnection {
     signal.addEventListener('abort', forward, { once: true });
     try {
       const r = (await client.callTool({ name: tool, arguments: args }, undefined, {
-        signal: own.signal, timeout: timeoutMs, resetTimeoutOnProgress: true,
+        // Asking for progress (onprogress) is what lets a working server's progress reset the timeout.
+        signal: own.signal, timeout: timeoutMs, resetTimeoutOnProgress: true, onprogress: () => undefined,
       })) as CallToolResult;
       return { text: resultText(r), isError: r.isError === true };
     } catch (err) {
