@@ -2,6 +2,7 @@
 // current task and tokens; pending plan and shutdown requests as children with inline
 // actions (contextValue-matched in package.json).
 import * as vscode from 'vscode';
+import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
 import type { Activity } from '../core/runtime/types';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import type { McpServerInfo } from '../core/mcp/manager';
@@ -15,6 +16,8 @@ interface Snapshot {
   members: Member[];
   leadUsage: Usage | undefined;
   pending: RequestRecord[];
+  /** Every plan request: whether plan mode still holds a teammate (docs/file-formats.md, "Plan mode"). */
+  plans: RequestRecord[];
   tasks: Map<number, Task>;
   hasTeam: boolean;
 }
@@ -84,11 +87,12 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const team = this.host.team;
     this.snapshot ??= Promise.all([
       team.roster.read().catch(() => undefined),
+      team.requests.list({ kind: 'plan' }).catch(() => []),
       team.requests.list({ status: 'pending' }).catch(() => []),
       team.tasks.list().catch(() => []),
       this.host.hasTeam(),
-    ]).then(([config, pending, tasks, hasTeam]) => ({
-      members: config?.members ?? [], leadUsage: leadUsage(config), pending, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam,
+    ]).then(([config, plans, pending, tasks, hasTeam]) => ({
+      members: config?.members ?? [], leadUsage: leadUsage(config), pending, plans, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam,
     }));
     return this.snapshot;
   }
@@ -110,7 +114,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const activity = this.agents.activity(node.name);
     const m = node.member;
     const status = statusOf(m, activity, node.lead);
-    const detail = activityWords(activity);
+    // Plan mode holding it is said in words, beside whatever it is doing (reading, idle).
+    const planning = m && isPlanning(m, s.plans) ? PLANNING_WORDS : undefined;
+    const detail = [planning, activityWords(activity)].filter(Boolean).join(', ') || undefined;
     const task = m?.current_task ? s.tasks.get(m.current_task) : undefined;
     const usage = node.lead ? s.leadUsage : m?.usage;
     const spend = spendWords(usage, m?.model ?? this.agents.defaultModel());
@@ -118,6 +124,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
     if (m?.branch) parts.push(m.branch);
+    if (m?.model) parts.push(m.model);
     if (spend) parts.push(spend);
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
