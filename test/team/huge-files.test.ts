@@ -2,8 +2,9 @@
 // with bounded memory, an over-long line is skipped with a report, and resuming an agent
 // reads its transcript only from the last compaction on.
 import assert from 'node:assert/strict';
-import { appendFile, open, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { appendFile, open, readdir, utimes, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { readJsonLines } from '../../src/core/team/jsonl';
 import { Team } from '../../src/core/team/team';
@@ -92,4 +93,28 @@ test('a transcript without a compaction is restored whole; the reset record keep
   const r = await tr.restore();
   assert.deepEqual(r.messages.map((m) => m.content), ['sum']);
   assert.equal(r.inboxCursor, 10);
+});
+
+test('temp files of a writer killed between write and rename are cleaned at start; a live writer\'s stay', async (t) => {
+  const root = await tempDir(t);
+  await new Team(root).init();
+  // A pid that is surely gone: a child that has exited.
+  const dead = await new Promise<number>((resolve) => {
+    const c = spawn(process.execPath, ['-e', '0']);
+    c.on('exit', () => resolve(c.pid!));
+  });
+  const tasks = join(root, '.tasks');
+  const stale = join(tasks, `.generation.tmp-${dead}-deadbeef`);
+  const young = join(tasks, `task_1.json.tmp-${dead}-0badf00d`);
+  const live = join(tasks, `.generation.tmp-${process.pid}-cafebabe`);
+  for (const f of [stale, young, live]) await writeFile(f, '{"gen":');
+  const old = new Date(Date.now() - 3600_000);
+  await utimes(stale, old, old);
+  await utimes(live, old, old);
+  const team = await new Team(root).init();
+  t.after(() => team.dispose());
+  const left = await readdir(tasks);
+  assert.ok(!left.includes(basename(stale)), 'the dead writer\'s old temp file is removed');
+  assert.ok(left.includes(basename(young)), 'a recent one is left (its writer may be on another machine)');
+  assert.ok(left.includes(basename(live)), 'a live writer\'s is left');
 });

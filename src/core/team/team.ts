@@ -2,6 +2,7 @@
 // board, plus the protocol operations that touch several of them at once.
 import { lstat, mkdir } from 'node:fs/promises';
 import type { Member, RequestRecord } from '../../shared/team-schemas';
+import { sweepStaleTemps } from '../util/atomic-file';
 import { DirWatcher, type Disposable } from './dir-watcher';
 import { Mailbox } from './mailbox';
 import { TeamPaths } from './paths';
@@ -49,6 +50,8 @@ export class Team {
     await this.checkFolder();
     await Promise.all([p.inboxDir, p.requestsDir, p.transcriptsDir, p.tasksDir].map((d) => mkdir(d, { recursive: true })));
     await assertNotLinked([p.inboxDir, p.requestsDir, p.transcriptsDir]);
+    // Litter of writers killed mid-write (.tasks/.generation.tmp-<pid>-…, roster temps).
+    await Promise.all([p.teamDir, p.tasksDir, p.requestsDir, p.inboxDir].map((d) => sweepStaleTemps(d)));
     return this;
   }
 

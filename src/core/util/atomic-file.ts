@@ -1,8 +1,8 @@
 // Atomic JSON files: written by temp file + rename so no reader ever sees half a file;
 // a file that fails to parse or validate is moved aside and reported, never reset silently.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { ioFault, isUnreadable } from './io-faults';
 import { reportProblem } from './problems';
@@ -103,4 +103,34 @@ export async function readJsonRecord<T>(path: string, schema: z.ZodType<T>): Pro
     reportUnreadable(path, err);
     return undefined;
   }
+}
+
+const TEMP = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temp files left in `dir` by writers killed between write and rename
+ * (`<file>.tmp-<pid>-<hex>`): only those whose process is gone and that are older than
+ * `minAgeMs`, so a live writer's file (here or on another machine sharing the folder) stays.
+ */
+export async function sweepStaleTemps(dir: string, minAgeMs = 60_000): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const removed: string[] = [];
+  for (const n of names) {
+    const m = TEMP.exec(n);
+    if (!m || pidAlive(Number(m[1]))) continue;
+    const path = join(dir, n);
+    const st = await stat(path).catch(() => null);
+    if (!st?.isFile() || Date.now() - st.mtimeMs < minAgeMs) continue;
+    if (await unlink(path).then(() => true, () => false)) removed.push(path);
+  }
+  return removed;
 }
