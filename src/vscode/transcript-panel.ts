@@ -278,16 +278,18 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
   }
 
   async deserializeWebviewPanel(panel: vscode.WebviewPanel, state: unknown): Promise<void> {
-    const agent = (state as { agent?: unknown } | undefined)?.agent;
+    const s = state as { agent?: unknown; mode?: unknown } | undefined;
+    const agent = s?.agent;
     if (typeof agent !== 'string' || !NAME_RE.test(agent) || this.panels.has(agent)) {
       panel.dispose();
       return;
     }
-    this.adopt(agent, panel);
+    const mode = s?.mode === 'summary' || s?.mode === 'normal' || s?.mode === 'verbose' ? s.mode : undefined;
+    this.adopt(agent, panel, mode);
   }
 
-  private adopt(agent: string, panel: vscode.WebviewPanel): void {
-    this.panels.set(agent, new TranscriptPanel(agent, panel, transcriptMode(), this.d, () => this.panels.delete(agent)));
+  private adopt(agent: string, panel: vscode.WebviewPanel, mode = transcriptMode()): void {
+    this.panels.set(agent, new TranscriptPanel(agent, panel, mode, this.d, () => this.panels.delete(agent)));
   }
 
   /** For tests and benches: which agents have a panel. */

@@ -159,9 +159,11 @@ function showPending(asks: PendingAsk[], approver: 'user' | 'lead'): void {
 
 // ── composer ──
 const input = $<HTMLTextAreaElement>('#message');
-const saved = (vscode.getState() as { agent?: string; draft?: string } | undefined) ?? {};
+const saved = (vscode.getState() as { agent?: string; draft?: string; mode?: TranscriptMode } | undefined) ?? {};
 input.value = saved.draft ?? '';
-input.addEventListener('input', () => vscode.setState({ agent, draft: input.value }));
+/** What a reload restores: whose transcript, the mode chosen here and the unsent draft. */
+const saveState = (): void => vscode.setState({ agent, mode, draft: input.value });
+input.addEventListener('input', saveState);
 function send(): void {
   const content = input.value;
   if (!content.trim()) return;
@@ -171,7 +173,7 @@ function send(): void {
     b.disabled = false;
     if (ok) {
       input.value = '';
-      vscode.setState({ agent, draft: '' });
+      saveState();
       $('#error').hidden = true;
     } else showError(error ?? 'not sent');
   });
@@ -204,7 +206,7 @@ window.addEventListener('message', (ev: MessageEvent<TranscriptToWebview>) => {
       $('#skipped').hidden = m.skippedBytes === 0;
       $('#skipped').textContent = `The first ${(m.skippedBytes / 1048576).toFixed(1)} MB of this transcript are not shown (agent-teams export ${agent} has all of it).`;
       $<HTMLButtonElement>('#send').disabled = !m.trusted;
-      vscode.setState({ agent, draft: input.value });
+      saveState();
       rows = new RowList(mode, agent);
       showMode();
       break;
@@ -236,6 +238,7 @@ window.addEventListener('message', (ev: MessageEvent<TranscriptToWebview>) => {
       rows.setMode(mode);
       rebuild();
       showMode();
+      saveState();
       break;
     case 'result':
       link.settle(m.ref, m.ok, m.error);
