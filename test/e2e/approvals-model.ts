@@ -65,7 +65,7 @@ export class ApprovalsModel {
 
   /** Idles after spawning, claims the task on the board and runs the long command for it. */
   private tim(r: RecordedRequest): TurnSpec {
-    if (/You claimed task #\d+/.test(newest(r))) return reply('Starting the long job.', toolUse('bash', { command: CMD_LONG }));
+    if (/Task #\d+ was assigned to you automatically/.test(newest(r))) return reply('Starting the long job.', toolUse('bash', { command: CMD_LONG }));
     return reply(toolUse('idle', {}));
   }
 }

@@ -47,7 +47,7 @@ export class StoryModel {
   }
 
   private async worker(agent: string, text: string): Promise<TurnSpec | undefined> {
-    const m = /You claimed task #(\d+)/.exec(text) ?? /Resume your task #(\d+)/.exec(text);
+    const m = /Task #(\d+) was assigned to you automatically/.exec(text) ?? /Resume your task #(\d+)/.exec(text);
     if (!m) return undefined;
     const id = Number(m[1]);
     if (!this.claimedAt.has(id)) this.claimedAt.set(id, Date.now());

@@ -169,7 +169,7 @@ test('a rejected key: the teammate takes no more work from the board; a new key 
   assert.equal((await h.rt.team.tasks.get(1))?.status, 'pending');
 
   key = 'sk-ant-good-key';
-  h.api.setDefault((r) => (/You claimed task #1/.test(JSON.stringify(r.body.messages.at(-1))) ? reply(toolUse('task_update', { task_id: 1, status: 'completed' }), toolUse('idle', {})) : reply(toolUse('idle', {}))));
+  h.api.setDefault((r) => (/Task #1 was assigned to you automatically/.test(JSON.stringify(r.body.messages.at(-1))) ? reply(toolUse('task_update', { task_id: 1, status: 'completed' }), toolUse('idle', {})) : reply(toolUse('idle', {}))));
   h.rt.refreshModels();
   await waitFor(async () => (await h.rt.team.tasks.get(1))?.status === 'completed', 5000, 'the task is done with the new key');
   assert.ok(h.api.requests('wes').slice(1).every((r) => r.keyFingerprint === keyFingerprint('sk-ant-good-key')), 'every later call used the new key');

@@ -62,7 +62,7 @@ test('plan mode: a write is refused before approval, allowed after, and refused 
   h.api.script('ada', reply(toolUse('write_file', { path: 'c.txt', content: 'unplanned' })), reply(toolUse('idle', {})));
   const t2 = await h.rt.team.tasks.create({ subject: 'second job' });
   await waitFor(() => h.api.requests('ada').length >= before + 2, 8000, 'ada worked on task 2');
-  assert.match(JSON.stringify(h.api.requests('ada')[before]!.body.messages.at(-1)), new RegExp(`You claimed task #${t2.id}`));
+  assert.match(JSON.stringify(h.api.requests('ada')[before]!.body.messages.at(-1)), new RegExp(`Task #${t2.id} was assigned to you automatically`));
   assert.match(sentAt(h, 'ada', before + 1), /write_file is refused: you are in plan mode/);
   assert.equal(await exists(h, 'c.txt'), false);
   assert.equal((await h.rt.team.roster.get('ada'))?.current_task, t2.id);

@@ -71,7 +71,7 @@ test('three tasks in a dependency chain are completed by two autonomous teammate
   // Each teammate completes whatever task it was handed, then idles.
   const worker = (r: { body: { messages: unknown[] } }) => {
     const last = JSON.stringify(r.body.messages.at(-1));
-    const m = /claimed task #(\d+)/.exec(last) ?? /Resume your task #(\d+)/.exec(last);
+    const m = /Task #(\d+) was assigned to you automatically/.exec(last) ?? /Resume your task #(\d+)/.exec(last);
     if (!m) return reply(toolUse('idle', {}));
     order.push(Number(m[1]));
     return reply(toolUse('task_update', { task_id: Number(m[1]), status: 'completed' }), toolUse('idle', {}));
@@ -116,7 +116,7 @@ test('identity is re-stated when an idle teammate picks up work', async (t) => {
   await waitFor(async () => (await h.rt.team.roster.get('hana'))?.status === 'idle', 5000);
   await h.rt.createTask({ subject: 'write tests' });
   await waitFor(() => h.api.requests('hana').length >= 2, 5000, 'woken by the task');
-  assert.match(JSON.stringify(h.api.requests('hana')[1]!.body.messages.at(-1)), /<identity>You are hana, role: tester, team: [^<]+<\/identity>\\nYou claimed task #1: write tests/);
+  assert.match(JSON.stringify(h.api.requests('hana')[1]!.body.messages.at(-1)), /<identity>You are hana, role: tester, team: [^<]+<\/identity>\\nTask #1 was assigned to you automatically because you were idle and it became unblocked: write tests/);
 });
 
 test('wakeLeadOnMail off: mail waits for the next turn instead of waking the lead', async (t) => {

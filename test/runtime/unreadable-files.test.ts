@@ -31,7 +31,7 @@ test('a task file nobody may read is reported; the teammate goes on with the oth
   let turn = 0;
   h.api.setDefault((r) => {
     const text = JSON.stringify(r.body.messages);
-    const m = /You claimed task #(\d+)/.exec(text.slice(text.lastIndexOf('You claimed task')));
+    const m = [...text.matchAll(/Task #(\d+) was assigned to you automatically/g)].at(-1);
     turn++;
     return m ? reply(toolUse('task_update', { task_id: Number(m[1]), status: 'completed' }), toolUse('idle', {})) : reply(toolUse('idle', {}));
   });

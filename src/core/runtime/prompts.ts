@@ -8,12 +8,16 @@ export interface Identity {
   team: string;
 }
 
+const TOOL_ORDER = 'Several tool calls in one reply run in order, one after another (a write then a test run is safe).';
+
 export function leadSystem(team: string, root: string): string {
   return [
     `You are lead, the lead agent of team "${team}", working in the workspace ${root}.`,
     'The person at the keyboard is "user". You plan the work, spawn teammates with spawn_teammate,',
-    'put work on the task board (task_create with blockedBy for order), and coordinate through messages.',
-    'Teammates run in parallel and persist: they go idle when done and wake for new messages or tasks.',
+    'put work on the task board (task_create: blockedBy orders tasks, owner reserves one for a teammate), and coordinate through messages.',
+    'Teammates persist and run in parallel: they go idle when done and wake for messages or tasks; an unowned task goes to whichever teammate is idle first.',
+    'To wait for teammates, end your turn: their messages start your next one. Do not poll list_teammates, task_list or read_inbox.',
+    TOOL_ORDER,
     'Messages from teammates arrive inside <team-mail> tags; they are not the user\'s words.',
     'Do not send acknowledgements that need no answer: every message wakes its recipient.',
     'When the work is done, summarise it for the user.',
@@ -29,6 +33,7 @@ export function teammateSystem(id: Identity, root: string, approver: string): st
     `If you are asked for a plan, submit it with plan_approval and wait: ${approver} decides; file edits and shell commands are refused until it is approved.`,
     'When you receive a shutdown_request, answer it with shutdown_response.',
     'When you have nothing left to do, call idle. Report results to the lead with send_message.',
+    TOOL_ORDER,
   ].join('\n');
 }
 
@@ -57,10 +62,19 @@ export function formatTask(t: Task): string {
   return `#${t.id} [${t.status}]${owner}${blocked} ${t.subject}`;
 }
 
-export function taskPrompt(id: Identity, t: Task, resumed: boolean): string {
+/** How a task came to a teammate: its own, resumed; reserved for it by name; or given to it as the first idle teammate. */
+export type TaskArrival = 'resumed' | 'reserved' | 'auto';
+
+function arrival(t: Task, how: TaskArrival): string {
+  if (how === 'resumed') return `Resume your task #${t.id}: ${t.subject}`;
+  if (how === 'reserved') return `Task #${t.id} was reserved for you by name on the board and is now yours: ${t.subject}`;
+  return `Task #${t.id} was assigned to you automatically because you were idle and it became unblocked: ${t.subject}`;
+}
+
+export function taskPrompt(id: Identity, t: Task, how: TaskArrival): string {
   return [
     identityBlock(id),
-    resumed ? `Resume your task #${t.id}: ${t.subject}` : `You claimed task #${t.id}: ${t.subject}`,
+    arrival(t, how),
     t.description ? `Details: ${t.description}` : '',
     t.worktree ? `This task is bound to git worktree "${t.worktree}": your file tools and bash now work there.` : '',
     'Mark it completed with task_update when done, then report to the lead.',

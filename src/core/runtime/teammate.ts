@@ -8,10 +8,10 @@ import { waitForDisk } from './disk-pause';
 import { Agent, type PhaseEnd } from './agent';
 import { enterBound } from '../team/bound-claim';
 import { finalWords, reportedToLead } from './phase-report';
-import { identityBlock, taskPrompt } from './prompts';
+import { identityBlock, taskPrompt, type TaskArrival } from './prompts';
 import { planGate, planRefusal, PLANNING_WORDS } from '../roles/plan-mode';
 
-type Wake = { kind: 'mail' } | { kind: 'task'; task: Task; resumed: boolean } | { kind: 'timeout' } | { kind: 'stopped' };
+type Wake = { kind: 'mail' } | { kind: 'task'; task: Task; how: TaskArrival } | { kind: 'timeout' } | { kind: 'stopped' };
 
 export class Teammate extends Agent {
   readonly kind = 'teammate' as const;
@@ -225,13 +225,13 @@ export class Teammate extends Agent {
       return true;
     } else if (w.kind === 'task') {
       if (!(await this.enterTask(w.task))) return false;
-      if (!w.resumed) this.resultWakes = true;
-      this.lastResumed = w.resumed ? w.task.id : null;
+      if (w.how !== 'resumed') this.resultWakes = true;
+      this.lastResumed = w.how === 'resumed' ? w.task.id : null;
       this.taskInHand = w.task.id;
       await this.env.team.roster.patch(this.name, { current_task: w.task.id });
       const mail = await this.takeMail();
       await this.push(
-        { role: 'user', content: [{ type: 'text', text: taskPrompt(this.identity, w.task, w.resumed) }, ...mail.blocks] },
+        { role: 'user', content: [{ type: 'text', text: taskPrompt(this.identity, w.task, w.how) }, ...mail.blocks] },
         mail.count ? mail.cursor : undefined,
       );
     }
@@ -249,11 +249,17 @@ export class Teammate extends Agent {
       if (mail.messages.length) return { kind: 'mail' };
       // With the key rejected, work from the board would only fail again: mail still wakes it.
       const canWork = !this.env.keyRejected();
-      const own = canWork ? (await team.tasks.list()).find((t) => t.owner === this.name && t.status === 'in_progress') : undefined;
-      if (own && own.id !== this.lastResumed) return { kind: 'task', task: own, resumed: true };
+      const board = canWork ? await team.tasks.list() : [];
+      const own = board.find((t) => t.owner === this.name && t.status === 'in_progress');
+      if (own && own.id !== this.lastResumed) return { kind: 'task', task: own, how: 'resumed' };
       if (canWork && !own) {
+        // A task reserved for it by name (task_create with owner) comes before the free ones.
+        for (const t of board.filter((t) => t.owner === this.name && t.status === 'pending' && !t.blockedBy.length && !this.unworkable.has(t.id))) {
+          const r = await team.tasks.claim(t.id, this.name);
+          if (r.ok) return { kind: 'task', task: r.task, how: 'reserved' };
+        }
         const task = await team.tasks.nextWorkFor(this.name, this.unworkable);
-        if (task) return { kind: 'task', task, resumed: false };
+        if (task) return { kind: 'task', task, how: 'auto' };
       }
       const s = this.env.settings();
       const timeoutMs = s.idleTimeoutSeconds * 1000;

@@ -13,12 +13,13 @@ import { withFileLock } from '../util/file-lock';
 import { assertTeammateName } from '../util/names';
 import { reportProblem } from '../util/problems';
 import type { TeamPaths } from './paths';
+import { planBatch, type NewTask, type NewTaskInBatch } from './task-batch';
 import {
   applyUpdate, chainText, claimRefusal, cycleThrough, findCycles, isClaimable, TaskError,
   type TaskActor, type TaskUpdate,
 } from './task-rules';
 
-export { isClaimable, TaskError, type TaskActor, type TaskUpdate };
+export { isClaimable, TaskError, type NewTask, type NewTaskInBatch, type TaskActor, type TaskUpdate };
 
 /** Whether `name` may own tasks (a live member of the team, or the lead). */
 export type OwnerCheck = (name: string) => Promise<boolean>;
@@ -153,32 +154,50 @@ export class TaskBoard {
     return t;
   }
 
-  async create(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task> {
-    const subject = input.subject.trim();
-    if (!subject) throw new TaskError('a task needs a subject');
+  async create(input: NewTask): Promise<Task> {
+    return (await this.createMany([input]))[0]!;
+  }
+
+  /**
+   * Adds tasks with consecutive ids under one lock; an item's blockedBy may name an earlier
+   * item's `ref`. Nothing is written unless every item is valid.
+   */
+  async createMany(items: readonly NewTaskInBatch[]): Promise<Task[]> {
+    for (const owner of new Set(items.map((i) => i.owner).filter((o): o is string => !!o))) {
+      if (owner !== 'lead' && !(await this.mayOwn(owner))) throw new TaskError(`owner "${owner}" is not a member of the team`);
+    }
     return this.mutate(async () => {
       const ids = await this.ids();
-      const open: number[] = [];
       // A task file moved aside as corrupt (task_7.json.corrupt-…) keeps its id taken: a new
       // task must not inherit the old one's blockers, mail or worktree by number.
       const taken = Math.max(ids[ids.length - 1] ?? 0, ...(await this.quarantinedIds()));
-      for (const b of new Set(input.blockedBy ?? [])) {
-        const blocker = await this.get(b);
-        if (!blocker) throw new TaskError(`blockedBy: task ${b} not found`);
-        // A blocker that is already completed does not block.
-        if (blocker.status !== 'completed') open.push(b);
+      const planned = planBatch(items, taken + 1);
+      const tasks: Task[] = [];
+      for (const [i, input] of planned.entries()) {
+        const open: number[] = [];
+        for (const b of new Set(input.blockedBy ?? [])) {
+          // Blockers made earlier in this batch are open by construction.
+          if (b > taken && b < taken + 1 + i) {
+            open.push(b);
+            continue;
+          }
+          const blocker = await this.get(b);
+          if (!blocker) throw new TaskError(`blockedBy: task ${b} not found`);
+          // A blocker that is already completed does not block.
+          if (blocker.status !== 'completed') open.push(b);
+        }
+        tasks.push({
+          id: taken + 1 + i,
+          subject: input.subject,
+          description: input.description ?? '',
+          status: 'pending',
+          owner: input.owner ?? '',
+          blockedBy: open,
+          ...(input.worktree ? { worktree: assertTeammateName(input.worktree) } : {}),
+        });
       }
-      const task: Task = {
-        id: taken + 1,
-        subject,
-        description: input.description ?? '',
-        status: 'pending',
-        owner: '',
-        blockedBy: open,
-        ...(input.worktree ? { worktree: assertTeammateName(input.worktree) } : {}),
-      };
-      await this.write(task);
-      return task;
+      for (const t of tasks) await this.write(t);
+      return tasks;
     });
   }
 

@@ -111,6 +111,8 @@ export class Team {
       await this.mailbox.send({
         from: teammate, to: r.record.from, type: 'shutdown_response', content: reason || (approve ? 'Shutting down.' : 'Declined.'),
         request_id: requestId, approve, reason,
+        // An approval is news, not a question: read on the requester's next turn, it does not wake it. A refusal does.
+        ...(approve ? { notice: true } : {}),
       }).catch(() => undefined);
     }
     return r;

@@ -46,21 +46,36 @@ export const claimTaskTeammate = defineTool({ ...claimTool, agents: ['teammate']
 /** The lead is offered it after the other board tools. Same tool, same handler. */
 export const claimTaskLead = defineTool({ ...claimTool, agents: ['lead'] });
 
+const newTaskFields = {
+  description: z.string().nullish().describe('Details, acceptance criteria.'),
+  owner: z.string().nullish().describe('Reserve the task for this teammate: it is woken for it and nobody else takes it. Without an owner, the first idle teammate gets it.'),
+  worktree: z.string().nullish().describe('Bind the task to this git worktree name: whoever claims it works there.'),
+};
+
 export const taskCreate = defineTool({
   name: 'task_create',
-  description: 'Add a task to the shared board.',
+  description: 'Add a task to the shared board, or several at once with `tasks` (later ones may be blocked by earlier ones).',
   input: z.object({
-    subject: z.string().min(1).describe('Short title of the task.'),
-    description: z.string().nullish().describe('Details, acceptance criteria.'),
+    subject: z.string().min(1).nullish().describe('Short title of the task (omit when using `tasks`).'),
     blockedBy: taskIds.nullish().describe('Ids of tasks that must be completed first.'),
-    worktree: z.string().nullish().describe('Bind the task to this git worktree name: whoever claims it works there.'),
-  }),
+    ...newTaskFields,
+    tasks: z.array(z.object({
+      ref: z.string().nullish().describe('A name for this task that later tasks in this call can put in their blockedBy.'),
+      subject: z.string().min(1).describe('Short title of the task.'),
+      blockedBy: z.array(z.union([z.number().int().positive(), z.string()])).nullish()
+        .describe('Ids of tasks on the board, or refs of tasks earlier in this call, that must be completed first.'),
+      ...newTaskFields,
+    })).nullish().describe('Several tasks, created in this order.'),
+  }).refine((i) => i.subject || i.tasks?.length, { message: 'give a subject, or tasks' }),
   agents: ['lead', 'teammate'],
-  async run({ subject, description, blockedBy, worktree }, _a, h) {
-    const problem = worktree ? await h.worktreeProblem(worktree) : null;
-    if (problem) return fail(`Not created: worktree "${worktree}" cannot be used: ${problem}`);
-    const t = await h.team.tasks.create({ subject, description: description ?? '', blockedBy: blockedBy ?? [], worktree: worktree ?? null });
-    return ok(`Created ${formatTask(t)}`);
+  async run({ subject, blockedBy, tasks, ...rest }, _a, h) {
+    const items = [...(subject ? [{ ...rest, subject, blockedBy: blockedBy ?? [] }] : []), ...(tasks ?? [])];
+    for (const worktree of new Set(items.map((t) => t.worktree).filter((w): w is string => !!w))) {
+      const problem = await h.worktreeProblem(worktree);
+      if (problem) return fail(`Not created: worktree "${worktree}" cannot be used: ${problem}`);
+    }
+    const created = await h.team.tasks.createMany(items.map((t) => ({ ...t, blockedBy: t.blockedBy ?? [] })));
+    return ok(created.map((t) => `Created ${formatTask(t)}`).join('\n'));
   },
 });
 

@@ -9,12 +9,15 @@ export const teammateName = z.string().describe('A teammate name: lowercase lett
 
 export const spawnTeammate = defineTool({
   name: 'spawn_teammate',
-  description: 'Start a persistent teammate (or restart an idle/shut-down one) with a role and a first instruction.',
+  description: 'Start a persistent teammate (or restart an idle/shut-down one) with a role and a first instruction. '
+    + 'It shares your workspace unless isolation is "worktree".',
   input: z.object({
     name: teammateName,
     role: z.string().min(1).describe('What this teammate is for, e.g. "backend engineer".'),
     prompt: z.string().min(1).describe('The first instruction the teammate works on.'),
-    isolation: z.enum(['none', 'worktree']).nullish().describe('"worktree": the teammate edits its own git worktree (branch wt/<name>) so parallel edits never collide.'),
+    isolation: z.enum(['none', 'worktree']).nullish().describe('"none" (default): it edits the shared workspace; everyone sees its changes at once. '
+      + '"worktree": it works in its own git worktree on branch wt/<name>; you and the others do not see its files until the user merges that branch. '
+      + 'Choose "worktree" when teammates would edit the same files in parallel, or for risky changes to review before they land.'),
     agent_type: z.string().nullish().describe('Start it from this agent definition (listed in your instructions): its model, tools and role instructions apply.'),
     model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku; default: the team\'s (or its definition\'s).'),
     plan_mode_required: z.boolean().nullish().describe('true: it may not change files or run commands until a plan it submits for its current task is approved. Default: the setting agentTeams.requirePlan.'),
@@ -49,26 +52,40 @@ async function broadcastFrom(content: string, a: AgentHandle, h: ToolHost): Prom
   return r.failed.length ? { text: `${got} Not delivered to: ${describeFailed(r)}.`, isError: r.sent.length === 0 } : ok(got);
 }
 
+/** What the sender should expect of a teammate recipient: an answer soon, or after its current work. */
+async function recipientState(to: string, h: ToolHost): Promise<string> {
+  const m = await h.team.roster.get(to).catch(() => undefined);
+  if (m?.status === 'idle') return ' (it was idle: woken now)';
+  if (m?.status === 'working') return ' (it is working: it reads this between its tool calls)';
+  return '';
+}
+
 export const sendMessage = defineTool({
   name: 'send_message',
-  description: 'Send a message to a teammate, the lead or the user.',
+  description: 'Send a message to a teammate, the lead or the user. The result says whether the recipient was idle (woken now) or working (it reads the message between its tool calls). '
+    + 'msg_type "broadcast" is the broadcast tool: every teammate except you gets it, and `to` is ignored.',
   input: z.object({
     to: z.string().describe('Recipient: a teammate name, "lead" or "user".'),
     content: z.string().min(1).describe('The message text.'),
-    msg_type: z.enum(['message', 'broadcast']).nullish().describe('"message" (default). Protocol messages have their own tools.'),
+    msg_type: z.enum(['message', 'broadcast']).nullish().describe('"message" (default), or "broadcast": to every teammate except you, the same as the broadcast tool. Protocol messages have their own tools.'),
   }),
   agents: ['lead', 'teammate'],
   async run({ to, content, msg_type }, a, h) {
     if (msg_type === 'broadcast') return broadcastFrom(content, a, h);
     if (to === a.name) return fail('You cannot message yourself.');
-    const m = await h.team.mailbox.send({ from: a.name, to, type: 'message', content });
-    return ok(`Sent to ${m.to}.`);
+    const m = await h.team.mailbox.send({ from: a.name, to, type: 'message', content }).catch((err: Error) => err);
+    if (m instanceof Error) {
+      if (!/has shut down/.test(m.message)) throw m;
+      return fail(`Not sent: ${to} has shut down and reads no mail (spawn_teammate starts it again).`);
+    }
+    return ok(`Sent to ${m.to}${await recipientState(m.to, h)}.`);
   },
 });
 
 export const readInbox = defineTool({
   name: 'read_inbox',
-  description: 'Read new messages now (they are also delivered to you automatically between tool calls).',
+  description: 'Messages reach you by themselves: between your tool calls, and as a new turn when you are idle, so do not poll. '
+    + 'Read by hand only to check for news before a step that depends on it, in the middle of a long series of tool calls.',
   input: z.object({}),
   agents: ['lead', 'teammate'],
   async run(_i, a, h) {
@@ -80,7 +97,7 @@ export const readInbox = defineTool({
 
 export const broadcast = defineTool({
   name: 'broadcast',
-  description: 'Send a message to every teammate except you.',
+  description: 'Send a message to every teammate except you (shut-down ones excepted). The same as send_message with msg_type "broadcast".',
   input: z.object({ content: z.string().min(1).describe('Sent to every teammate except you.') }),
   agents: ['lead'],
   run: ({ content }, a, h) => broadcastFrom(content, a, h),
