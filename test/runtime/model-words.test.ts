@@ -2,6 +2,10 @@
 // scenario through the real SDK against the fake API and checks the words sent and, where
 // words used to cost calls, how many calls were made.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { reply, systemText, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
@@ -10,6 +14,7 @@ import { harness, type Harness } from './harness';
 const lastMsg = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
 const idle = (h: Harness, name: string) =>
   waitFor(async () => (await h.rt.team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
+const run = promisify(execFile);
 const settle = () => new Promise((r) => setTimeout(r, 500));
 
 test('the lead is told how tasks go out, how to wait and that tool calls run in order; system and tools stay byte-identical within a turn', async (t) => {
@@ -149,4 +154,23 @@ test('an approved shutdown does not wake an idle lead (it reads it next turn); a
   await h.rt.askLead('Shut no down.');
   await waitFor(() => h.api.requests('lead').length >= 6, 8000, 'lead woken by the refusal');
   assert.match(lastMsg(h, 'lead'), /approve=\\"false\\".*still busy/);
+});
+
+test('team state stays out of git: git status shows the user\'s files only, and a .gitignore the user put in .team is kept', async (t) => {
+  const h = await harness(t);
+  const git = (...args: string[]) => run('git', args, { cwd: h.root }).then((r) => r.stdout);
+  await git('init', '-q');
+  await writeFile(join(h.root, 'app.js'), 'x\n');
+  await h.rt.createTask({ subject: 'a task' });
+  await h.rt.sendAsUser('lead', 'hello');
+  h.api.script('lead', 'Hi.');
+  await h.rt.askLead('Hi.');
+  assert.equal(await git('status', '--porcelain', '--untracked-files=all'), '?? app.js\n');
+  await git('add', '-A');
+  assert.equal(await git('diff', '--cached', '--name-only'), 'app.js\n');
+  // The user's own .gitignore in .team is not replaced.
+  await writeFile(join(h.root, '.team', '.gitignore'), 'mine\n');
+  await h.rt.dispose();
+  await h.restart();
+  assert.equal(await readFile(join(h.root, '.team', '.gitignore'), 'utf8'), 'mine\n');
 });
