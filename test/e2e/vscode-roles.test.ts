@@ -1,0 +1,84 @@
+// Roles in a real VS Code (code-server + Chromium, the packaged extension, the fake Messages
+// API as the model): Spawn Teammate offers the workspace's agent definitions in a quick pick;
+// the teammate spawned from one runs on its model and in plan mode, its Team row says
+// "planning — waiting for approval" while its write is refused, and Approve in the plan's
+// notification lets the write through.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { reply, startFakeApi, toolUse, type FakeApi } from '../fake-api';
+import { openWorkbench, type Workbench } from './harness/browser';
+import { startCodeServer, type CodeServer } from './harness/code-server';
+import { failureReport } from './harness/failure-report';
+import { repoRoot } from './harness/paths';
+import { until } from './harness/until';
+
+const CONTAINER = 'agentTeams';
+
+describe('VS Code roles: spawn from a definition, plan mode, approve from the notification', () => {
+  const s = {
+    workspace: '', vsix: '', api: undefined as FakeApi | undefined, server: undefined as CodeServer | undefined, wb: undefined as Workbench | undefined,
+  };
+  before(async () => {
+    s.vsix = join(tmpdir(), `agent-teams-roles-${process.pid}.vsix`);
+    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', s.vsix], { stdio: ['ignore', 2, 2] });
+    s.api = await startFakeApi();
+    s.workspace = await mkdtemp(join(tmpdir(), 'agent-teams-roles-'));
+    await mkdir(join(s.workspace, '.claude', 'agents'), { recursive: true });
+    await writeFile(join(s.workspace, '.claude', 'agents', 'architect.md'),
+      '---\nname: architect\ndescription: Designs before anyone builds\nmodel: opus\n---\nARCHITECT-RULES: write design.md only.\n');
+    s.server = await startCodeServer({
+      vsixPath: s.vsix, workspace: s.workspace,
+      settings: { 'agentTeams.baseUrl': s.api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1, 'agentTeams.toolApproval.bash': 'allow' },
+      env: { ANTHROPIC_API_KEY: 'sk-e2e-roles', ANTHROPIC_BASE_URL: '' },
+    });
+    s.wb = await openWorkbench(s.server.url);
+    await s.wb.openContainer('Agent Teams');
+  });
+  after(async () => {
+    await s.wb?.close();
+    await s.server?.stop();
+    await s.api?.close();
+    await rm(s.workspace, { recursive: true, force: true });
+    await rm(s.vsix, { force: true });
+  });
+
+  it('spawns from the quick pick, holds the write until the plan is approved from its notification', async () => {
+    const wb = s.wb!;
+    const api = s.api!;
+    try {
+      api.script('ari',
+        reply(toolUse('write_file', { path: 'design.md', content: 'too soon' })),
+        reply(toolUse('plan_approval', { plan: '1. write design.md' })),
+        reply(toolUse('idle', {})),
+        reply(toolUse('write_file', { path: 'design.md', content: '# design\n' })),
+        reply(toolUse('idle', {})),
+      );
+      await wb.runCommand('Agent Teams: Spawn Teammate');
+      await wb.answer('Spawn Teammate (1/3)', 'ari');
+      await wb.pick('Spawn Teammate: from an agent definition?', 'architect');
+      await wb.answer('Spawn Teammate (3/3)', 'Design the cache.');
+      await wb.pick('Spawn Teammate: which model?', 'As its definition says');
+      await wb.pick('Spawn Teammate: plan first?', 'Plan first');
+      await wb.pick('Spawn Teammate: where does it work?', 'Shared checkout');
+
+      await wb.treeRow(CONTAINER, 'planning — waiting for approval').first().waitFor({ timeout: 30_000 });
+      const first = await until('ari asked the model', async () => api.requests('ari')[0]);
+      assert.equal((first.body as { model: string }).model, 'claude-opus-4-5');
+      assert.match(JSON.stringify(first.body.system), /ARCHITECT-RULES/);
+      await until('the write refused', async () => /a plan must be approved first/.test(JSON.stringify(api.requests('ari')[1]?.body.messages.at(-1) ?? '')));
+      await assert.rejects(readFile(join(s.workspace, 'design.md'), 'utf8'));
+
+      const toast = wb.notification('ari submitted a plan');
+      await toast.waitFor({ timeout: 30_000 });
+      await toast.getByRole('button', { name: 'Approve', exact: true }).click();
+      await until('design.md written after approval', async () => (await readFile(join(s.workspace, 'design.md'), 'utf8').catch(() => '')) === '# design\n', 30_000);
+      await until('the row no longer says planning', async () => (await wb.treeRow(CONTAINER, 'planning — waiting for approval').count()) === 0, 30_000);
+    } catch (err) {
+      await failureReport(err, s);
+    }
+  });
+});
