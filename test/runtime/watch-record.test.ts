@@ -26,7 +26,7 @@ test('a teammate\'s transcript reads back with its words, tool calls and results
     reply(toolUse('idle', {})),
   );
   await h.rt.spawnTeammate({ name: 'alice', role: 'writer', prompt: 'Write notes.md.' });
-  await waitFor(async () => (await h.rt.team.roster.get('alice'))?.status === 'idle' && h.api.requests('alice').length >= 4, 10_000, 'alice idle');
+  await waitFor(async () => (await h.rt.team.roster.get('alice'))?.status === 'idle' && h.api.requests('alice').length >= 4, 30_000, 'alice idle');
 
   const fromFile = await allItems(h.rt.team.paths.transcript('alice'), 'alice');
   const live = new Map<string, TranscriptItem>();
@@ -84,7 +84,7 @@ test('binary and hand-edited files: recorded without content, revert says why no
   );
   await writeFile(join(h.root, 'a.txt'), Buffer.from([0, 1, 2, 3]));
   await h.rt.spawnTeammate({ name: 'bo', role: 'r', prompt: 'go' });
-  await waitFor(async () => (await log.list('bo')).changes.length === 2, 10_000, 'two changes');
+  await waitFor(async () => (await log.list('bo')).changes.length === 2, 30_000, 'two changes');
   const [first, second] = (await log.list('bo')).changes;
   assert.deepEqual(first!.before && { stored: first!.before.stored, why: first!.before.why, bytes: first!.before.bytes }, { stored: false, why: 'binary', bytes: 4 });
   // Changed by hand after the agent's write: nothing is touched.
@@ -109,7 +109,7 @@ test('a planted symbolic link in .team/changes is never written through', async 
   await symlink(outside, join(h.root, '.team', 'changes', 'cy.jsonl'));
   h.api.script('cy', reply(toolUse('write_file', { path: 'x.txt', content: 'x' })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'cy', role: 'r', prompt: 'go' });
-  await waitFor(() => h.api.requests('cy').length >= 2, 10_000, 'cy ran');
+  await waitFor(() => h.api.requests('cy').length >= 2, 30_000, 'cy ran');
   // The write itself went through; its record was refused rather than appended to the link's target.
   assert.equal(await readFile(join(h.root, 'x.txt'), 'utf8'), 'x');
   assert.equal(await readFile(outside, 'utf8'), 'keep\n');
