@@ -34,6 +34,8 @@ test('plan mode: a write is refused before approval, allowed after, and refused 
   assert.match(sentAt(h, 'ada', 3), /bash is refused: you are in plan mode/);
   assert.equal(await exists(h, 'a.txt'), false);
   assert.equal(await exists(h, 'b.txt'), false);
+  // The transcript says it in words (its panel and `agent-teams log` show it).
+  assert.match(await readFile(join(h.root, '.team', 'transcripts', 'ada.jsonl'), 'utf8'), /planning — waiting for approval: write_file refused/);
   const [plan] = await h.rt.team.requests.list({ kind: 'plan', status: 'pending' });
   assert.equal(plan?.task, t1.id);
   assert.equal(plan?.plan_mode_id, member.plan_mode!.id);

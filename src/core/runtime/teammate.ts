@@ -36,6 +36,8 @@ export class Teammate extends Agent {
     const gate = await planGate(this.env.team, this.name);
     if (gate.open) return null;
     this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: `${this.name}: ${PLANNING_WORDS} (${tool} refused).` });
+    // In the transcript too, so its panel and `agent-teams log` say why nothing changed.
+    void this.transcript.note({ type: 'notice', what: 'note', level: 'warning', text: `${PLANNING_WORDS}: ${tool} refused until a plan for the current task is approved.` });
     return planRefusal(tool, gate);
   }
 
