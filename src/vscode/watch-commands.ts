@@ -11,18 +11,24 @@ import { errorText } from './log';
 import type { TreeNode } from './nodes';
 import { pickParticipant } from './prompts';
 
-const agentOf = (n: TreeNode) => (n.nodeKind === 'member' ? { agent: n.name } : n.nodeKind === 'request' ? { agent: n.record.from } : undefined);
+/** The agent of a Team row, a request row, or a Changes view agent row. */
+function agentOf(n: TreeNode | ChangeNode): { agent: string } | undefined {
+  if (n.nodeKind === 'member') return { agent: n.name };
+  if (n.nodeKind === 'request') return { agent: n.record.from };
+  if (n.nodeKind === 'changeAgent') return { agent: n.agent };
+  return undefined;
+}
 
 export const WATCH_COMMANDS: CommandSpec[] = [
   {
     id: 'agentTeams.openTranscript', title: 'Open Transcript',
     fields: [{ key: 'agent', ask: async (ctx) => pickParticipant(await ctx.team(), 'Open Transcript', { lead: true, which: () => true }) }],
-    schema: z.object({ agent: ParticipantName }), fromNode: agentOf,
+    schema: z.object({ agent: ParticipantName }), fromNode: (n) => agentOf(n),
     run: (async (a: { agent: string }, ctx: CommandContext) => ctx.watch.openTranscript(a.agent)) as CommandSpec['run'],
   },
   {
     id: 'agentTeams.showChanges', title: 'Show Changes', fields: [],
-    schema: z.object({ agent: ParticipantName.optional() }), fromNode: agentOf,
+    schema: z.object({ agent: ParticipantName.optional() }), fromNode: (n) => agentOf(n),
     run: ((a: { agent?: string }, ctx: CommandContext) => ctx.watch.showChanges(a.agent)) as CommandSpec['run'],
   },
 ];
