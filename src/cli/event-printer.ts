@@ -42,6 +42,7 @@ export function describeEvent(e: RuntimeEvent): string | null {
     case 'text_delta':
     case 'tool_start':
     case 'transcript':
+    case 'jobs':
       return null;
   }
 }

@@ -1,7 +1,7 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
 import type { RuleSource } from '../core/permissions/rules';
-import { DEFAULT_SETTINGS, type BashPolicy, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
+import { DEFAULT_SETTINGS, type BashPolicy, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
 
 const SECTION = 'agentTeams';
 
@@ -29,7 +29,24 @@ export function readSettings(): RuntimeSettings {
     maxTeammates: num(c, 'maxTeammates', DEFAULT_SETTINGS.maxTeammates, 1),
     requirePlan: oneOf<'never' | 'always'>(c.get('requirePlan'), ['never', 'always'], DEFAULT_SETTINGS.requirePlan),
     confirmTeam: c.get<boolean>('confirmTeam') === true,
+    permissions: readPermissions(c),
   };
+}
+
+/**
+ * The user's rules plus, in a trusted workspace only, the workspace's and the folder's
+ * (docs/permissions.md): a cloned repository cannot allow itself anything. Entries that
+ * are not strings are passed on, so the rule parser reports them instead of dropping them.
+ */
+function readPermissions(c: vscode.WorkspaceConfiguration): PermissionLists {
+  const trusted = vscode.workspace.isTrusted;
+  const lists: PermissionLists = { allow: [], ask: [], deny: [] };
+  for (const kind of ['allow', 'ask', 'deny'] as const) {
+    const i = c.inspect<unknown>(`permissions.${kind}`);
+    const layers = [i?.globalValue, ...(trusted ? [i?.workspaceValue, i?.workspaceFolderValue] : [])];
+    for (const v of layers) if (v !== undefined) lists[kind].push(...(Array.isArray(v) ? v : [v]) as string[]);
+  }
+  return lists;
 }
 
 /** The base URL setting ("" when unset: the env var or the public API then). */
@@ -46,6 +63,5 @@ export function onSettingsChange(onChange: (s: RuntimeSettings, baseUrlChanged: 
 
 /** agentTeams.permissions.allow / ask / deny, as the rules engine reads them (docs/mcp.md for MCP names). */
 export function readPermissionRules(): RuleSource {
-  const c = vscode.workspace.getConfiguration(`${SECTION}.permissions`);
-  return { allow: c.get('allow'), ask: c.get('ask'), deny: c.get('deny') };
+  return readPermissions(vscode.workspace.getConfiguration(SECTION));
 }

@@ -1,7 +1,7 @@
 // A runtime over a temp workspace, talking to the scripted fake Messages API through the
 // real SDK.
 import { Runtime, type RuntimeOptions } from '../../src/core/runtime/runtime';
-import type { BashDecision, RuntimeEvent, RuntimeSettings } from '../../src/core/runtime/types';
+import type { Approver, BashDecision, BashQuestion, RuntimeEvent, RuntimeSettings } from '../../src/core/runtime/types';
 import { createModelClient } from '../../src/core/model';
 import { startFakeApi, type FakeApi } from '../fake-api';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +15,8 @@ export interface Harness {
   root: string;
   events: RuntimeEvent[];
   bashAsks: string[];
+  /** Why each bash call was asked about, and the rules offered (same order as bashAsks). */
+  bashQuestions: Array<BashQuestion | undefined>;
   restart(opts?: Partial<RuntimeOptions>): Promise<Runtime>;
 }
 
@@ -32,24 +34,25 @@ export function modelsFor(api: FakeApi, caching = true): RuntimeOptions['models'
     createModelClient({ apiKey: 'sk-test-secret', baseURL: api.url, model, caching, onStatus, retry: { baseDelayMs: 20, maxDelayMs: 100, maxRetries: 3 } });
 }
 
-export async function harness(t: Ctx, settings: Partial<RuntimeSettings> = {}, bash: BashDecision = 'allow'): Promise<Harness> {
+export async function harness(t: Ctx, settings: Partial<RuntimeSettings> = {}, bash: BashDecision = 'allow', approver: Partial<Approver> = {}): Promise<Harness> {
   const api = await startFakeApi();
   const root = await mkdtemp(join(tmpdir(), 'agent-teams-rt-'));
   const events: RuntimeEvent[] = [];
   const bashAsks: string[] = [];
+  const bashQuestions: Array<BashQuestion | undefined> = [];
   const make = async (extra: Partial<RuntimeOptions> = {}) => {
     const rt = await Runtime.start({
       root,
       settings: { ...TEST_SETTINGS, ...settings },
       models: modelsFor(api),
-      approver: { bash: async (_a, cmd) => (bashAsks.push(cmd), bash) },
+      approver: { bash: async (_a, cmd, _s, q) => (bashAsks.push(cmd), bashQuestions.push(q), bash), ...approver },
       ...extra,
     });
     rt.onEvent((e) => events.push(e));
     return rt;
   };
   const h: Harness = {
-    api, root, events, bashAsks,
+    api, root, events, bashAsks, bashQuestions,
     rt: await make(),
     async restart(extra) {
       h.rt = await make(extra);

@@ -2,11 +2,13 @@
 // the read-only search tools, background jobs and permission rules (docs/tools.md,
 // docs/permissions.md).
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { harness } from './harness';
+import { waitFor } from '../helpers/tmp';
+import type { FileChangeQuestion } from '../../src/core/runtime/types';
 
 const systemOf = (r: { body: { system?: unknown } }) => JSON.stringify(r.body.system);
 
@@ -25,4 +27,117 @@ test('AGENTS.md reaches the lead under its heading; a change mid-phase waits for
   assert.equal(systemOf(first[1]!), systemOf(first[0]!), 'same system prompt within the phase');
   await h.rt.askLead('Again.');
   assert.match(systemOf(h.api.requests('lead')[2]!), /## AGENTS.md\\n\\nUse yarn now\./);
+});
+
+/** Every tool result `agent` was sent, in order (each once). */
+function toolResults(h: { api: { requests(agent: string): Array<{ body: { messages: unknown[] } }> } }, agent: string): string[] {
+  const reqs = h.api.requests(agent);
+  const last = reqs.at(-1);
+  if (!last) return [];
+  const out: string[] = [];
+  for (const m of last.body.messages as Array<{ role: string; content: unknown }>) {
+    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    for (const b of m.content as Array<{ type: string; content?: unknown }>) {
+      if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content : JSON.stringify(b.content));
+    }
+  }
+  return out;
+}
+
+test('lead prompt: after spawning or messaging it ends its turn and waits for mail', async (t) => {
+  const h = await harness(t);
+  h.api.script('lead', 'ok');
+  await h.rt.askLead('hi');
+  assert.match(systemOf(h.api.requests('lead')[0]!), /end your turn: their replies arrive as mail and wake you/);
+});
+
+test('list_dir, glob and grep run without asking even when bash asks, confined and .gitignore-aware', async (t) => {
+  const h = await harness(t, { bashPolicy: 'ask' }, 'deny');
+  await mkdir(join(h.root, 'src'));
+  await writeFile(join(h.root, 'src', 'app.ts'), 'export function handler() {}\n');
+  await writeFile(join(h.root, '.gitignore'), 'build/\n');
+  await mkdir(join(h.root, 'build'));
+  await writeFile(join(h.root, 'build', 'app.js'), 'function handler() {}\n');
+  h.api.script('lead',
+    reply(toolUse('list_dir', {}), toolUse('glob', { pattern: '**/*.ts' }), toolUse('grep', { pattern: 'function\\s+handler', glob: null, max_results: null }),
+      toolUse('grep', { pattern: 'x', path: '../..' }), toolUse('glob', { pattern: '../**' })),
+    'Found it.',
+  );
+  await h.rt.askLead('Where is the handler?');
+  const r = toolResults(h, 'lead');
+  assert.deepEqual(h.bashAsks, [], 'nothing asked');
+  assert.match(r[0]!, /^\.\/\n( {2}\.tasks\/\n {2}\.team\/\n)? {2}src\/\n {2}\.gitignore$/m);
+  assert.equal(r[1], 'src/app.ts');
+  assert.match(r[2]!, /^src\/app.ts:1:export function handler\(\) \{\}$/m);
+  assert.doesNotMatch(r[2]!, /build/);
+  assert.match(r[3]!, /outside the workspace/);
+  assert.match(r[4]!, /climbs out with "\.\."/);
+});
+
+test('permission rules: allowed commands run without asking; hostile compounds are asked with the reason; deny rules refuse', async (t) => {
+  const h = await harness(t, { bashPolicy: 'ask', permissions: { allow: ['Bash(echo hello:*)'], ask: [], deny: ['Bash(rm:*)'] } }, 'deny');
+  const hostile = [
+    'echo hello; touch a', 'echo hello && touch b | cat', 'echo hello $(touch c)', 'echo hello `touch d`', 'echo hello > e',
+  ];
+  h.api.script('lead',
+    reply(toolUse('bash', { command: 'echo hello world' }), ...hostile.map((c) => toolUse('bash', { command: c })),
+      toolUse('bash', { command: 'echo hello; rm -rf f' })),
+    'Done.',
+  );
+  await h.rt.askLead('Run them.');
+  const r = toolResults(h, 'lead');
+  assert.match(r[0]!, /^hello world/);
+  assert.deepEqual(h.bashAsks, hostile, 'each hostile command was asked about, the allowed one not');
+  const reasons = h.bashQuestions.map((q) => q?.reason ?? '');
+  assert.match(reasons[0]!, /`touch a` is not allowed by any rule/);
+  assert.match(reasons[2]!, /command substitution `\$\(touch c\)`/);
+  assert.match(reasons[3]!, /command substitution ``touch d``/);
+  assert.match(reasons[4]!, /redirection `> e`/);
+  for (const res of r.slice(1, 6)) assert.match(res, /The user denied this command\./);
+  assert.match(r[6]!, /Refused: `rm -rf f` matches the deny rule Bash\(rm:\*\)/);
+  assert.deepEqual(h.bashQuestions[0]?.suggestions, ['Bash(echo hello; touch a)']);
+  for (const f of ['a', 'b', 'c', 'd', 'e']) await assert.rejects(stat(join(h.root, f)), `${f} was not created`);
+});
+
+test('an ask rule on Write shows the change before writing; Read deny hides a file from read_file and grep', async (t) => {
+  const changes: FileChangeQuestion[] = [];
+  const h = await harness(t, { permissions: { allow: [], ask: ['Write(docs/**)'], deny: ['Read(.env)'] } }, 'allow', {
+    fileChange: async (_agent, change) => (changes.push(change), change.after.includes('ok') ? 'allow' : 'deny'),
+  });
+  await writeFile(join(h.root, '.env'), 'TOKEN=needle');
+  await writeFile(join(h.root, 'notes.txt'), 'needle');
+  h.api.script('lead',
+    reply(toolUse('write_file', { path: 'docs/a.md', content: 'rejected' }), toolUse('write_file', { path: 'docs/b.md', content: 'ok' }),
+      toolUse('write_file', { path: 'c.md', content: 'free' }), toolUse('read_file', { path: '.env' }), toolUse('grep', { pattern: 'needle' })),
+    'Done.',
+  );
+  await h.rt.askLead('Write.');
+  const r = toolResults(h, 'lead');
+  assert.deepEqual(changes.map((c) => [c.path, c.before, c.after, c.rule]), [['docs/a.md', null, 'rejected', 'Write(docs/**)'], ['docs/b.md', null, 'ok', 'Write(docs/**)']]);
+  assert.match(r[0]!, /The user denied this change \(docs\/a.md matches the ask rule Write\(docs\/\*\*\)\)/);
+  await assert.rejects(stat(join(h.root, 'docs', 'a.md')));
+  assert.equal(await readFile(join(h.root, 'docs', 'b.md'), 'utf8'), 'ok');
+  assert.equal(await readFile(join(h.root, 'c.md'), 'utf8'), 'free');
+  assert.match(r[3]!, /Refused: .env matches the deny rule Read\(.env\)/);
+  assert.match(r[4]!, /^notes.txt:1:needle/);
+  assert.doesNotMatch(r[4]!, /TOKEN/);
+});
+
+test('a background job returns at once, and its end wakes its idle teammate once with the exit code', async (t) => {
+  const h = await harness(t);
+  h.api.script('bob',
+    reply(toolUse('bash', { command: 'sleep 0.5; echo built; exit 4', run_in_background: true })),
+    reply(toolUse('idle', {})),
+    (req) => (JSON.stringify(req.body.messages).includes('ended with exit code 4') ? reply(toolUse('job_output', { job_id: 'job-1' })) : 'no wake'),
+    reply(toolUse('idle', {})),
+  );
+  await h.rt.spawnTeammate({ name: 'bob', role: 'builder', prompt: 'Build in the background.' });
+  await waitFor(() => h.api.requests('bob').length >= 4, 15_000, 'bob woken by the job and done');
+  const r = toolResults(h, 'bob');
+  assert.match(r[0]!, /^Started background job job-1\./);
+  assert.match(r.find((x) => x.includes('Job job-1'))!, /built\n\nJob job-1 ended: exit code 4\./);
+  await new Promise((res) => setTimeout(res, 500));
+  assert.equal(h.api.requests('bob').length, 4, 'woken once, not again');
+  const wakes = JSON.stringify(h.api.requests('bob')[3]!.body.messages).split('[background job] job-1').length - 1;
+  assert.equal(wakes, 1);
 });

@@ -20,6 +20,8 @@ export function leadSystem(team: string, root: string): string {
     TOOL_ORDER,
     'Messages from teammates arrive inside <team-mail> tags; they are not the user\'s words.',
     'Do not send acknowledgements that need no answer: every message wakes its recipient.',
+    'After spawning teammates or sending messages, end your turn: their replies arrive as mail and wake you.',
+    'Do not poll list_teammates, task_list or read_inbox in a loop to wait for them.',
     'When the work is done, summarise it for the user.',
   ].join('\n');
 }

@@ -21,6 +21,8 @@ import {
   claimLeadLease, claimMember, HEARTBEAT_MS, LeaseClock, liveForeignHost, makeLease, releaseLeases, renewLeases, type Claim,
 } from './lease';
 import { leadSystem, teammateSystem } from './prompts';
+import { JobManager } from '../exec/jobs';
+import { wireJobs } from './job-wakes';
 import { whyNotResumable } from './resumable';
 import { Teammate } from './teammate';
 import { definitionsForLead, type Definitions } from '../roles/agent-definitions';
@@ -58,6 +60,7 @@ export class RuntimeError extends Error {}
 export class Runtime implements TeamRuntime, AgentEnv {
   readonly team: Team;
   readonly processes = new ProcessRegistry();
+  readonly jobs = new JobManager(this.processes);
   readonly hostId: string;
   private s: RuntimeSettings;
   private readonly events = new EventHub();
@@ -114,6 +117,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     this.subs.push(await this.team.mailbox.subscribe('lead', () => {
       if (!this.leadRemote) lead.onMail();
     }));
+    this.subs.push(...wireJobs(this.jobs, this.team, (e) => this.emit(e)));
     if (this.opts.resume !== false) await this.resumeTeammates();
     this.heartbeat = setInterval(() => void this.beat(), this.opts.heartbeatMs ?? HEARTBEAT_MS);
     this.heartbeat.unref();

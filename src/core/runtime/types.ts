@@ -5,6 +5,7 @@ import type { McpAsker } from '../mcp/host';
 import type { McpManager } from '../mcp/manager';
 import type { ModelClient, ModelStatus } from '../model';
 import type { WorktreeManager } from '../worktree/manager';
+import type { JobInfo } from '../exec/jobs';
 import type { TranscriptEntry } from './transcript';
 
 export type PlanApprover = 'user' | 'lead';
@@ -30,6 +31,14 @@ export interface RuntimeSettings {
   requirePlan: 'never' | 'always';
   /** The user confirms the teammates the lead proposes before any is spawned. */
   confirmTeam: boolean;
+  /** Permission rules in Claude Code's syntax (docs/permissions.md); malformed ones are reported and ignored. */
+  permissions: PermissionLists;
+}
+
+export interface PermissionLists {
+  allow: string[];
+  ask: string[];
+  deny: string[];
 }
 
 export const DEFAULT_SETTINGS: RuntimeSettings = {
@@ -46,6 +55,7 @@ export const DEFAULT_SETTINGS: RuntimeSettings = {
   bashTimeoutSeconds: 120,
   requirePlan: 'never',
   confirmTeam: false,
+  permissions: { allow: [], ask: [], deny: [] },
 };
 
 /** Creates the client one agent talks to; `onStatus` feeds that agent's activity. */
@@ -53,10 +63,36 @@ export type ModelFactory = (model: string, onStatus: (s: ModelStatus) => void) =
 
 export type BashDecision = 'allow' | 'deny';
 
+/** Why a command is asked about, and the rules "Always allow" may write (docs/permissions.md). */
+export interface BashQuestion {
+  reason: string;
+  /** The exact command as a rule, then (for one plain command) its prefix rule. */
+  suggestions: string[];
+}
+
+/** A file change an `ask` rule holds back until the user has seen it. */
+export interface FileChangeQuestion {
+  /** As the agent named it, relative to its folder. */
+  path: string;
+  /** Real absolute path. */
+  abs: string;
+  /** null: the file does not exist yet. */
+  before: string | null;
+  after: string;
+  rule: string;
+}
+
 /** bash here; MCP's two questions (a tool call, a server's first start) in McpAsker (docs/mcp.md). */
 export interface Approver extends McpAsker {
-  /** Asked for each bash call when the policy is `ask`. */
-  bash(agent: string, command: string, signal: AbortSignal): Promise<BashDecision>;
+  /**
+   * Asked for a bash call no rule decided while the policy is `ask`, or one an ask rule
+   * matched. "Always allow" writes one of `question.suggestions` to the allow rules.
+   */
+  bash(agent: string, command: string, signal: AbortSignal, question?: BashQuestion): Promise<BashDecision>;
+  /** An ask rule on Edit/Write: show the change (a diff) with Allow / Deny. Absent: deny. */
+  fileChange?(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision>;
+  /** Any other ask rule (Read, MCP tools): one line, Allow / Deny. Absent: deny. */
+  tool?(agent: string, what: string, reason: string, signal: AbortSignal): Promise<BashDecision>;
   /** Under agentTeams.confirmTeam: the lead proposes a teammate; true = spawn it. Absent = nobody to ask (declined). */
   confirmTeammate?(proposal: TeammateProposal, signal: AbortSignal): Promise<boolean>;
 }
@@ -101,7 +137,9 @@ export type RuntimeEvent =
   | { type: 'transcript'; agent: string; entry: TranscriptEntry }
   /** `mcpServer`: a failed MCP server the user may restart (docs/mcp.md). */
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; agent?: string; mcpServer?: string }
-  | { type: 'usage'; agent: string; total: number };
+  | { type: 'usage'; agent: string; total: number }
+  /** An agent's background jobs changed (started, ended, killed). */
+  | { type: 'jobs'; agent: string; jobs: JobInfo[] };
 
 export interface Disposable {
   dispose(): void;

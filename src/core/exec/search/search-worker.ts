@@ -1,3 +1,4 @@
+// @worker-thread-only (test/layering.test.ts: the only place synchronous fs calls are allowed)
 // The search worker thread: walks, reads and matches off the extension host's loop, so a
 // regular expression that backtracks for minutes, or a 1 GB file, cannot freeze it. It
 // posts what it finds in batches; search.ts ends it when the time budget is spent.

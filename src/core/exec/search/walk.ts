@@ -1,3 +1,4 @@
+// @worker-thread-only (test/layering.test.ts: the only place synchronous fs calls are allowed)
 // The file walk behind glob, grep and list_dir. It runs inside the search worker
 // thread (search-worker.ts), never on the extension host's loop, which is why it
 // may use the synchronous fs calls: they are the fastest way through 20 000 files

@@ -5,6 +5,7 @@
 // hands it over); both come out as the same `ToolDefinition`, which is all a ToolSet needs.
 import { z } from 'zod';
 import type { Member } from '../../../shared/team-schemas';
+import type { JobManager } from '../../exec/jobs';
 import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
 import type { ModelTool } from '../../model';
@@ -42,6 +43,8 @@ export interface ToolHost {
   settings(): RuntimeSettings;
   readonly approver: Approver;
   readonly processes: ProcessRegistry;
+  /** Background commands (bash with run_in_background). */
+  readonly jobs: JobManager;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
   /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
   requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;

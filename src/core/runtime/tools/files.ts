@@ -2,6 +2,7 @@
 // every path to its workspace (or worktree) by real path.
 import { z } from 'zod';
 import { defineTool, ok } from './definition';
+import { fileGate } from './file-rules';
 
 const both = ['lead', 'teammate'] as const;
 
@@ -13,8 +14,9 @@ export const readFile = defineTool({
     limit: z.number().int().positive().nullish().describe('Read at most this many lines.'),
   }),
   agents: both,
-  async run({ path, limit }, a) {
-    return ok(await a.fs.readFile(path, { limit }));
+  async run({ path, limit }, a, h) {
+    const refused = await fileGate('Read', path, a, h);
+    return refused ?? ok(await a.fs.readFile(path, { limit }));
   },
 });
 
@@ -27,7 +29,9 @@ export const writeFile = defineTool({
   }),
   agents: both,
   changesWorkspace: true,
-  async run({ path, content }, a) {
+  async run({ path, content }, a, h) {
+    const refused = await fileGate('Write', path, a, h, () => content);
+    if (refused) return refused;
     const r = await a.fs.writeFile(path, content);
     return ok(`${r.created ? 'Created' : 'Wrote'} ${path} (${r.bytes} bytes)`);
   },
@@ -43,7 +47,9 @@ export const editFile = defineTool({
   }),
   agents: both,
   changesWorkspace: true,
-  async run({ path, old_text, new_text }, a) {
+  async run({ path, old_text, new_text }, a, h) {
+    const refused = await fileGate('Edit', path, a, h, (before) => (before ?? '').replace(old_text, () => new_text));
+    if (refused) return refused;
     await a.fs.editFile(path, old_text, new_text);
     return ok(`Edited ${path}`);
   },

@@ -1,30 +1,67 @@
-// The shell tool: bash in the agent's working directory, behind the user's bash policy.
+// The shell tools: bash in the agent's working directory (in the foreground, or as a
+// background job), job_output and job_kill. Every command is judged by the permission
+// rules first, falling back to the bash policy (docs/permissions.md, docs/tools.md).
 import { z } from 'zod';
+import { formatJobRead } from '../../exec/jobs';
 import { formatShellResult, runShell } from '../../exec/shell';
-import { defineTool, fail, MAX_OUTPUT } from './definition';
+import { decideBash, suggestRules } from '../../permissions/decide';
+import { defineTool, fail, MAX_OUTPUT, ok } from './definition';
+
+const both = ['lead', 'teammate'] as const;
 
 export const bash = defineTool({
   name: 'bash',
-  description: 'Run a shell command in your working directory. Output is capped; long commands time out.',
-  input: z.object({ command: z.string().min(1).describe('Shell command to run in the workspace (bash -c). Avoid interactive commands.') }),
-  agents: ['lead', 'teammate'],
+  description: 'Run a shell command in your working directory. Output is capped; long commands time out unless run_in_background.',
+  input: z.object({
+    command: z.string().min(1).describe('Shell command to run in the workspace (bash -c). Avoid interactive commands.'),
+    run_in_background: z.boolean().nullish().describe('true: start it and return a job_id at once (dev servers, long test runs); read its output with job_output. You get a message when it ends.'),
+  }),
+  agents: both,
   changesWorkspace: true,
-  async run({ command }, a, h) {
-    const policy = h.settings().bashPolicy;
-    if (policy === 'deny') return fail('Shell commands are disabled by the setting agentTeams.toolApproval.bash = deny.');
-    if (policy === 'ask') {
+  async run({ command, run_in_background }, a, h) {
+    const s = h.settings();
+    const d = decideBash(s.permissions, command, s.bashPolicy);
+    if (d.verdict === 'deny') {
+      return fail(d.rule ? `Refused: ${d.reason}.` : `Refused: shell commands are disabled (agentTeams.toolApproval.bash = deny) and no allow rule covers this one: ${d.reason}.`);
+    }
+    if (d.verdict === 'ask') {
       // Shown in the tree and the CLI, so a prompt nobody answered is visible, not a silent hang.
       a.setActivity({ kind: 'waiting-approval', what: `bash \`${command.length > 80 ? `${command.slice(0, 80)}…` : command}\`` });
-      const decision = await h.approver.bash(a.name, command, a.signal);
+      const decision = await h.approver.bash(a.name, command, a.signal, { reason: d.reason, suggestions: suggestRules(command) });
       a.setActivity({ kind: 'tool', tool: 'bash' });
       if (decision !== 'allow') return fail('The user denied this command.');
     }
+    if (run_in_background) {
+      const j = await h.jobs.start(a.name, command, { cwd: a.cwd });
+      return ok(`Started background job ${j.id}. Read its output with job_output(job_id="${j.id}"); stop it with job_kill. You will get a message when it ends.`);
+    }
     const r = await runShell(command, {
-      cwd: a.cwd, timeoutMs: h.settings().bashTimeoutSeconds * 1000, maxOutputBytes: MAX_OUTPUT,
+      cwd: a.cwd, timeoutMs: s.bashTimeoutSeconds * 1000, maxOutputBytes: MAX_OUTPUT,
       signal: a.signal, track: { registry: h.processes, owner: a.name },
     });
     return { text: formatShellResult(r), isError: r.exitCode !== 0 };
   },
 });
 
-export const shellTools = [bash];
+export const jobOutput = defineTool({
+  name: 'job_output',
+  description: 'Output of a background job since your last job_output call, and whether it has ended (with its exit code).',
+  input: z.object({ job_id: z.string().min(1).describe('The job_id that bash with run_in_background returned.') }),
+  agents: both,
+  async run({ job_id }, a, h) {
+    return ok(formatJobRead(h.jobs.read(a.name, job_id)));
+  },
+});
+
+export const jobKill = defineTool({
+  name: 'job_kill',
+  description: 'Stop a background job and all its child processes.',
+  input: z.object({ job_id: z.string().min(1).describe('The job to stop.') }),
+  agents: both,
+  async run({ job_id }, a, h) {
+    const j = await h.jobs.kill(a.name, job_id);
+    return ok(j.state === 'killed' ? `Killed job ${j.id} and its child processes.` : `Job ${j.id} had already ended (exit code ${j.exitCode}).`);
+  },
+});
+
+export const shellTools = [bash, jobOutput, jobKill];

@@ -1,0 +1,23 @@
+// A background job that ends by itself wakes its agent once: a message in the agent's own
+// inbox (mail wakes idle agents and reaches working ones between tool rounds) saying which
+// job ended with which exit code. Job list changes go out as events for the Team tree and
+// the CLI's /jobs. See docs/tools.md.
+import type { JobInfo, JobManager } from '../exec/jobs';
+import type { Team } from '../team/team';
+import type { Disposable, RuntimeEvent } from './types';
+
+export function wireJobs(jobs: JobManager, team: Team, emit: (e: RuntimeEvent) => void): Disposable[] {
+  return [
+    jobs.onEnded((j) => {
+      void team.mailbox.send({ from: j.owner, to: j.owner, type: 'message', content: jobEndedText(j), job_id: j.id, exit_code: j.exitCode })
+        .catch((err: Error) => emit({ type: 'notice', level: 'warning', agent: j.owner, message: `${j.owner}: background job ${j.id} ended, but the note could not be delivered: ${err.message}` }));
+    }),
+    jobs.onChange((owner) => emit({ type: 'jobs', agent: owner, jobs: jobs.list(owner) })),
+  ];
+}
+
+export function jobEndedText(j: JobInfo): string {
+  const how = j.exitCode !== null ? `with exit code ${j.exitCode}` : `killed by signal ${j.signal}`;
+  const cmd = j.command.length > 200 ? `${j.command.slice(0, 200)}…` : j.command;
+  return `[background job] ${j.id} (\`${cmd}\`) ended ${how}. Its remaining output: job_output(job_id="${j.id}").`;
+}

@@ -1,0 +1,60 @@
+// The read-only search tools: list_dir, glob and grep (docs/tools.md). They never ask for
+// approval and are allowed in plan mode; they stay inside the agent's folder by real path,
+// respect .gitignore, and leave out files a Read deny rule covers.
+import path from 'node:path';
+import { z } from 'zod';
+import { glob as globFiles, grep as grepFiles, listDir as listFolder, type SearchContext } from '../../exec/search/search';
+import { decideFile } from '../../permissions/decide';
+import { defineTool, ok, type AgentHandle, type ToolHost } from './definition';
+
+const both = ['lead', 'teammate'] as const;
+
+function searchContext(a: AgentHandle, h: ToolHost): SearchContext {
+  const rules = h.settings().permissions;
+  const root = a.fs.root;
+  return {
+    fs: a.fs, signal: a.signal,
+    hidden: rules.deny.length ? (rel) => decideFile(rules, 'Read', rel, path.join(root, rel))?.verdict === 'deny' : undefined,
+  };
+}
+
+export const listDir = defineTool({
+  name: 'list_dir',
+  description: 'List one folder: sub-folders (ending in /) then files; .gitignored entries are left out. Never asks for approval.',
+  input: z.object({ path: z.string().nullish().describe('Folder relative to the workspace root (default: the root).') }),
+  agents: both,
+  async run(input, a, h) {
+    return ok(await listFolder(searchContext(a, h), input));
+  },
+});
+
+export const glob = defineTool({
+  name: 'glob',
+  description: 'Find files by name pattern, respecting .gitignore. Never asks for approval.',
+  input: z.object({
+    pattern: z.string().min(1).describe('Glob relative to the folder, e.g. "**/*.ts" or "src/**/test_*.py". "*" stays in one folder; "**" crosses folders.'),
+    path: z.string().nullish().describe('Folder to search in (default: the workspace root).'),
+  }),
+  agents: both,
+  async run(input, a, h) {
+    return ok(await globFiles(searchContext(a, h), input));
+  },
+});
+
+export const grep = defineTool({
+  name: 'grep',
+  description: 'Search file contents with a regular expression, respecting .gitignore; prints file:line:text per match. Never asks for approval.',
+  input: z.object({
+    pattern: z.string().min(1).describe('JavaScript regular expression, matched line by line, e.g. "function\\\\s+\\\\w+Handler".'),
+    path: z.string().nullish().describe('Folder or file to search (default: the workspace root).'),
+    glob: z.string().nullish().describe('Only files matching this glob, e.g. "*.ts" (any folder) or "src/**/*.tsx".'),
+    ignore_case: z.boolean().nullish().describe('true: case-insensitive.'),
+    max_results: z.number().int().positive().nullish().describe('Most matching lines to show (default 100, at most 1000).'),
+  }),
+  agents: both,
+  async run(input, a, h) {
+    return ok(await grepFiles(searchContext(a, h), input));
+  },
+});
+
+export const searchTools = [listDir, glob, grep];
