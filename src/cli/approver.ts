@@ -1,37 +1,69 @@
-// Approval at the prompt: bash (policy `ask`) and MCP tool calls: y = allow once, a = always
-// allow this exact command (this tool) for the session, n (or Enter) = deny; an MCP server's
-// first start: y / n, after its command line. Questions from several agents are asked
+// Approval at the prompt (docs/permissions.md, docs/mcp.md). A shell command no rule
+// allowed: y = allow once, a = always allow this exact command, p = always allow its prefix
+// rule (`Bash(npm test:*)`), n (or Enter) = deny; "always" adds the rule to this session's
+// allow rules (onRule). An MCP tool call: y / a(lways this tool, this session) / n; an MCP
+// server's first start: y / n after its command line. An ask rule on a file change shows the
+// change as a diff first; other ask rules get y / n. Questions from several agents are asked
 // one after another, never on top of each other; a cancelled turn (its signal) denies.
 import type { McpStartRequest } from '../core/mcp/manager';
-import { proposalText, type Approver, type BashDecision, type TeammateProposal } from '../core/runtime/types';
+import { askReason } from '../core/permissions/decide';
+import { proposalText, type Approver, type BashDecision, type BashQuestion, type FileChangeQuestion, type TeammateProposal } from '../core/runtime/types';
 import type { Terminal } from './terminal';
+
+type Choice = { key: string; word: string; label: string; then: () => BashDecision };
 
 export class PromptApprover implements Approver {
   private always = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
+  /** Called with the rule the user chose to always allow (the session adds it to its rules). */
+  onRule: (rule: string) => void = () => undefined;
 
   constructor(private readonly term: Terminal) {}
 
-  bash(agent: string, command: string, signal: AbortSignal): Promise<BashDecision> {
-    return this.queued(() => this.question(`bash:${command}`, `${agent} wants to run a shell command:\n    ${command.split('\n').join('\n    ')}`, 'this command', signal));
+  bash(agent: string, command: string, signal: AbortSignal, question?: BashQuestion): Promise<BashDecision> {
+    const [exact, prefix] = question?.suggestions ?? [];
+    const why = askReason(question?.reason);
+    const rule = (r: string) => (): BashDecision => {
+      this.onRule(r);
+      this.term.print(`Added allow rule ${r} for this session.`);
+      return 'allow';
+    };
+    return this.queued(() => this.question(
+      `${agent} wants to run a shell command:\n    ${command.split('\n').join('\n    ')}${why ? `\n  (${why})` : ''}`, signal, 'Allow?', [
+        ...(exact ? [{ key: 'a', word: 'always', label: '[a]lways this command', then: rule(exact) }] : []),
+        ...(prefix ? [{ key: 'p', word: 'prefix', label: `[p]refix: always ${prefix}`, then: rule(prefix) }] : []),
+      ]));
   }
 
   /** An MCP tool call under the default `ask` rule (docs/mcp.md); "always" holds for the session. */
   mcpTool(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<BashDecision> {
+    if (this.always.has(tool)) return Promise.resolve('allow');
     const args = JSON.stringify(input ?? {});
-    return this.queued(() => this.question(`mcp:${tool}`, `${agent} wants to call the MCP tool ${tool} with:\n    ${args.length > 400 ? `${args.slice(0, 400)}…` : args}`, 'this tool', signal));
+    return this.queued(() => this.question(`${agent} wants to call the MCP tool ${tool} with:\n    ${args.length > 400 ? `${args.slice(0, 400)}…` : args}`, signal, 'Allow?', [
+      { key: 'a', word: 'always', label: '[a]lways this tool', then: () => (this.always.add(tool), 'allow') },
+    ]));
   }
 
   /** A server from .mcp.json is about to start for the first time this session: its command line first. */
   async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {
     const what = req.transport === 'http' ? 'connect to' : 'run';
-    const d = await this.queued(() => this.question(null, `MCP server "${req.server}" from .mcp.json wants to ${what}:\n    ${req.commandLine}`, null, signal, 'Start it?'));
+    const d = await this.queued(() => this.question(`MCP server "${req.server}" from .mcp.json wants to ${what}:\n    ${req.commandLine}`, signal, 'Start it?', []));
     return d === 'allow';
   }
 
   /** agentTeams.confirmTeam (--confirm-team): a teammate the lead proposes starts only on y. */
   async confirmTeammate(p: TeammateProposal, signal: AbortSignal): Promise<boolean> {
-    return (await this.queued(() => this.question(null, `The lead proposes a teammate: ${proposalText(p)}`, null, signal, 'Start it?'))) === 'allow';
+    return (await this.queued(() => this.question(`The lead proposes a teammate: ${proposalText(p)}`, signal, 'Start it?', []))) === 'allow';
+  }
+
+  fileChange(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision> {
+    return this.queued(() => this.question(
+      `${agent} wants to ${change.before === null ? 'create' : 'change'} ${change.path} (the rule ${change.rule} asks first):\n${lineDiff(change.before ?? '', change.after)}`,
+      signal, 'Allow this change?', []));
+  }
+
+  tool(agent: string, what: string, reason: string, signal: AbortSignal): Promise<BashDecision> {
+    return this.queued(() => this.question(`${agent} wants to ${what} (${reason}).`, signal, 'Allow?', []));
   }
 
   private queued(fn: () => Promise<BashDecision>): Promise<BashDecision> {
@@ -40,25 +72,42 @@ export class PromptApprover implements Approver {
     return next;
   }
 
-  private async question(key: string | null, text: string, always: string | null, signal: AbortSignal, q = 'Allow?'): Promise<BashDecision> {
-    if (key && this.always.has(key)) return 'allow';
+  private async question(text: string, signal: AbortSignal, q: string, extra: Choice[]): Promise<BashDecision> {
     this.term.print(text);
-    const options = always ? `[y]es / [a]lways ${always} / [N]o` : '[y]es / [N]o';
+    const options = ['[y]es', ...extra.map((c) => c.label), '[N]o'].join(' / ');
+    const accepted = new Set(['', 'y', 'yes', 'n', 'no', ...extra.flatMap((c) => [c.key, c.word])]);
+    // Lines that answer the question; anything else typed meanwhile is a command or a prompt.
+    const isAnswer = (line: string) => accepted.has(line.trim().toLowerCase());
     for (;;) {
-      const answer = await this.term.ask(`${q} ${options}:`, signal, isAnswer);
+      const answer = await this.term.ask(`${q} ${options}:`, signal, (l) => isAnswer(l) || ANSWERS.has(l.trim().toLowerCase()));
       if (answer === null) return 'deny';
       const a = answer.trim().toLowerCase();
       if (a === 'y' || a === 'yes') return 'allow';
-      if (key && always && (a === 'a' || a === 'always')) {
-        this.always.add(key);
-        return 'allow';
-      }
+      const choice = extra.find((c) => a === c.key || a === c.word);
+      if (choice) return choice.then();
       if (a === '' || a === 'n' || a === 'no') return 'deny';
-      this.term.print(always ? 'Please answer y, a or n.' : 'Please answer y or n.');
+      this.term.print(`Please answer ${['y', ...extra.map((c) => c.key), 'n'].join(', ')}.`);
     }
   }
 }
 
-const ANSWERS = new Set(['', 'y', 'yes', 'a', 'always', 'n', 'no']);
-/** Lines that answer the question; anything else typed meanwhile is a command or a prompt. */
-const isAnswer = (line: string): boolean => ANSWERS.has(line.trim().toLowerCase());
+/** Every answer any question takes: typed while another question is open, it is not a prompt. */
+const ANSWERS = new Set(['', 'y', 'yes', 'a', 'always', 'p', 'prefix', 'n', 'no']);
+
+/** A compact diff: the common head and tail are skipped, the middle shown as -/+ lines. */
+export function lineDiff(before: string, after: string, maxLines = 80): string {
+  const a = before.split('\n');
+  const b = after.split('\n');
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+  const lines = [
+    `@@ line ${head + 1} @@`,
+    ...a.slice(head, a.length - tail).map((l) => `- ${l}`),
+    ...b.slice(head, b.length - tail).map((l) => `+ ${l}`),
+  ];
+  const shown = lines.slice(0, maxLines);
+  if (lines.length > maxLines) shown.push(`… ${lines.length - maxLines} more lines`);
+  return shown.map((l) => `    ${l}`).join('\n');
+}

@@ -13,8 +13,8 @@ export class UsageError extends Error {
 /** A failure of the operation itself (unknown task, recipient shut down…): exit code 1. */
 export class CliError extends Error {}
 
-export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string }>;
-export type OptionValues = Record<string, string | boolean | undefined>;
+export type OptionSpec = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>;
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 export const GLOBAL_OPTIONS: OptionSpec = {
   root: { type: 'string' },
@@ -45,6 +45,12 @@ export function scanWords(argv: string[], options: OptionSpec): string[] {
   } catch {
     return argv.filter((a) => !a.startsWith('-'));
   }
+}
+
+/** Every value of a repeatable option (`--allow a --allow b`). */
+export function stringList(values: OptionValues, name: string): string[] {
+  const v = values[name];
+  return Array.isArray(v) ? v : typeof v === 'string' ? [v] : [];
 }
 
 export function stringOpt(values: OptionValues, name: string): string | undefined {

@@ -96,6 +96,9 @@ export const SESSION_OPTIONS: OptionSpec = {
   'max-teammates': { type: 'string' },
   'require-plan': { type: 'string' },
   'confirm-team': { type: 'boolean' },
+  allow: { type: 'string', multiple: true },
+  ask: { type: 'string', multiple: true },
+  deny: { type: 'string', multiple: true },
 };
 
 export function usageOf(c: Command): string {
@@ -104,7 +107,8 @@ export function usageOf(c: Command): string {
 
 export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [--bash ask|allow|deny] [--plan-approval user|lead]\n'
   + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]\n'
-  + '                   [--require-plan never|always] [--confirm-team]';
+  + '                   [--require-plan never|always] [--confirm-team]\n'
+  + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)';
 
 /** The usage lines of the commands starting with `first` (all commands without it). */
 export function commandsUsage(first?: string): string {

@@ -3,6 +3,7 @@
 import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/team-schemas';
 import { usageTotal } from '../core/runtime/usage';
 import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
+import type { JobInfo } from '../core/exec/jobs';
 import { terminalSafe } from './io';
 
 const BOX: Record<Task['status'], string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]' };
@@ -124,4 +125,14 @@ export function hostLabel(m: Member): string {
   const h = m.host as (Member['host'] & { hostname?: string }) | null | undefined;
   if (!h) return '';
   return `host ${h.id} (pid ${h.pid}${h.hostname ? ` on ${h.hostname}` : ''})`;
+}
+
+/** /jobs: one line per background job, grouped by agent. */
+export function jobsText(jobs: JobInfo[], now = Date.now()): string {
+  if (!jobs.length) return 'No background jobs.';
+  const state = (j: JobInfo) => j.state === 'running'
+    ? `running ${Math.round((now - j.startedAt) / 1000)} s`
+    : j.state === 'killed' ? 'killed' : j.exitCode !== null ? `exit ${j.exitCode}` : `signal ${j.signal}`;
+  return [...jobs].sort((a, b) => (a.owner < b.owner ? -1 : a.owner > b.owner ? 1 : a.startedAt - b.startedAt))
+    .map((j) => `${j.owner}  ${j.id}  ${state(j)}  ${terminalSafe(j.command.split('\n')[0]!.slice(0, 100))}`).join('\n');
 }

@@ -8,7 +8,7 @@ import { GLOBAL_OPTIONS, parseStrict, scanWords, stringOpt, UsageError, type Par
 import { allOptions, COMMANDS, commandsUsage, findCommand, helpText, SESSION_OPTIONS, SESSION_USAGE, usageOf, type Command } from './commands';
 import { CommandContext } from './context';
 import { processIo, writeLine, type CliIo } from './io';
-import { sessionSettings } from './settings';
+import { sessionSettings, withTeamSettings } from './settings';
 import { packageVersion } from './version';
 
 function usageFailure(io: CliIo, err: UsageError): number {
@@ -68,7 +68,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
   try {
     const root = await workspaceRoot(io, stringOpt(parsed.values, 'root'), command ? usageOf(command) : SESSION_USAGE);
     if (!command) {
-      const settings = sessionSettings(parsed.values);
+      const settings = await withTeamSettings(root, sessionSettings(parsed.values));
       // Loaded only here: the SDK and the runtime are not needed for a subcommand's quick exit.
       // require, not import(): the unbundled CJS test build cannot resolve import('./session').
       const { runSession } = require('./session') as typeof import('./session');

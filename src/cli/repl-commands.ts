@@ -3,7 +3,7 @@
 import type { Member, RequestRecord } from '../shared/team-schemas';
 import type { Runtime } from '../core/runtime/runtime';
 import type { Activity } from '../core/runtime/types';
-import { hostLabel, inboxText, requestsText, rosterTable, taskBoard } from './format';
+import { hostLabel, inboxText, jobsText, requestsText, rosterTable, taskBoard } from './format';
 import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
 import { SPAWN_COMMAND, WORKTREE_COMMANDS } from './repl-worktree-commands';
 import { MCP_SLASH_COMMAND } from './mcp-commands';
@@ -56,6 +56,12 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
       const pending = await rt.team.requests.list({ status: 'pending' });
       const plans = await rt.team.requests.list({ kind: 'plan' });
       print(rosterTable(config, (m) => memberStatus(rt, m), lead, plans, rt.settings().model) + (pending.length ? `\nPending requests:\n${requestsText(pending).replace(/^/gm, '  ')}` : ''));
+    },
+  },
+  jobs: {
+    usage: '/jobs', summary: "background commands by agent: running, or how they ended",
+    async run(_a, { rt, print }) {
+      print(jobsText(rt.jobs.list()));
     },
   },
   tasks: {

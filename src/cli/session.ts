@@ -45,12 +45,13 @@ export async function runSession(opts: SessionOptions): Promise<number> {
   if (!config) return 1;
   const term = new Terminal(opts.io, PROMPT);
   let rt: Runtime;
+  const approver = new PromptApprover(term);
   try {
     rt = await Runtime.start({
       root: opts.root,
       settings: opts.settings,
       models: (model, onStatus) => createModelClient({ apiKey: config.apiKey, baseURL: config.baseURL, model, caching: true, onStatus }),
-      approver: new PromptApprover(term),
+      approver,
       // Readable in another host's "run by another window (host …)" message.
       hostId: `cli-${process.pid}-${randomBytes(2).toString('hex')}`,
       raiseBudget: RAISE_BUDGET,
@@ -60,6 +61,11 @@ export async function runSession(opts: SessionOptions): Promise<number> {
     writeLine(opts.io.stderr, `agent-teams: could not start the team: ${(err as Error).message}`);
     return 1;
   }
+  // "Always allow" at the prompt adds the rule to this session's rules.
+  approver.onRule = (rule) => {
+    const p = rt.settings().permissions;
+    rt.updateSettings({ permissions: { ...p, allow: [...p.allow, rule] } });
+  };
   return new Session(rt, term, opts).run();
 }
 

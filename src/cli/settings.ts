@@ -1,6 +1,9 @@
 // Interactive-session flags → runtime settings (the CLI's stand-in for agentTeams.* settings).
 import { DEFAULT_SETTINGS, type BashPolicy, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
-import { nonNegative, oneOf, stringOpt, UsageError, type OptionValues } from './args';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { reportProblem } from '../core/util/problems';
+import { nonNegative, oneOf, stringList, stringOpt, UsageError, type OptionValues } from './args';
 
 export function sessionSettings(values: OptionValues): RuntimeSettings {
   const s: RuntimeSettings = { ...DEFAULT_SETTINGS };
@@ -25,5 +28,42 @@ export function sessionSettings(values: OptionValues): RuntimeSettings {
   if (budget !== undefined) s.tokenBudget = nonNegative(budget, '--token-budget', true);
   const max = str('max-teammates');
   if (max !== undefined) s.maxTeammates = Math.max(1, nonNegative(max, '--max-teammates', true));
+  s.permissions = { allow: stringList(values, 'allow'), ask: stringList(values, 'ask'), deny: stringList(values, 'deny') };
   return s;
+}
+
+/**
+ * Adds the rules of `.team/settings.json` (`{"permissions": {"allow": [...], ...}}`) to
+ * those from the flags. A file that does not parse is reported and contributes nothing;
+ * malformed entries are passed on for the rule parser to report (docs/permissions.md).
+ */
+export async function withTeamSettings(root: string, s: RuntimeSettings): Promise<RuntimeSettings> {
+  const file = join(root, '.team', 'settings.json');
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return s; // no file: nothing to add
+  }
+  let perms: unknown;
+  try {
+    perms = (JSON.parse(text) as { permissions?: unknown } | null)?.permissions;
+  } catch (e) {
+    reportProblem({ path: file, message: `not valid JSON, its permission rules are ignored: ${(e as Error).message}` });
+    return s;
+  }
+  if (perms === undefined) return s;
+  if (!perms || typeof perms !== 'object' || Array.isArray(perms)) {
+    reportProblem({ path: file, message: '"permissions" must be an object with allow / ask / deny arrays; ignored' });
+    return s;
+  }
+  const p = perms as Record<string, unknown>;
+  const merged = { ...s.permissions };
+  for (const kind of ['allow', 'ask', 'deny'] as const) {
+    const v = p[kind];
+    if (v === undefined) continue;
+    // A non-array is handed on as one entry: the rule parser reports it, it never allows.
+    merged[kind] = [...merged[kind], ...(Array.isArray(v) ? v : [v]) as string[]];
+  }
+  return { ...s, permissions: merged };
 }

@@ -1,13 +1,19 @@
-// Approvals: bash under agentTeams.toolApproval.bash = "ask" (Allow / Always allow this command
-// / Deny), an MCP tool call no rule allows (Allow / Always allow this tool / Deny), and an MCP
+// Approvals: a bash call no permission rule allowed (docs/permissions.md: Allow / Always allow
+// this command / Always allow `<prefix>:*` / Deny — "Always" writes the rule to the workspace's
+// agentTeams.permissions.allow), an ask rule on Edit/Write (the change in the diff editor with
+// Allow / Deny before it is written), an MCP tool call no rule allows (Allow / Always allow this tool / Deny), and an MCP
 // server's first start, its command line shown (Start / Always start / Don't start; docs/mcp.md).
 // "Always" is remembered per workspace; a dismissed notification or a stopped agent is a no.
 import * as vscode from 'vscode';
 import type { McpStartRequest } from '../core/mcp/manager';
-import { proposalText, type Approver, type BashDecision, type TeammateProposal } from '../core/runtime/types';
+import { askReason } from '../core/permissions/decide';
+import { proposalText, type Approver, type BashDecision, type BashQuestion, type FileChangeQuestion, type TeammateProposal } from '../core/runtime/types';
 import type { BashAsks } from './bash-asks';
 
+/** Commands "always allowed" before rules existed (kept so nobody is asked again). */
 const KEY = 'agentTeams.alwaysAllowedCommands';
+const EXACT = 'Always allow this command';
+const PROPOSED_SCHEME = 'agent-teams-proposed';
 const MCP_TOOLS_KEY = 'agentTeams.alwaysAllowedMcpTools';
 const MCP_STARTS_KEY = 'agentTeams.allowedMcpServerStarts';
 
@@ -25,27 +31,59 @@ async function remember(state: vscode.Memento, key: string, value: string): Prom
   await state.update(key, [...new Set([...state.get<string[]>(key, []), value])]);
 }
 
-export function createApprover(state: vscode.Memento, asks?: BashAsks): Approver {
+export function createApprover(state: vscode.Memento, asks?: BashAsks, subscriptions: vscode.Disposable[] = []): Approver {
+  const proposed = new Map<string, string>();
+  let seq = 0;
+  subscriptions.push(vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, {
+    provideTextDocumentContent: (uri) => proposed.get(uri.query) ?? '',
+  }));
   return {
-    async bash(agent: string, command: string, signal: AbortSignal): Promise<BashDecision> {
-      const allowed = state.get<string[]>(KEY, []);
-      if (allowed.includes(command)) return 'allow';
+    async bash(agent: string, command: string, signal: AbortSignal, question?: BashQuestion): Promise<BashDecision> {
+      if (state.get<string[]>(KEY, []).includes(command)) return 'allow';
       if (signal.aborted) return 'deny';
+      const [exactRule, prefixRule] = question?.suggestions ?? [];
+      const prefixLabel = prefixRule ? `Always allow \`${prefixRule.slice(5, -1)}\`` : undefined;
+      const buttons = ['Allow', ...(exactRule ? [EXACT] : []), ...(prefixLabel ? [prefixLabel] : []), 'Deny'];
+      const why = shortReason(question?.reason);
       // A toast shows one short line: a long or multi-line command is shown whole in a modal
       // dialog instead, so what is approved (and maybe always allowed) is what was read.
       const whole = command.length <= 200 && !/[\r\n]/.test(command);
       const answer = whole
-        ? vscode.window.showWarningMessage(`${agent} wants to run \`${command}\``, 'Allow', 'Always allow this command', 'Deny')
-        : vscode.window.showWarningMessage(`${agent} wants to run a ${command.length}-character command`, { modal: true, detail: command }, 'Allow', 'Always allow this command', 'Deny');
+        ? vscode.window.showWarningMessage(`${agent} wants to run \`${command}\`${why ? ` — ${why}` : ''}`, ...buttons)
+        : vscode.window.showWarningMessage(`${agent} wants to run a ${command.length}-character command`, { modal: true, detail: `${command}${why ? `\n\n${why}` : ''}` }, ...buttons);
       // The agent's transcript panel may answer too (bash-asks.ts); the first answer wins.
       const inline = asks?.add(agent, command);
       const either = inline ? Promise.race([answer, inline.answered]) : answer;
       // The signal lives as long as the agent: each answered approval takes its listener back.
       const choice = await untilAborted(either, signal).finally(() => inline?.done());
-      if (choice === 'Always allow this command') {
-        await remember(state, KEY, command);
+      const rule = choice === EXACT ? exactRule : choice !== undefined && choice === prefixLabel ? prefixRule : undefined;
+      if (rule && !signal.aborted) {
+        await addAllowRule(rule);
         return 'allow';
       }
+      return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
+    },
+
+    async fileChange(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision> {
+      if (signal.aborted) return 'deny';
+      const id = String(++seq);
+      proposed.set(id, change.after);
+      const right = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: change.abs, query: id });
+      const left = change.before === null ? vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `${change.abs}.new`, query: 'empty' }) : vscode.Uri.file(change.abs);
+      const verb = change.before === null ? 'create' : 'change';
+      try {
+        await vscode.commands.executeCommand('vscode.diff', left, right, `${agent} wants to ${verb} ${change.path} (${change.rule})`, { preview: true });
+        const choice = await untilAborted(vscode.window.showWarningMessage(`${agent} wants to ${verb} ${change.path} — the rule ${change.rule} asks first. See the diff.`, 'Allow', 'Deny'), signal);
+        return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
+      } finally {
+        proposed.delete(id);
+        await closeDiff(right);
+      }
+    },
+
+    async tool(agent: string, what: string, reason: string, signal: AbortSignal): Promise<BashDecision> {
+      if (signal.aborted) return 'deny';
+      const choice = await untilAborted(vscode.window.showWarningMessage(`${agent} wants to ${what} — ${shortReason(reason)}`, 'Allow', 'Deny'), signal);
       return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
     },
 
@@ -84,4 +122,28 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks): Approver
       return (choice === 'Start' || choice === 'Always start') && !signal.aborted;
     },
   };
+}
+
+/** The reason, short enough for a toast. */
+function shortReason(reason: string | undefined): string {
+  const r = askReason(reason);
+  return r.length > 160 ? `${r.slice(0, 157)}…` : r;
+}
+
+/** Appends `rule` to the workspace's agentTeams.permissions.allow (not the user's). */
+async function addAllowRule(rule: string): Promise<void> {
+  const c = vscode.workspace.getConfiguration('agentTeams');
+  const current = c.inspect<unknown>('permissions.allow')?.workspaceValue;
+  const list = Array.isArray(current) ? current : [];
+  if (!list.includes(rule)) await c.update('permissions.allow', [...list, rule], vscode.ConfigurationTarget.Workspace);
+}
+
+async function closeDiff(modified: vscode.Uri): Promise<void> {
+  for (const group of vscode.window.tabGroups.all) {
+    for (const tab of group.tabs) {
+      if (tab.input instanceof vscode.TabInputTextDiff && tab.input.modified.toString() === modified.toString()) {
+        await vscode.window.tabGroups.close(tab).then(undefined, () => undefined);
+      }
+    }
+  }
 }

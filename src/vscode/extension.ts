@@ -50,10 +50,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
 
   const host = new TeamHost(root, log);
   const asks = new BashAsks();
-  const runtime = new RuntimeHost(root, keys, createApprover(context.workspaceState, asks), log);
+  const runtime = new RuntimeHost(root, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
   current = runtime;
   const defaultModel = () => readSettings().model;
-  const agents = { activity: (a: string) => runtime.activity(a), defaultModel, mcpServers: () => runtime.mcpServers() };
+  const agents = { activity: (a: string) => runtime.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => runtime.jobs(a) };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
   const statusBar = new TeamStatusBar(host, defaultModel);
@@ -112,7 +112,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
     runtime.onMcpChange(() => host.fire(['activity'])),
     runtime.onEvent((e) => {
       // Usage lands in the roster file (its watcher says 'roster'); activity is only in memory.
-      if (e.type === 'activity') host.fire(['activity']);
+      if (e.type === 'activity' || e.type === 'jobs') host.fire(['activity']);
       showNotice(e, log);
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {

@@ -3,15 +3,17 @@
 // (see commands.ts `fromNode`).
 import type { McpServerInfo } from '../core/mcp/manager';
 import { estimateCost, formatCost } from '../core/runtime/pricing';
+import type { JobInfo } from '../core/exec/jobs';
 import type { Activity } from '../core/runtime/types';
 import { Usage, type Member, type RequestRecord, type Task, type TaskStatus, type TeamConfig } from '../shared/team-schemas';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };
 export type RequestNode = { nodeKind: 'request'; record: RequestRecord };
+export type JobNode = { nodeKind: 'job'; job: JobInfo };
 export type TaskGroupNode = { nodeKind: 'taskGroup'; status: TaskStatus; count: number };
 export type TaskNode = { nodeKind: 'task'; task: Task };
 export type McpServerNode = { nodeKind: 'mcpServer'; server: McpServerInfo };
-export type TreeNode = MemberNode | RequestNode | TaskGroupNode | TaskNode | McpServerNode;
+export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';

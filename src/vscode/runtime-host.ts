@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { McpHostOptions } from '../core/mcp/host';
 import type { McpServerInfo } from '../core/mcp/manager';
+import type { JobInfo } from '../core/exec/jobs';
 import type { ModelConfig } from '../core/model';
 import type { Activity, Approver, ModelFactory, RuntimeEvent, RuntimeSettings, TeamRuntime } from '../core/runtime/types';
 import { logRuntimeEvent } from './log';
@@ -57,6 +58,10 @@ export class RuntimeHost implements vscode.Disposable {
 
   get current(): TeamRuntime | undefined {
     return this.runtime;
+  }
+
+  jobs(agent: string): JobInfo[] {
+    return this.runtime?.jobs.list(agent) ?? [];
   }
 
   activity(agent: string): Activity | undefined {

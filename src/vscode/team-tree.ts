@@ -1,16 +1,17 @@
 // The Team view (agentTeams.team): the lead and every teammate with status in words, role,
 // current task and tokens; pending plan and shutdown requests as children with inline
-// actions (contextValue-matched in package.json).
+// actions (contextValue-matched in package.json); background jobs as children too (docs/tools.md).
 import * as vscode from 'vscode';
 import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
 import type { Activity } from '../core/runtime/types';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
+import type { JobInfo } from '../core/exec/jobs';
 import type { McpServerInfo } from '../core/mcp/manager';
 import { mcpServerItem } from './mcp-commands';
-import { activityWords, ago, leadUsage, requestLabel, spendWords, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
+import { activityWords, ago, leadUsage, requestLabel, spendWords, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
 import type { TeamHost } from './team-host';
 
-type Node = MemberNode | RequestNode | McpServerNode;
+type Node = MemberNode | RequestNode | McpServerNode | JobNode;
 
 interface Snapshot {
   members: Member[];
@@ -28,6 +29,8 @@ export interface ActivitySource {
   defaultModel(): string;
   /** This window's MCP servers (none before the team runs). */
   mcpServers?(): McpServerInfo[];
+  /** The agent's background jobs this host runs. */
+  jobs?(agent: string): JobInfo[];
 }
 
 export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -71,8 +74,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const rows = rootNodes(s).flatMap((m) => {
       const item = this.memberItem(m, s);
       const requests = requestsOf(s, m.name).map((r) => [r.request_id, r.kind, r.plan]);
+      const jobs = this.jobsOf(m.name).map((j) => jobItem(j).description);
       return [[item.id, item.description, item.contextValue, item.accessibilityInformation?.label,
-        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests]];
+        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs]];
     });
     const mcp = this.mcpNodes(s).map((n) => { const i = mcpServerItem(n); return [i.id, i.description, i.contextValue]; });
     return JSON.stringify([rows, mcp]);
@@ -101,13 +105,20 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const s = await this.load();
     if (!node) return [...rootNodes(s), ...this.mcpNodes(s)];
     if (node.nodeKind !== 'member') return [];
-    return requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record }));
+    return [
+      ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
+      ...this.jobsOf(node.name).map((job): JobNode => ({ nodeKind: 'job', job })),
+    ];
+  }
+
+  private jobsOf(agent: string): JobInfo[] {
+    return this.agents.jobs?.(agent) ?? [];
   }
 
   async getTreeItem(node: Node): Promise<vscode.TreeItem> {
     const s = await this.load();
     if (node.nodeKind === 'mcpServer') return mcpServerItem(node);
-    return node.nodeKind === 'member' ? this.memberItem(node, s) : requestItem(node.record);
+    return node.nodeKind === 'member' ? this.memberItem(node, s) : node.nodeKind === 'job' ? jobItem(node.job) : requestItem(node.record);
   }
 
   private memberItem(node: MemberNode, s: Snapshot): vscode.TreeItem {
@@ -128,10 +139,11 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     if (spend) parts.push(spend);
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
-    item.collapsibleState = children ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
+    const jobs = this.jobsOf(node.name).length;
+    item.collapsibleState = children || jobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
     // A row that gains children needs a new id: VS Code keeps a known row's collapse state, so
     // a former leaf would stay collapsed and hide its new pending request.
-    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}`;
+    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}`;
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
     // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove).
@@ -195,4 +207,18 @@ function tooltip(node: MemberNode, status: string, detail: string | undefined, t
   if (node.member?.worktree) md.appendText(`Worktree: ${node.member.worktree}${node.member.branch ? ` (branch ${node.member.branch})` : ''}\n\n`);
   if (u) md.appendText(`Tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ${u.cache_write} cache write`);
   return md;
+}
+
+/** A background job under its agent: id and command, state in words. */
+function jobItem(j: JobInfo): vscode.TreeItem {
+  const command = j.command.split('\n')[0]!.slice(0, 80);
+  const item = new vscode.TreeItem(`${j.id}: ${command}`, vscode.TreeItemCollapsibleState.None);
+  const state = j.state === 'running' ? 'running' : j.state === 'killed' ? 'killed' : j.exitCode !== null ? `ended, exit code ${j.exitCode}` : `ended by signal ${j.signal}`;
+  item.id = `job:${j.owner}:${j.id}`;
+  item.description = state;
+  item.contextValue = `job.${j.state}`;
+  item.iconPath = new vscode.ThemeIcon(j.state === 'running' ? 'sync~spin' : j.exitCode === 0 ? 'pass' : 'error');
+  item.accessibilityInformation = { label: `background job ${j.id}, ${command}, ${state}`, role: 'treeitem' };
+  item.tooltip = new vscode.MarkdownString().appendCodeblock(j.command, 'sh');
+  return item;
 }

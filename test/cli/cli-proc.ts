@@ -28,6 +28,11 @@ export function cliPath(): Promise<string> {
       entryPoints: [join(repo, 'src', 'cli', 'main.ts')], outfile, bundle: true, platform: 'node', format: 'cjs',
       target: 'node20', logLevel: 'warning',
     });
+    // grep / glob / list_dir load their worker from next to the bundle (as dist/ has it).
+    await build({
+      entryPoints: [join(repo, 'src', 'core', 'exec', 'search', 'search-worker.ts')], outfile: join(buildDir, 'search-worker.js'),
+      bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning',
+    });
     return outfile;
   })();
   return built;

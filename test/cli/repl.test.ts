@@ -98,7 +98,7 @@ test('REPL: bash approval at the prompt (always / deny), unknown commands, EOF e
   const repl = await session(t, root, api, ['--bash', 'ask']);
   await repl.ready();
   repl.send('run things');
-  await repl.expect(/lead wants to run a shell command:\n {4}echo hi-there\nAllow\? \[y\]es \/ \[a\]lways this command \/ \[N\]o:/);
+  await repl.expect(/lead wants to run a shell command:\n {4}echo hi-there\nAllow\? \[y\]es \/ \[a\]lways this command \/ \[p\]refix: always Bash\(echo:\*\) \/ \[N\]o:/);
   repl.send('a');
   await repl.expect(/\[lead\] bash\(command="echo hi-there"\)\n.*hi-there/);
   // "always" covers the same command: the second call runs without a question.

@@ -128,3 +128,13 @@ export function suggestRules(command: string): string[] {
   if (prefix.some((w) => /[\s()]/.test(w))) return [exact];
   return [exact, `Bash(${prefix.join(' ')}:*)`];
 }
+
+/**
+ * The part of an ask's reason worth showing the user: nothing for a plain command no rule
+ * covers (the question says it all), else the reason without the fallback's tail.
+ */
+export function askReason(reason: string | undefined): string {
+  if (!reason) return '';
+  const r = reason.replace(/; agentTeams\.toolApproval\.bash is "\w+"$/, '');
+  return r === 'no rule matches' || /^`[^`]*` is not allowed by any rule$/.test(r) ? '' : r;
+}

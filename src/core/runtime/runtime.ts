@@ -23,6 +23,7 @@ import {
 import { leadSystem, teammateSystem } from './prompts';
 import { JobManager } from '../exec/jobs';
 import { wireJobs } from './job-wakes';
+import { compileRules } from '../permissions/decide';
 import { whyNotResumable } from './resumable';
 import { Teammate } from './teammate';
 import { definitionsForLead, type Definitions } from '../roles/agent-definitions';
@@ -92,6 +93,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
     const { mcp, gate } = createHostMcp(opts.root, opts.mcp, opts.approver, (level, message, mcpServer) => this.emit({ type: 'notice', level, message, ...(mcpServer ? { mcpServer } : {}) }));
     this.mcp = mcp;
     this.mcpTools = new McpToolSets(mcp, gate);
+    compileRules(this.s.permissions);
   }
 
   static async start(opts: RuntimeOptions): Promise<Runtime> {
@@ -185,6 +187,7 @@ export class Runtime implements TeamRuntime, AgentEnv {
   updateSettings(settings: Partial<RuntimeSettings>): void {
     const modelChanged = settings.model !== undefined && settings.model !== this.s.model;
     this.s = { ...this.s, ...settings };
+    compileRules(this.s.permissions); // malformed rules are reported now, not at the first call
     this.budget.reopen();
     if (modelChanged) this.refreshModels();
   }

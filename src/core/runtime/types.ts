@@ -176,6 +176,8 @@ export interface TeamRuntime {
   updateSettings(settings: Partial<RuntimeSettings>): void;
   /** The key or base URL changed: every agent's next call uses new model clients. */
   refreshModels(): void;
+  /** Background commands (bash with run_in_background), listed per agent in the views. */
+  readonly jobs: { list(owner?: string): JobInfo[] };
   /** Git worktrees of isolated teammates (diff, merge, keep, remove). */
   readonly worktrees: WorktreeManager;
   /** This host's MCP servers: states, tools, restart (docs/mcp.md). */
