@@ -86,7 +86,11 @@ describe('VS Code permission rules and background jobs', () => {
       await compound.getByRole('button', { name: 'Deny', exact: true }).click();
       await assert.rejects(stat(join(workspace, 'x')));
 
-      // The background job returns at once; its end wakes the lead exactly once.
+      // The background job (asked about like any command no rule covers) returns at once;
+      // its end wakes the lead exactly once.
+      const background = wb.notification('lead wants to run `sleep 1; echo BG-DONE`');
+      await background.waitFor({ timeout: WAIT_MS });
+      await background.getByRole('button', { name: 'Allow', exact: true }).click();
       await api.waitForRequest((r) => r.agent === 'lead' && newest(r).includes('[background job] job-1'), WAIT_MS);
       await new Promise((r) => setTimeout(r, QUIET_MS));
       const wakes = api.requests('lead').filter((r) => newest(r).includes('[background job] job-1'));
