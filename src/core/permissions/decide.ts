@@ -38,6 +38,10 @@ export function compileRules(source: RuleSource | undefined, origin = 'agentTeam
 export function decideBash(source: RuleSource | undefined, command: string, fallback: Verdict): Decision {
   const rules = compileRules(source);
   const bash = (k: RuleKind) => rules[k].filter((r): r is Extract<Rule, { tool: 'Bash' }> => r.tool === 'Bash');
+  // Without Bash rules the policy decides alone; the command need not be parsed.
+  if (!bash('allow').length && !bash('ask').length && !bash('deny').length) {
+    return { verdict: fallback, reason: `no rule matches; agentTeams.toolApproval.bash is "${fallback}"` };
+  }
   const a = analyzeShell(command);
   for (const kind of ['deny', 'ask'] as const) {
     for (const part of a.parts) {

@@ -26,7 +26,18 @@ function parser(): Sh {
 
 const MAX_HAZARDS = 8;
 
+/**
+ * Words bash takes literally: no quotes, expansions, globs, comments, operators or
+ * redirections. A command made only of such words (the common case) is its own parse, so
+ * the parser — large, and loaded on first use — is not needed for it.
+ */
+const PLAIN = /^[A-Za-z0-9_\-./=:@%+,]+(?:[ \t]+[A-Za-z0-9_\-./=:@%+,]+)*$/;
+
 export function analyzeShell(command: string): ShellAnalysis {
+  const trimmed = command.trim();
+  const words = trimmed.split(/[ \t]+/);
+  // `FOO=1 cmd` is an assignment, not a word: the parser says so.
+  if (PLAIN.test(trimmed) && !words[0]!.includes('=')) return { parts: [words], hazards: [] };
   const { syntax } = parser();
   const src = Buffer.from(command, 'utf8');
   const text = (n: Node) => src.subarray(n.Pos().Offset(), n.End().Offset()).toString('utf8');
