@@ -31,7 +31,7 @@ test('hostile names are refused before any path is built', async (t) => {
   for (const bad of ['../x', '/etc/passwd', 'lead', 'user', 'Alice', 'a'.repeat(200), 'ünï', '', 'a b', 'a/b', '.hidden', '1abc']) {
     await assert.rejects(team.spawnMember(bad, 'r'), /invalid name|reserved/, `accepted ${JSON.stringify(bad)}`);
   }
-  assert.deepEqual(await readdir(team.paths.teamDir).then((f) => f.filter((x) => !['inbox', 'requests', 'transcripts'].includes(x))), []);
+  assert.deepEqual(await readdir(team.paths.teamDir).then((f) => f.filter((x) => !['inbox', 'requests', 'transcripts', '.gitignore'].includes(x))), []);
 });
 
 test('unknown fields in config.json survive a rewrite', async (t) => {
