@@ -72,7 +72,6 @@ const nodeBundles = [
   { in: 'src/vscode/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },
   { in: 'src/core/mcp/sdk-entry.ts', out: join(distDir, 'mcp-sdk.js'), external: [] },
   { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: [], banner: '#!/usr/bin/env node' },
-  { in: 'src/demo.ts', out: join(distDir, 'demo.js'), external: [] },
 ];
 const browserBundles = [
   { in: 'src/webview/inbox.ts', out: join(distDir, 'webview/inbox.js') },

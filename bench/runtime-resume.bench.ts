@@ -1,5 +1,5 @@
 // runtime.resume_ms (docs: bench/README.md): a host starting over a team whose transcripts
-// total `transcript_mb`, until every agent is ready (Runtime.start resolves after each
+// total `transcript_mb`, until every agent is ready (TeamSession.start resolves after each
 // teammate's conversation is restored). History lies before each agent's last compaction,
 // as in a long-lived team, so resuming should cost the same whatever its size.
 // naive: what restore did before, reading and parsing every transcript line from byte 0.
@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Runtime } from '../src/core/runtime/runtime';
+import { TeamSession } from '../src/core/session/team-session';
 import { Team } from '../src/core/team/team';
 import { createModelClient } from '../src/core/model';
 import { bench, note, round } from './lib/report';
@@ -71,10 +71,13 @@ async function main(): Promise<void> {
   note(`${AGENTS} teammates + lead, history before each one's last compaction; sizes ${SIZES.join(', ')} MB`);
   for (const mb of SIZES) {
     const { root, names } = await workspace(mb);
-    const ours = await measure(() => Runtime.start({
-      root, settings: BASE_SETTINGS, approver: { bash: async () => 'allow' },
-      // Never called: every agent resumes idle.
-      models: (model, onStatus) => createModelClient({ apiKey: 'sk-bench', baseURL: 'http://127.0.0.1:9', model, caching: false, onStatus }),
+    const ours = await measure(() => TeamSession.start({
+      root, settings: BASE_SETTINGS,
+      agents: {
+        approver: { bash: async () => 'allow' },
+        // Never called: every agent resumes idle.
+        models: (model, onStatus) => createModelClient({ apiKey: 'sk-bench', baseURL: 'http://127.0.0.1:9', model, caching: false, onStatus }),
+      },
     }));
     const ready = names.every((n) => ours.value.activity(n).kind !== 'stopped');
     await ours.value.dispose();

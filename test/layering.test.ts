@@ -1,48 +1,132 @@
-// Architecture rules the code must keep (ARCHITECTURE.md).
+// Architecture rules the code must keep (ARCHITECTURE.md): the layers and their allowed
+// arrows, no import circles, small files, and no blocking calls.
 import assert from 'node:assert/strict';
+import { builtinModules } from 'node:module';
 import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { test } from 'node:test';
 
 const repo = join(__dirname, '..', '..');
+const src = join(repo, 'src');
+
+/** Who may import whom. `vscode` the API is only for the VS Code layer; `node` the built-ins. */
+const ALLOWED: Record<string, string[]> = {
+  core: ['shared', 'node'],
+  shared: [],
+  vscode: ['core', 'shared', 'vscode-api', 'node'],
+  cli: ['core', 'shared', 'node'],
+  webview: ['shared'],
+};
 
 async function sources(dir: string, out: string[] = []): Promise<string[]> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
     const p = join(dir, e.name);
     if (e.isDirectory()) await sources(p, out);
-    else if (/\.tsx?$/.test(e.name)) out.push(p);
+    else if (/\.tsx?$/.test(e.name) && !e.name.endsWith('.d.ts')) out.push(p);
   }
   return out;
 }
 
-test('src/core and src/shared never import vscode', async () => {
-  const offenders: string[] = [];
-  for (const dir of ['src/core', 'src/shared', 'src/cli']) {
-    for (const f of await sources(join(repo, dir)).catch(() => [])) {
-      const text = await readFile(f, 'utf8');
-      if (/from\s+['"]vscode['"]|require\(\s*['"]vscode['"]\s*\)|import\(\s*['"]vscode['"]\s*\)/.test(text)) offenders.push(relative(repo, f));
-    }
+/** Every module a file names: static imports and re-exports, `import()`, `require()`, `typeof import()`. */
+function specifiers(text: string): string[] {
+  const out: string[] = [];
+  const code = text.replace(/^\s*\/\/.*$/gm, '');
+  for (const m of code.matchAll(/(?:^|[\s;}])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|\bimport\s*['"]([^'"]+)['"]|\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g)) {
+    out.push((m[1] ?? m[2] ?? m[3])!);
   }
-  assert.deepEqual(offenders, []);
+  return out;
+}
+
+interface Edge { from: string; to: string; spec: string }
+
+let graph: Promise<{ files: string[]; edges: Edge[]; text: Map<string, string> }> | undefined;
+function load() {
+  graph ??= (async () => {
+    const files = await sources(src);
+    const known = new Set(files);
+    const text = new Map<string, string>();
+    const edges: Edge[] = [];
+    for (const f of files) {
+      const t = await readFile(f, 'utf8');
+      text.set(f, t);
+      for (const spec of specifiers(t)) {
+        if (!spec.startsWith('.')) {
+          edges.push({ from: f, to: spec, spec });
+          continue;
+        }
+        const base = resolve(dirname(f), spec);
+        const to = [`${base}.ts`, `${base}.tsx`, join(base, 'index.ts')].find((c) => known.has(c)) ?? base;
+        edges.push({ from: f, to, spec });
+      }
+    }
+    return { files, edges, text };
+  })();
+  return graph;
+}
+
+function layerOf(file: string): string {
+  return relative(src, file).split(/[\\/]/)[0]!;
+}
+
+function targetLayer(e: Edge): string | null {
+  if (e.spec.startsWith('.')) return e.to.startsWith(src) ? layerOf(e.to) : 'outside';
+  if (e.spec === 'vscode') return 'vscode-api';
+  const bare = e.spec.replace(/^node:/, '').split('/')[0]!;
+  if (e.spec.startsWith('node:') || builtinModules.includes(bare)) return 'node';
+  return null; // an npm package: allowed in every layer (the bundle decides where it runs)
+}
+
+test('each layer imports only what the table allows: core → shared; vscode, cli → core, shared; webview → shared', async () => {
+  const { edges } = await load();
+  const bad: string[] = [];
+  for (const e of edges) {
+    const from = layerOf(e.from);
+    const to = targetLayer(e);
+    if (to === null || to === from) continue;
+    if (!(ALLOWED[from] ?? []).includes(to)) bad.push(`${relative(repo, e.from)} (${from}) imports ${e.spec} (${to})`);
+  }
+  assert.deepEqual(bad, []);
+});
+
+test('no import circles among source files', async () => {
+  const { files, edges } = await load();
+  const next = new Map<string, string[]>(files.map((f) => [f, []]));
+  for (const e of edges) if (next.has(e.to)) next.get(e.from)!.push(e.to);
+  const state = new Map<string, 'open' | 'done'>();
+  const circles: string[] = [];
+  const visit = (f: string, path: string[]): void => {
+    state.set(f, 'open');
+    for (const t of next.get(f)!) {
+      if (state.get(t) === 'open') circles.push([...path.slice(path.indexOf(t)), t].map((p) => relative(src, p)).join(' → '));
+      else if (!state.has(t)) visit(t, [...path, t]);
+    }
+    state.set(f, 'done');
+  };
+  for (const f of files) if (!state.has(f)) visit(f, [f]);
+  assert.deepEqual(circles, []);
+});
+
+test('no source file is over 400 lines', async () => {
+  const { text } = await load();
+  const long = [...text].map(([f, t]) => [relative(repo, f), t.split('\n').length - (t.endsWith('\n') ? 1 : 0)] as const).filter(([, n]) => n > 400);
+  assert.deepEqual(long, []);
 });
 
 test('no synchronous fs or child-process calls in src/ (the extension host must never block)', async () => {
+  const { text } = await load();
   const offenders: string[] = [];
   const SYNC = /\b(execSync|spawnSync|execFileSync|readFileSync|writeFileSync|appendFileSync|renameSync|readdirSync|statSync|mkdirSync|unlinkSync|existsSync|rmSync|copyFileSync|openSync|lstatSync|realpathSync)\s*\(/;
-  const files = await sources(join(repo, 'src'));
   // Code that runs only inside a worker thread (marked so on its first line) blocks nobody
   // but that worker; it must not be imported by code outside the worker.
   const workerOnly = new Set<string>();
-  for (const f of files) if ((await readFile(f, 'utf8')).startsWith('// @worker-thread-only')) workerOnly.add(f);
-  for (const f of files) {
-    const text = await readFile(f, 'utf8');
+  for (const [f, t] of text) if (t.startsWith('// @worker-thread-only')) workerOnly.add(f);
+  for (const [f, t] of text) {
     if (workerOnly.has(f)) continue;
     for (const w of workerOnly) {
       const name = w.replace(/\.tsx?$/, '').split('/').pop()!;
-      if (new RegExp(`^import (?!type)[^;]*from '\\./${name}'`, 'm').test(text)) offenders.push(`${relative(repo, f)} imports worker-only ${name}`);
+      if (new RegExp(`^import (?!type)[^;]*from '\\./${name}'`, 'm').test(t)) offenders.push(`${relative(repo, f)} imports worker-only ${name}`);
     }
-    const lines = text.split('\n');
-    lines.forEach((l, i) => {
+    t.split('\n').forEach((l, i) => {
       if (SYNC.test(l) && !l.trim().startsWith('//')) offenders.push(`${relative(repo, f)}:${i + 1}`);
     });
   }

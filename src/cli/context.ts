@@ -1,12 +1,16 @@
-// What a subcommand handler gets: its arguments, output helpers and the team, opened
-// lazily. Read-only commands open the team without creating `.team/` or `.tasks/`, so
-// `agent-teams tasks` in the wrong folder leaves no trace there.
-import { Team } from '../core/team/team';
+// What a subcommand handler gets: its arguments, output helpers and the team session (no
+// agents run in a subcommand), opened lazily. Read-only commands open the team without
+// creating `.team/` or `.tasks/`, so `agent-teams tasks` in the wrong folder leaves no trace.
+import { TeamSession } from '../core/session/team-session';
+import type { Team } from '../core/team/team';
+import { WorktreeManager } from '../core/worktree/manager';
 import type { OptionValues } from './args';
+import { reconcileWarnings } from './worktree-format';
 import { writeLine, type CliIo } from './io';
 
 export class CommandContext {
-  private team: Team | null = null;
+  private opened: TeamSession | null = null;
+  private checked = false;
 
   constructor(
     readonly io: CliIo,
@@ -21,15 +25,27 @@ export class CommandContext {
     return this.opts.json === true;
   }
 
+  /** The session over `root`; its worktrees run git with this process's environment. */
+  get session(): TeamSession {
+    const { env, stderr } = this.io;
+    this.opened ??= new TeamSession({
+      root: this.root,
+      worktrees: new WorktreeManager(this.root, {
+        env, onReport: (r) => reconcileWarnings(r).forEach((w) => writeLine(stderr, `agent-teams: warning: ${w}`)),
+      }),
+    });
+    return this.opened;
+  }
+
   /** The team over `root`; `write` creates the directory layout first. */
   async open(write: boolean): Promise<Team> {
-    if (!this.team) {
-      const team = new Team(this.root);
+    const team = this.session.team;
+    if (!this.checked) {
       await team.checkFolder();
-      this.team = team;
+      this.checked = true;
     }
-    if (write) await this.team.init();
-    return this.team;
+    if (write) await team.init();
+    return team;
   }
 
   out(text: string): void {
@@ -48,6 +64,6 @@ export class CommandContext {
   }
 
   dispose(): void {
-    this.team?.dispose();
+    void this.opened?.dispose();
   }
 }

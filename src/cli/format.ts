@@ -1,9 +1,11 @@
 // Plain-text rendering of team state, shared by the subcommands and the REPL so `agent-teams
 // tasks` and `/tasks` look the same. Task lines keep the tutorial's `[ ] [>] [x]` board.
-import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/team-schemas';
-import { usageTotal } from '../core/runtime/usage';
+import type { Member, Message, RequestRecord, Task, TeamConfig } from '../shared/team-schemas';
 import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
 import type { JobInfo } from '../core/exec/jobs';
+import { estimateCost, formatCost } from '../core/runtime/pricing';
+import { DEFAULT_SETTINGS } from '../core/runtime/types';
+import { leadUsage, usageTotal } from '../core/session/team-words';
 import { terminalSafe } from './io';
 
 const BOX: Record<Task['status'], string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]' };
@@ -47,28 +49,27 @@ export function displayWidth(s: string): number {
   return w;
 }
 
-export function leadUsage(config: TeamConfig): number {
-  return usageTotal(((config as Record<string, unknown>).lead as { usage?: Usage } | undefined)?.usage);
-}
-
 /**
  * The roster as a table. `status` may replace the file's status with something finer
  * (the REPL knows what a local agent is doing, and which members another host runs).
  */
 /**
  * `plans`: the plan requests, so a teammate held by plan mode reads "planning — waiting for
- * approval"; `model`: the team's model, shown for members without their own.
+ * approval"; `model`: the team's model, shown (and priced) for members without their own.
  */
 export function rosterTable(
   config: TeamConfig, status: (m: Member) => string = (m) => m.status, leadStatus = '-', plans: RequestRecord[] = [], model = '-',
 ): string {
   const words = (m: Member) => (isPlanning(m, plans) ? `${status(m)}, ${PLANNING_WORDS}` : status(m));
+  const price = model === '-' ? DEFAULT_SETTINGS.model : model;
   const header = `Team "${config.team_name}": ${config.members.length} teammate${config.members.length === 1 ? '' : 's'}`;
+  const lead = leadUsage(config);
   const rows = [
-    ['name', 'role', 'status', 'task', 'tokens', 'model'],
-    ['lead', 'lead', leadStatus, '-', tokens(leadUsage(config)), model],
+    ['name', 'role', 'status', 'task', 'tokens', 'model', 'cost'],
+    ['lead', 'lead', leadStatus, '-', tokens(usageTotal(lead)), model, formatCost(estimateCost(price, lead))],
     ...config.members.map((m) => [
       m.name, m.role, words(m), m.current_task ? `#${m.current_task}` : '-', tokens(usageTotal(m.usage)), m.model ?? model,
+      formatCost(estimateCost(m.model ?? price, m.usage)),
     ]),
   ];
   return [header, ...pad(rows).map((l) => `  ${l}`)].join('\n');
@@ -119,14 +120,6 @@ export function planNotice(r: RequestRecord): string {
     `  /approve ${r.request_id} [feedback]   or   /reject ${r.request_id} <feedback>`,
   ].join('\n');
 }
-
-/** Where another host's lease shows who runs a member. */
-export function hostLabel(m: Member): string {
-  const h = m.host as (Member['host'] & { hostname?: string }) | null | undefined;
-  if (!h) return '';
-  return `host ${h.id} (pid ${h.pid}${h.hostname ? ` on ${h.hostname}` : ''})`;
-}
-
 /** /jobs: one line per background job, grouped by agent. */
 export function jobsText(jobs: JobInfo[], now = Date.now()): string {
   if (!jobs.length) return 'No background jobs.';

@@ -2,12 +2,12 @@
 // start a model and never create files.
 import type { Member } from '../shared/team-schemas';
 import { liveForeignHost } from '../core/runtime/lease';
-import { usageTotal } from '../core/runtime/usage';
 import { isPlanning } from '../core/roles/plan-mode';
+import { leadUsage, usageTotal } from '../core/session/team-words';
 import { assertParticipantName } from '../core/util/names';
 import { UsageError } from './args';
 import type { CommandContext } from './context';
-import { inboxText, leadUsage, requestLine, requestsText, rosterTable, taskBoard } from './format';
+import { inboxText, requestLine, requestsText, rosterTable, taskBoard } from './format';
 
 /** A participant name argument, or a usage error (a bad name is never a path). */
 export function nameArg(raw: string | undefined, what: string, usage: string): string {
@@ -38,7 +38,7 @@ export async function teamCommand(ctx: CommandContext): Promise<number> {
     ...m, tokens: usageTotal(m.usage), run_by: runBy(m),
     planning: isPlanning(m, plans),
   }));
-  ctx.emit({ team_name: config.team_name, lead: { tokens: leadUsage(config) }, members, pending_requests: pending }, () => {
+  ctx.emit({ team_name: config.team_name, lead: { tokens: usageTotal(leadUsage(config)) }, members, pending_requests: pending }, () => {
     const table = rosterTable(config, (m) => {
       const host = runBy(m);
       return host ? `${m.status} (host ${host})` : m.status;

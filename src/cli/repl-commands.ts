@@ -1,9 +1,9 @@
 // The session's slash commands, as a table: each entry is its usage, a summary for /help
 // and a handler. Handlers report failures by throwing; the session prints them.
 import type { Member, RequestRecord } from '../shared/team-schemas';
-import type { Runtime } from '../core/runtime/runtime';
-import type { Activity } from '../core/runtime/types';
-import { hostLabel, inboxText, jobsText, requestsText, rosterTable, taskBoard } from './format';
+import type { TeamSession } from '../core/session/team-session';
+import { activityWords, hostLabel } from '../core/session/team-words';
+import { inboxText, jobsText, requestsText, rosterTable, taskBoard } from './format';
 import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
 import { SPAWN_COMMAND, WORKTREE_COMMANDS } from './repl-worktree-commands';
 import { MCP_SLASH_COMMAND } from './mcp-commands';
@@ -11,21 +11,8 @@ import { WATCH_SLASH_COMMANDS } from './watch-commands';
 
 export { ReplUsageError, type ReplHost } from './repl-host';
 
-function activityWords(a: Activity): string | null {
-  switch (a.kind) {
-    case 'tool': return `running ${a.tool}`;
-    case 'requesting': case 'streaming': return 'thinking';
-    case 'retrying': return `retrying (${a.reason})`;
-    case 'waiting-approval': return `waiting for ${a.what}`;
-    case 'paused': return `paused: ${a.reason}`;
-    case 'error': return 'error';
-    case 'remote': return `remote: host ${a.host}`;
-    default: return null;
-  }
-}
-
 /** The roster status, made finer by what this host knows (activity, remote lease). */
-function memberStatus(rt: Runtime, m: Member): string {
+function memberStatus(rt: TeamSession, m: Member): string {
   if (m.status === 'shutdown') return 'shutdown';
   const a = rt.activity(m.name);
   if (a.kind === 'remote') return `remote: ${hostLabel(m) || `host ${a.host}`}`;
@@ -34,7 +21,7 @@ function memberStatus(rt: Runtime, m: Member): string {
 }
 
 /** The request an /approve or /reject means: the id given, or the only pending plan. */
-async function planRequest(args: string[], rt: Runtime, usage: string): Promise<{ id: string; rest: string[] }> {
+async function planRequest(args: string[], rt: TeamSession, usage: string): Promise<{ id: string; rest: string[] }> {
   if (args[0]?.startsWith('req_')) return { id: args[0], rest: args.slice(1) };
   const pending: RequestRecord[] = await rt.team.requests.list({ kind: 'plan', status: 'pending', to: 'user' });
   if (pending.length === 1) return { id: pending[0]!.request_id, rest: args };
@@ -61,7 +48,7 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
   jobs: {
     usage: '/jobs', summary: "background commands by agent: running, or how they ended",
     async run(_a, { rt, print }) {
-      print(jobsText(rt.jobs.list()));
+      print(jobsText(rt.jobs()));
     },
   },
   tasks: {

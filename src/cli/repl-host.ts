@@ -1,9 +1,9 @@
-// What a session slash command gets (the runtime, a way to print, a way to quit) and the
+// What a session slash command gets (the team session, a way to print, a way to quit) and the
 // error it throws for a usage mistake, apart from the command tables that use them.
-import type { Runtime } from '../core/runtime/runtime';
+import type { TeamSession } from '../core/session/team-session';
 
 export interface ReplHost {
-  readonly rt: Runtime;
+  readonly rt: TeamSession;
   print(text: string): void;
   quit(): Promise<void>;
 }

@@ -1,13 +1,13 @@
 // The session's /spawn and its worktree commands (/worktrees /diff /merge /keep /remove):
-// the same operations and wording as `agent-teams worktree …`, over the session's runtime,
-// so a teammate this session runs is seen as a user of its checkout.
+// the same operations and wording as `agent-teams worktree …`, over the team session, so a
+// teammate this session runs is seen as a user of its checkout.
 import { relative } from 'node:path';
 import type { SpawnInput } from '../core/runtime/types';
 import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
-import { inUseError, reconcileWarnings, rethrowDirty, worktreeGuards } from './worktree-commands';
-import { keptText, mergeText, removedText, statText, worktreeTable } from './worktree-format';
+import { rethrowDirty, worktreeGuards } from './worktree-commands';
+import { keptText, mergeText, reconcileWarnings, removedText, statText, worktreeTable } from './worktree-format';
 
-const guards = (rt: ReplHost['rt']) => worktreeGuards(rt.worktrees, rt.team);
+const guards = (rt: ReplHost['rt']) => worktreeGuards(rt);
 
 /** `<name> [-m <message…>]` → the name and the commit message, if any. */
 function nameAndMessage(args: string[], usage: string): { name: string; message?: string } {
@@ -94,10 +94,8 @@ export const WORKTREE_COMMANDS: Record<string, SlashCommand> = {
     usage: '/keep <name> [-m <message…>]', summary: 'remove the checkout, keep the work on branch wt/<name>',
     async run(args, { rt, print }) {
       const { name, message } = nameAndMessage(args, this.usage);
-      const g = guards(rt);
-      await g.known(name);
-      const users = await g.users(name);
-      if (users.length) throw inUseError(name, users, ' (/shutdown or /stop)');
+      await guards(rt).known(name);
+      await rt.assertWorktreeFree(name, ' (/shutdown or /stop)');
       print(keptText(await rethrowDirty(rt.worktrees.keep(name, { commitMessage: message }), `commit them first, or /keep ${name} -m <message> to commit them`)));
     },
   },
@@ -106,16 +104,11 @@ export const WORKTREE_COMMANDS: Record<string, SlashCommand> = {
     async run(args, { rt, print }) {
       const { name, flags } = onlyName(args, this.usage, ['--force']);
       const force = flags.has('--force');
-      const g = guards(rt);
-      await g.known(name);
-      const users = await g.users(name);
-      if (users.length && !force) throw inUseError(name, users, ' (/shutdown or /stop), or add --force');
+      await guards(rt).known(name);
+      if (!force) await rt.assertWorktreeFree(name, ' (/shutdown or /stop), or add --force');
       // Forced: the teammates working there are stopped first, so no tool call of theirs runs
       // in a checkout that is being deleted (one run by another window refuses, and so do we).
-      for (const user of users) {
-        await rt.stopTeammate(user);
-        print(`Stopped ${user} (it worked in worktree ${name}).`);
-      }
+      else for (const user of await rt.vacateWorktree(name)) print(`Stopped ${user} (it worked in worktree ${name}).`);
       print(removedText(await rethrowDirty(rt.worktrees.remove(name, { force }), `merge or keep it, or /remove ${name} --force to discard them`)));
     },
   },

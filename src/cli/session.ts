@@ -1,13 +1,13 @@
-// The interactive session (`agent-teams` with no command): one Runtime over the folder,
+// The interactive session (`agent-teams` with no command): one team session over the folder,
 // the lead driven by what the user types, teammates in this process, a terminal that
 // shows what they do. Ctrl-C cancels the lead's turn; /quit or EOF ends the session.
 import { randomBytes } from 'node:crypto';
 import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/model';
-import { Runtime } from '../core/runtime/runtime';
 import type { Disposable, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
+import { TeamSession } from '../core/session/team-session';
+import { hostLabel } from '../core/session/team-words';
 import { PromptApprover } from './approver';
 import { describeEvent } from './event-printer';
-import { hostLabel } from './format';
 import { writeLine, type CliIo } from './io';
 import { ReplUsageError, runSlash, type ReplHost } from './repl-commands';
 import { Terminal } from './terminal';
@@ -44,17 +44,19 @@ export async function runSession(opts: SessionOptions): Promise<number> {
   const config = modelConfig(opts.io);
   if (!config) return 1;
   const term = new Terminal(opts.io, PROMPT);
-  let rt: Runtime;
+  let rt: TeamSession;
   const approver = new PromptApprover(term);
   try {
-    rt = await Runtime.start({
+    rt = await TeamSession.start({
       root: opts.root,
       settings: opts.settings,
-      models: (model, onStatus) => createModelClient({ apiKey: config.apiKey, baseURL: config.baseURL, model, caching: true, onStatus }),
-      approver,
       // Readable in another host's "run by another window (host …)" message.
       hostId: `cli-${process.pid}-${randomBytes(2).toString('hex')}`,
-      raiseBudget: RAISE_BUDGET,
+      agents: {
+        models: (model, onStatus) => createModelClient({ apiKey: config.apiKey, baseURL: config.baseURL, model, caching: true, onStatus }),
+        approver,
+        raiseBudget: RAISE_BUDGET,
+      },
     });
   } catch (err) {
     term.close();
@@ -82,7 +84,7 @@ class Session implements ReplHost {
   /** Errors the agents hit (a failed model call, a crash): the session then exits 1. */
   private errors = 0;
 
-  constructor(readonly rt: Runtime, private readonly term: Terminal, private readonly opts: SessionOptions) {}
+  constructor(readonly rt: TeamSession, private readonly term: Terminal, private readonly opts: SessionOptions) {}
 
   print = (text: string): void => this.term.print(text);
 
@@ -192,7 +194,7 @@ class Session implements ReplHost {
    * meant for the idle prompt, not for a turn that is already over.
    */
   private leadWorking(): boolean {
-    return this.turns > 0 || (this.rt.lead.busy && this.rt.activity('lead').kind !== 'idle');
+    return this.turns > 0 || (this.rt.leadBusy() && this.rt.activity('lead').kind !== 'idle');
   }
 
   private interrupt(): void {
@@ -250,7 +252,7 @@ class Session implements ReplHost {
 
   private async shutDown(): Promise<void> {
     const rt = this.rt;
-    if (rt.lead.busy) rt.cancelLeadTurn();
+    if (rt.leadBusy()) rt.cancelLeadTurn();
     const mine = (await rt.team.roster.list())
       .filter((m) => m.status !== 'shutdown' && !['remote', 'stopped'].includes(rt.activity(m.name).kind))
       .map((m) => m.name);

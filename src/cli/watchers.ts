@@ -3,7 +3,7 @@
 // engine's file watching, so changes made by other processes show up too.
 import type { MemberStatus } from '../shared/team-schemas';
 import type { Disposable } from '../core/runtime/types';
-import type { Runtime } from '../core/runtime/runtime';
+import type { TeamSession } from '../core/session/team-session';
 import { messageText, planNotice } from './format';
 
 /** Runs `fn` on each trigger; triggers during a run collapse into one re-run after it. */
@@ -28,7 +28,7 @@ export function coalesce(fn: () => Promise<void>): () => void {
   return () => void go();
 }
 
-export async function watchTeam(rt: Runtime, print: (text: string) => void): Promise<Disposable> {
+export async function watchTeam(rt: TeamSession, print: (text: string) => void): Promise<Disposable> {
   const team = rt.team;
   const subs: Disposable[] = [];
 
@@ -62,7 +62,7 @@ export async function watchTeam(rt: Runtime, print: (text: string) => void): Pro
     }
   });
 
-  subs.push(await team.subscribe((what) => {
+  subs.push(await rt.subscribe((what) => {
     if (what === 'requests') readPlans();
     else if (what === 'roster') readRoster();
   }));

@@ -1,32 +1,21 @@
 // `agent-teams worktrees` and `agent-teams worktree diff|merge|keep|remove`: teammates' git
-// worktrees reviewed and handed in from a script, never starting a model. The checks and
-// wording shared with the session's slash commands live here too (`worktreeGuards`).
-import { WorktreeManager, type WorktreeInfo } from '../core/worktree/manager';
+// worktrees reviewed and handed in from a script, never starting a model. The checks shared
+// with the session's slash commands live here too (`worktreeGuards`); whether a worktree is
+// in use is the team session's rule.
+import type { WorktreeInfo } from '../core/worktree/manager';
 import { checkName } from '../core/worktree/context';
 import { WorktreeError } from '../core/worktree/errors';
 import type { GitEnvOptions } from '../core/worktree/git';
 import { repoInfo } from '../core/worktree/repo';
-import type { ReconcileReport } from '../core/worktree/reconcile';
-import type { Team } from '../core/team/team';
+import type { TeamSession } from '../core/session/team-session';
 import { CliError, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
-import { hostLabel } from './format';
 import { writeLine } from './io';
-import { liveForeignHost } from '../core/runtime/lease';
-import type { Member } from '../shared/team-schemas';
-import { diffStat, diffText, keptText, mergeText, removedText, statText, worktreeTable } from './worktree-format';
+import { diffStat, diffText, keptText, mergeText, reconcileWarnings, removedText, statText, worktreeTable } from './worktree-format';
 
-/** What a reconcile found that the user should hear about (a vanished checkout, a corrupt index). */
-export function reconcileWarnings(r: ReconcileReport): string[] {
-  const out: string[] = [];
-  if (r.corrupt) out.push(`the worktree index was unreadable (${r.corrupt.reason}); moved to ${r.corrupt.movedTo} and rebuilt from git`);
-  if (r.missing.length) out.push(`checkout gone for ${r.missing.join(', ')}: marked missing (its branch is kept)`);
-  if (r.adopted.length || r.adoptedKept.length) out.push(`adopted from git: ${[...r.adopted, ...r.adoptedKept].join(', ')}`);
-  return out;
-}
-
-/** Checks shared by the subcommands and the session, over one manager and one team. */
-export function worktreeGuards(wm: WorktreeManager, team: Team, git: GitEnvOptions = {}) {
+/** Checks shared by the subcommands and the session, over one team session. */
+export function worktreeGuards(session: TeamSession, git: GitEnvOptions = {}) {
+  const wm = session.worktrees;
   return {
     /** Fails with git's own diagnosis: not a repository, or git missing. */
     async repo(): Promise<void> {
@@ -40,39 +29,7 @@ export function worktreeGuards(wm: WorktreeManager, team: Team, git: GitEnvOptio
       const names = (await wm.list()).map((x) => x.name);
       throw new CliError(`unknown worktree "${name}"; ${names.length ? `there are: ${names.join(', ')}` : 'there are none in this workspace'}`);
     },
-    /**
-     * Who still works in the checkout: a live teammate spawned into it, or one whose
-     * in-progress task is bound to it. Taking the checkout from under them loses their work.
-     */
-    async users(name: string): Promise<string[]> {
-      const dir = wm.pathOf(name);
-      const [members, tasks] = await Promise.all([team.roster.list(), team.tasks.list()]);
-      const live = members.filter((m) => m.status !== 'shutdown');
-      const inside = live.filter((m) => m.worktree && (m.worktree === dir || m.worktree.startsWith(`${dir}/`))).map((m) => m.name);
-      const bound = tasks.filter((t) => t.status === 'in_progress' && t.worktree === name && t.owner && live.some((m) => m.name === t.owner)).map((t) => t.owner!);
-      return [...new Set([...inside, ...bound])];
-    },
   };
-}
-
-/**
- * Forced removal with teammates still in the checkout: one a live window or session runs is
- * stopped there, not from under it (refused, naming the host); one nobody runs is marked
- * shut down and its tasks go back to pending, as a stop would.
- */
-async function retireUsers(ctx: CommandContext, users: string[]): Promise<void> {
-  const team = await ctx.open(false);
-  const members = await Promise.all(users.map((u) => team.roster.get(u)));
-  const running = members.filter((m): m is Member => !!m && !!liveForeignHost(m, ''));
-  if (running.length) {
-    throw new CliError(`${running.map((m) => `${m.name} is run by ${hostLabel(m)}`).join('; ')}: stop ${running.length === 1 ? 'it' : 'them'} there first, then remove`);
-  }
-  for (const u of users) await team.retireMember(u);
-}
-
-/** The refusal when teammates still work in the checkout. */
-export function inUseError(name: string, users: string[], forceHint: string): CliError {
-  return new CliError(`worktree "${name}" is in use by ${users.join(', ')}; shut ${users.length === 1 ? 'it' : 'them'} down first${forceHint}`);
 }
 
 function nameArg(ctx: CommandContext): string {
@@ -84,18 +41,14 @@ function nameArg(ctx: CommandContext): string {
   }
 }
 
-async function open(ctx: CommandContext) {
-  const env = ctx.io.env;
-  const wm = new WorktreeManager(ctx.root, {
-    env,
-    onReport: (r) => reconcileWarnings(r).forEach((w) => writeLine(ctx.io.stderr, `agent-teams: warning: ${w}`)),
-  });
-  return { wm, guards: worktreeGuards(wm, await ctx.open(false), { env }) };
+function open(ctx: CommandContext) {
+  const session = ctx.session;
+  return { wm: session.worktrees, session, guards: worktreeGuards(session, { env: ctx.io.env }) };
 }
 
 export async function worktreesCommand(ctx: CommandContext): Promise<number> {
   if (ctx.args.length) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[0])}`, ctx.usage);
-  const { wm, guards } = await open(ctx);
+  const { wm, guards } = open(ctx);
   await guards.repo();
   // Reconcile first so a checkout deleted by hand shows as missing, not active.
   const report = await wm.reconcile();
@@ -107,7 +60,7 @@ export async function worktreesCommand(ctx: CommandContext): Promise<number> {
 
 export async function worktreeDiffCommand(ctx: CommandContext): Promise<number> {
   const name = nameArg(ctx);
-  const { wm, guards } = await open(ctx);
+  const { wm, guards } = open(ctx);
   await guards.known(name);
   const d = await wm.diff(name);
   const stat = ctx.opts.stat === true;
@@ -119,7 +72,7 @@ export async function worktreeDiffCommand(ctx: CommandContext): Promise<number> 
 
 export async function worktreeMergeCommand(ctx: CommandContext): Promise<number> {
   const name = nameArg(ctx);
-  const { wm, guards } = await open(ctx);
+  const { wm, guards } = open(ctx);
   const w = await guards.known(name);
   const r = await rethrowDirty(wm.merge(name, { commitMessage: stringOpt(ctx.opts, 'message') }), 'commit them first, or pass --message "<text>" to commit them with the merge');
   if (ctx.json) ctx.outJson({ name, branch: w.branch, ...r });
@@ -130,10 +83,9 @@ export async function worktreeMergeCommand(ctx: CommandContext): Promise<number>
 
 export async function worktreeKeepCommand(ctx: CommandContext): Promise<number> {
   const name = nameArg(ctx);
-  const { wm, guards } = await open(ctx);
+  const { wm, session, guards } = open(ctx);
   await guards.known(name);
-  const users = await guards.users(name);
-  if (users.length) throw inUseError(name, users, '');
+  await session.assertWorktreeFree(name);
   const kept = await rethrowDirty(
     wm.keep(name, { commitMessage: stringOpt(ctx.opts, 'message'), force: ctx.opts.force === true }),
     'commit them first, or pass --message "<text>" to commit them', 'move what you need out of it, or pass --force to delete them');
@@ -144,11 +96,11 @@ export async function worktreeKeepCommand(ctx: CommandContext): Promise<number> 
 export async function worktreeRemoveCommand(ctx: CommandContext): Promise<number> {
   const name = nameArg(ctx);
   const force = ctx.opts.force === true;
-  const { wm, guards } = await open(ctx);
+  const { wm, session, guards } = open(ctx);
   await guards.known(name);
-  const users = await guards.users(name);
-  if (users.length && !force) throw inUseError(name, users, ', or pass --force');
-  if (users.length) await retireUsers(ctx, users);
+  if (!force) await session.assertWorktreeFree(name, ', or pass --force');
+  // Forced: a teammate still in the checkout is stopped first (retired, as nobody runs it here).
+  else await session.vacateWorktree(name);
   const removed = await rethrowDirty(wm.remove(name, { force }), 'merge or keep it, or pass --force to discard them',
     'move what you need out of it, or pass --force to delete them');
   ctx.emit(removed, () => removedText(removed));

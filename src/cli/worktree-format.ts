@@ -6,6 +6,7 @@ import type { DiffFile, WorktreeDiff } from '../core/worktree/diff';
 import type { WorktreeInfo } from '../core/worktree/manager';
 import type { MergeResult } from '../core/worktree/merge';
 import type { RemoveResult } from '../core/worktree/lifecycle';
+import type { ReconcileReport } from '../core/worktree/reconcile';
 
 const short = (sha: string): string => sha.slice(0, 7);
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -121,4 +122,13 @@ export function removedText(r: RemoveResult): string {
   if (r.discardedCommits) lost.push(plural(r.discardedCommits, 'unmerged commit'));
   if (r.discardedIgnored.length) lost.push(`git-ignored ${describeIgnored(r.discardedIgnored)}`);
   return `Removed worktree "${r.name}" and branch ${r.branch}.${lost.length ? ` Discarded ${lost.join(' and ')}.` : ''}`;
+}
+
+/** What a reconcile found that the user should hear about (a vanished checkout, a corrupt index). */
+export function reconcileWarnings(r: ReconcileReport): string[] {
+  const out: string[] = [];
+  if (r.corrupt) out.push(`the worktree index was unreadable (${r.corrupt.reason}); moved to ${r.corrupt.movedTo} and rebuilt from git`);
+  if (r.missing.length) out.push(`checkout gone for ${r.missing.join(', ')}: marked missing (its branch is kept)`);
+  if (r.adopted.length || r.adoptedKept.length) out.push(`adopted from git: ${[...r.adopted, ...r.adoptedKept].join(', ')}`);
+  return out;
 }

@@ -1,7 +1,7 @@
 // zod schemas for every file format in docs/file-formats.md; TypeScript types are inferred from them.
 // Objects are loose so fields written by newer versions or other tools survive a rewrite.
 import { z } from 'zod';
-import { NAME_RE } from '../core/util/names';
+import { NAME_RE } from './names';
 
 export const ParticipantName = z.string().regex(NAME_RE, 'must match ^[a-z][a-z0-9_-]{0,31}$');
 
@@ -20,6 +20,7 @@ export const HostLease = z.looseObject({
   id: z.string(),
   pid: z.number(),
   heartbeat_at: z.number(),
+  hostname: z.string().optional(),
 });
 export type HostLease = z.infer<typeof HostLease>;
 
@@ -56,9 +57,20 @@ export const Member = z.looseObject({
 });
 export type Member = z.infer<typeof Member>;
 
+/**
+ * The roster's top-level `lead` record: the lead's usage and the lease of the host that runs
+ * it. A malformed one is dropped (read as absent) rather than failing the whole roster.
+ */
+export const LeadRecord = z.looseObject({
+  usage: Usage.optional(),
+  host: HostLease.nullable().optional(),
+});
+export type LeadRecord = z.infer<typeof LeadRecord>;
+
 export const TeamConfig = z.looseObject({
   team_name: z.string(),
   members: z.array(Member),
+  lead: LeadRecord.optional().catch(undefined),
 });
 export type TeamConfig = z.infer<typeof TeamConfig>;
 

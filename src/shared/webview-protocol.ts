@@ -3,7 +3,7 @@
 // receives again (a webview is a renderer of untrusted model text, so its messages are input).
 // zod/mini keeps the webview bundle small (the full zod namespace is ~450 kB minified).
 import * as z from 'zod/mini';
-import { NAME_RE } from '../core/util/names';
+import { NAME_RE } from './names';
 import type { Message, RequestKind, RequestStatus } from './team-schemas';
 
 const ref = z.string().check(z.maxLength(64));

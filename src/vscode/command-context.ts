@@ -1,8 +1,9 @@
 // What commands (and the notifications and the inbox, which answer the same requests) need
-// from the extension: the team, the runtime, and the few operations several of them share.
+// from the extension: the team session, its agents, and the few operations several of them
+// share.
 import * as vscode from 'vscode';
+import type { TeamSession } from '../core/session/team-session';
 import type { Team } from '../core/team/team';
-import { WorktreeManager } from '../core/worktree/manager';
 import type { TaskStatus } from '../shared/team-schemas';
 import { CANCEL, pickOwner } from './prompts';
 import type { RuntimeHost } from './runtime-host';
@@ -11,11 +12,14 @@ import type { TeamHost } from './team-host';
 
 export interface CommandContext {
   readonly log: vscode.LogOutputChannel;
-  readonly runtime: RuntimeHost;
+  /** The window's team session: every user action goes through it. */
+  readonly session: TeamSession;
+  /** Starts the agents of this window (trusted workspace and a key) and returns the session. */
+  agents(): Promise<TeamSession>;
   /** The team, its directories created on first use. */
   team(): Promise<Team>;
-  /** The running team's worktree manager, or one over the workspace when no agent runs. */
-  worktrees(): WorktreeManager;
+  /** The session, once its team's directories exist (for commands that write). */
+  ready(): Promise<TeamSession>;
   askLead(prompt: string): Promise<void>;
   /** Answers a plan request as the user; throws with the reason when it cannot. */
   decidePlan(requestId: string, approve: boolean, feedback: string): Promise<void>;
@@ -44,30 +48,29 @@ export interface ContextDeps {
 
 export function createCommandContext(d: ContextDeps): CommandContext {
   const team = () => d.host.ensureTeam();
-  let idleWorktrees: WorktreeManager | undefined;
+  const session = d.host.session;
+  const ready = async () => {
+    await team();
+    return session;
+  };
   return {
     log: d.log,
-    runtime: d.runtime,
+    session,
+    agents: () => d.runtime.ensure(),
     team,
-    worktrees: () => d.runtime.current?.worktrees ?? (idleWorktrees ??= new WorktreeManager(d.host.root)),
+    ready,
     async askLead(prompt) {
       await team();
-      const rt = await d.runtime.ensure();
+      await d.runtime.ensure();
       // A lead turn can take minutes: the command returns once the prompt is handed over.
-      rt.askLead(prompt).catch((err: unknown) => {
+      session.askLead(prompt).catch((err: unknown) => {
         d.log.error(`Ask Lead: ${String(err)}`);
         void vscode.window.showErrorMessage(`Agent Teams: the lead failed: ${err instanceof Error ? err.message : String(err)}`);
       });
       d.host.fire(['roster', 'inbox']);
     },
     async decidePlan(requestId, approve, feedback) {
-      const rt = d.runtime.current;
-      if (rt) {
-        await rt.decidePlan(requestId, approve, feedback);
-      } else {
-        const r = await (await team()).decidePlan('user', requestId, approve, feedback);
-        if (!r.ok) throw new Error(r.error);
-      }
+      await (await ready()).decidePlan(requestId, approve, feedback);
       d.host.fire(['requests', 'inbox']);
     },
     openInbox: (name) => d.showInbox(name),
@@ -88,11 +91,11 @@ export function createCommandContext(d: ContextDeps): CommandContext {
         ...task.blockedBy.map((b) => ({ label: `Remove blocker #${b}`, status: undefined, unblock: b })),
       ], { title: `Edit task #${id}: ${task.subject}` });
       if (!choice) return undefined;
-      if (choice.status) return t.tasks.update(id, { status: choice.status });
-      if ('unblock' in choice) return t.tasks.update(id, { removeBlockedBy: [choice.unblock] });
+      if (choice.status) return session.updateTask(id, { status: choice.status });
+      if ('unblock' in choice) return session.updateTask(id, { removeBlockedBy: [choice.unblock] });
       // Picked from the roster: a typo would make an owner nobody is, and the task unclaimable.
       const owner = await pickOwner(t, `Owner of task #${id}`);
-      return owner === CANCEL ? undefined : t.tasks.update(id, { owner });
+      return owner === CANCEL ? undefined : session.updateTask(id, { owner });
     },
     refresh: d.refreshViews,
     watch: d.watch,

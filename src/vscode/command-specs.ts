@@ -1,47 +1,21 @@
-// What each command takes and does (package.json `contributes.commands`). A spec names its argument object's fields in
-// order — each with the question asked when the field is missing — the zod schema that
-// validates the object, how a tree element maps to it, and what it runs. commands.ts turns
-// the table into registered commands.
+// What each command takes and does (package.json `contributes.commands`), as a table of
+// specs (command-spec.ts); commands.ts turns the table into registered commands.
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { ParticipantName } from '../shared/team-schemas';
 import type { TreeNode } from './nodes';
-import { askText, pickIsolation, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName, type Asked } from './prompts';
-import type { CommandContext } from './command-context';
+import { askText, pickIsolation, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName } from './prompts';
+import { spec, type CommandSpec } from './command-spec';
 import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
 import { requestPlan } from '../core/roles/plan-mode';
 import { pickAgentType, pickModel, pickPlanMode } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 
-export interface Field {
-  key: string;
-  /** Optional fields are asked only when the command ran without any argument object. */
-  optional?: boolean;
-  ask(ctx: CommandContext, sofar: Record<string, unknown>): Promise<Asked<unknown>>;
-}
-
-export interface CommandSpec {
-  id: string;
-  title: string;
-  fields: Field[];
-  schema: z.ZodType<Record<string, unknown>>;
-  /** Runs agents: refused in Restricted Mode before anything is asked. */
-  runsAgents?: boolean;
-  fromNode?(node: TreeNode): Record<string, unknown> | undefined;
-  run(args: never, ctx: CommandContext): Promise<unknown>;
-}
-
 const text = z.string().trim().min(1, 'must not be empty');
 const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a request id');
 const taskId = z.coerce.number().int().positive();
 const live = (s: string) => s !== 'shutdown';
-
-function spec<S extends z.ZodType<Record<string, unknown>>>(
-  s: Omit<CommandSpec, 'schema' | 'run'> & { schema: S; run(args: z.infer<S>, ctx: CommandContext): Promise<unknown> },
-): CommandSpec {
-  return s as unknown as CommandSpec;
-}
 
 const memberName = (n: TreeNode) => (n.nodeKind === 'member' ? n.name : n.nodeKind === 'request' ? (n.record.subject ?? n.record.from) : undefined);
 const teammateOf = (n: TreeNode) => (n.nodeKind === 'member' && !n.lead ? { teammate: n.name } : undefined);
@@ -74,7 +48,7 @@ export const COMMANDS: CommandSpec[] = [
       name: ParticipantName, role: text, prompt: text, isolation: z.enum(['none', 'worktree']).optional(),
       agent_type: z.string().optional(), model: z.string().optional(), plan_mode_required: z.boolean().optional(),
     }),
-    run: async (a, ctx) => (await ctx.runtime.ensure()).spawnTeammate({
+    run: async (a, ctx) => (await ctx.agents()).spawnTeammate({
       name: a.name, role: a.role, prompt: a.prompt, isolation: a.isolation,
       agent_type: a.agent_type || undefined, model: a.model || undefined, plan_mode_required: a.plan_mode_required,
     }, 'user'),
@@ -95,32 +69,27 @@ export const COMMANDS: CommandSpec[] = [
     ],
     schema: z.object({ to: ParticipantName, content: text }),
     fromNode: (n) => (memberName(n) ? { to: memberName(n) } : undefined),
-    run: async (a, ctx) => ctx.runtime.current?.sendAsUser(a.to, a.content)
-      ?? (await ctx.team()).mailbox.send({ from: 'user', to: a.to, type: 'message', content: a.content }),
+    run: async (a, ctx) => (await ctx.ready()).sendAsUser(a.to, a.content),
   }),
   spec({
     id: 'agentTeams.broadcast', title: 'Broadcast',
     fields: [{ key: 'content', ask: () => askText({ title: 'Broadcast', prompt: 'Message to every teammate' }) }],
     schema: z.object({ content: text }),
-    run: async (a, ctx) => ctx.runtime.current?.broadcastAsUser(a.content) ?? (await ctx.team()).mailbox.broadcast('user', a.content),
+    run: async (a, ctx) => (await ctx.ready()).broadcastAsUser(a.content),
   }),
   spec({
     id: 'agentTeams.requestShutdown', title: 'Request Shutdown',
     fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Request Shutdown', { which: live }) }],
     schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
-    run: async (a, ctx) => ctx.runtime.current?.requestShutdown(a.teammate) ?? (await ctx.team()).requestShutdown('user', a.teammate),
+    run: async (a, ctx) => (await ctx.ready()).requestShutdown(a.teammate),
   }),
   spec({
     id: 'agentTeams.stopTeammate', title: 'Stop Teammate',
     fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Stop Teammate', { which: live }) }],
     schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
-    run: async (a, ctx) => {
-      const rt = ctx.runtime.current;
-      if (!rt) throw new Error('No agent runs in this window, so there is nothing to stop here.');
-      await rt.stopTeammate(a.teammate);
-    },
+    run: (a, ctx) => ctx.session.stopTeammate(a.teammate),
   }),
   spec({
     id: 'agentTeams.approvePlan', title: 'Approve Plan',
@@ -150,7 +119,7 @@ export const COMMANDS: CommandSpec[] = [
       { key: 'blockedBy', optional: true, ask: async (ctx) => pickTasks(await ctx.team(), 'Create Task: blocked by') },
     ],
     schema: z.object({ subject: text, description: z.string().optional(), blockedBy: z.array(taskId).optional() }),
-    run: async (a, ctx) => ctx.runtime.current?.createTask(a) ?? (await ctx.team()).tasks.create(a),
+    run: async (a, ctx) => (await ctx.ready()).createTask(a),
   }),
   spec({
     id: 'agentTeams.openInbox', title: 'Open Inbox',
@@ -174,7 +143,7 @@ export const COMMANDS: CommandSpec[] = [
     fields: [{ key: 'id', ask: async (ctx) => pickTask(await ctx.team(), 'Complete Task', true) }],
     schema: z.object({ id: taskId }),
     fromNode: taskOf,
-    run: async (a, ctx) => (await ctx.team()).tasks.update(a.id, { status: 'completed' }),
+    run: async (a, ctx) => (await ctx.ready()).updateTask(a.id, { status: 'completed' }),
   }),
   spec({
     id: 'agentTeams.editTask', title: 'Edit Task',

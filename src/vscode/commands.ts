@@ -5,7 +5,8 @@
 import * as vscode from 'vscode';
 import type { z } from 'zod';
 import type { CommandContext } from './command-context';
-import { COMMANDS, showRestricted, type CommandSpec } from './command-specs';
+import type { CommandSpec } from './command-spec';
+import { COMMANDS, showRestricted } from './command-specs';
 import { errorText } from './log';
 import { isTreeNode } from './nodes';
 import { CANCEL } from './prompts';

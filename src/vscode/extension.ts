@@ -1,7 +1,8 @@
-// Activation: builds the VS Code surface over the core for the first workspace folder — team
-// host, runtime host, views, commands, notifications, status bar — and registers every
-// disposable in context.subscriptions so deactivation releases it all.
+// Activation: builds the VS Code surface over the window's one team session (core) for the
+// first workspace folder — team host, agent host, views, commands, notifications, status
+// bar — and registers every disposable in context.subscriptions so deactivation releases it.
 import * as vscode from 'vscode';
+import { TeamSession } from '../core/session/team-session';
 import { createApprover } from './approver';
 import { BashAsks } from './bash-asks';
 import { ChangesProvider } from './changes-view';
@@ -32,7 +33,7 @@ export interface ExtensionApi {
   readonly activateMs: number;
 }
 
-let current: RuntimeHost | undefined;
+let current: TeamSession | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<ExtensionApi> {
   const started = performance.now();
@@ -48,12 +49,13 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
     return { root, teamTree: undefined, taskTree: undefined, activateMs: performance.now() - started };
   }
 
-  const host = new TeamHost(root, log);
+  const session = new TeamSession({ root, settings: readSettings() });
+  current = session;
+  const host = new TeamHost(session, log);
   const asks = new BashAsks();
-  const runtime = new RuntimeHost(root, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
-  current = runtime;
+  const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
   const defaultModel = () => readSettings().model;
-  const agents = { activity: (a: string) => runtime.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => runtime.jobs(a) };
+  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a) };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
   const statusBar = new TeamStatusBar(host, defaultModel);
@@ -133,7 +135,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Extens
 
 /** After a reload: a team that exists resumes when agents may run here. */
 async function resumeTeam(host: TeamHost, runtime: RuntimeHost, keys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
-  if (!vscode.workspace.isTrusted || runtime.current || !(await keys.hasKey()) || !(await host.hasTeam())) return;
+  if (!vscode.workspace.isTrusted || runtime.running || !(await keys.hasKey()) || !(await host.hasTeam())) return;
   try {
     await runtime.ensure();
   } catch (err) {
@@ -141,8 +143,8 @@ async function resumeTeam(host: TeamHost, runtime: RuntimeHost, keys: ApiKeyStor
   }
 }
 
-/** Waits for the agents to stop (disposables are synchronous; the runtime's stop is not). */
+/** Waits for the agents to stop and closes the team (disposables are synchronous; this is not). */
 export async function deactivate(): Promise<void> {
-  await current?.stop();
+  await current?.dispose();
   current = undefined;
 }

@@ -88,9 +88,7 @@ export class InboxViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     try {
       const ctx = this.ctx();
       if (msg.type === 'send') {
-        const rt = ctx.runtime.current;
-        if (rt) await rt.sendAsUser(msg.to, msg.content);
-        else await (await ctx.team()).mailbox.send({ from: 'user', to: msg.to, type: 'message', content: msg.content });
+        await (await ctx.ready()).sendAsUser(msg.to, msg.content);
         this.host.fire(['inbox']);
       } else {
         if (!msg.approve && !msg.feedback.trim()) throw new Error('Say what should change when rejecting a plan.');

@@ -5,14 +5,14 @@ import { z } from 'zod';
 import type { McpServerInfo } from '../core/mcp/manager';
 import { stateWords } from '../core/mcp/state';
 import type { CommandContext } from './command-context';
-import type { CommandSpec } from './command-specs';
+import type { CommandSpec } from './command-spec';
 import type { McpServerNode, TreeNode } from './nodes';
 import { CANCEL, type Asked } from './prompts';
 
 export const MCP_RESTART = 'agentTeams.mcpRestart';
 
 async function pickServer(ctx: CommandContext): Promise<Asked<string>> {
-  const servers = ctx.runtime.current?.mcp.list() ?? [];
+  const servers = ctx.session.runner?.mcp.list() ?? [];
   if (!servers.length) throw new Error('No MCP server has been started: they start from .mcp.json when the first agent works.');
   const picked = await vscode.window.showQuickPick(
     servers.map((s) => ({ label: s.name, description: stateWords(s.state), value: s.name })), { title: 'Restart MCP Server', ignoreFocusOut: true });
@@ -25,7 +25,7 @@ export const MCP_COMMANDS: CommandSpec[] = [{
   schema: z.object({ server: z.string().min(1) }),
   fromNode: (n: TreeNode) => (n.nodeKind === 'mcpServer' ? { server: n.server.name } : undefined),
   run: async (a: { server: string }, ctx: CommandContext) => {
-    const rt = ctx.runtime.current;
+    const rt = ctx.session.runner;
     if (!rt) throw new Error('The team is not running here.');
     await rt.mcp.restart(a.server);
     const s = rt.mcp.list().find((x) => x.name === a.server);

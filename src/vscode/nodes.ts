@@ -1,11 +1,10 @@
-// The elements of the Team and Tasks trees, and the words they are described with. Tree
+// The elements of the Team and Tasks trees, and the words they are described with (the
+// team's own words — activity, tokens, spend — are the core's: core/session/team-words.ts). Tree
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
 import type { McpServerInfo } from '../core/mcp/manager';
-import { estimateCost, formatCost } from '../core/runtime/pricing';
 import type { JobInfo } from '../core/exec/jobs';
-import type { Activity } from '../core/runtime/types';
-import { Usage, type Member, type RequestRecord, type Task, type TaskStatus, type TeamConfig } from '../shared/team-schemas';
+import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };
 export type RequestNode = { nodeKind: 'request'; record: RequestRecord };
@@ -17,43 +16,6 @@ export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | Task
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';
-}
-
-export function totalTokens(u: Usage | undefined): number {
-  return u ? (u.input ?? 0) + (u.output ?? 0) + (u.cache_read ?? 0) + (u.cache_write ?? 0) : 0;
-}
-
-/** The lead's usage, kept by the runtime in the roster's top-level `lead` field. */
-export function leadUsage(config: TeamConfig | undefined): Usage | undefined {
-  const parsed = Usage.safeParse((config as { lead?: { usage?: unknown } } | undefined)?.lead?.usage);
-  return parsed.success ? parsed.data : undefined;
-}
-
-/** "16k tokens · $0.05", or undefined before any token was spent. */
-export function spendWords(u: Usage | undefined, model: string): string | undefined {
-  const tokens = totalTokens(u);
-  return tokens ? `${formatTokens(tokens)} · ${formatCost(estimateCost(model, u))}` : undefined;
-}
-
-export function formatTokens(n: number): string {
-  if (n < 1000) return `${n} tokens`;
-  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k tokens`;
-  return `${(n / 1_000_000).toFixed(1)}M tokens`;
-}
-
-/** Fine-grained activity in words, when it says more than the roster status. */
-export function activityWords(a: Activity | undefined): string | undefined {
-  switch (a?.kind) {
-    case 'requesting': return 'thinking';
-    case 'streaming': return 'writing';
-    case 'retrying': return `retrying in ${Math.ceil(a.inMs / 1000)} s (${a.reason})`;
-    case 'tool': return `running ${a.tool}`;
-    case 'waiting-approval': return `waiting for approval: ${a.what}`;
-    case 'paused': return `paused: ${a.reason}`;
-    case 'error': return `error: ${a.message}`;
-    case 'remote': return `running in another window (${a.host})`;
-    default: return undefined;
-  }
 }
 
 export const TASK_STATUS_WORDS: Record<TaskStatus, string> = {

@@ -1,34 +1,16 @@
-// Starts and owns the agent runtime for this window. The runtime runs agents, so it starts
-// only in a trusted workspace with an API key; everything that merely reads or writes team
-// files works without it (see commands.ts). `createRuntime` is the one place that names the
-// implementation.
+// Starts and stops the agents of this window's team session. Agents run only in a trusted
+// workspace with an API key; everything that merely reads or writes team files works
+// without them, through the same session. The runner, the agent loops and the SDK load with
+// the first agent (TeamSession.startAgents).
 import * as vscode from 'vscode';
 import type { McpHostOptions } from '../core/mcp/host';
 import type { McpServerInfo } from '../core/mcp/manager';
-import type { JobInfo } from '../core/exec/jobs';
 import type { ModelConfig } from '../core/model';
-import type { Activity, Approver, ModelFactory, RuntimeEvent, RuntimeSettings, TeamRuntime } from '../core/runtime/types';
+import type { Approver, ModelFactory, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
+import type { TeamSession } from '../core/session/team-session';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
-import { readBaseUrl, readPermissionRules, readSettings } from './settings';
-
-export interface RuntimeStartOptions {
-  root: string;
-  settings: RuntimeSettings;
-  models: ModelFactory;
-  approver: Approver;
-  mcp: McpHostOptions;
-}
-
-/**
- * The one place that names the runtime implementation. Loaded on first use (esbuild keeps a
- * dynamically imported module unevaluated until then), so the Anthropic SDK and the agent
- * loops cost nothing at activation.
- */
-async function createRuntime(opts: RuntimeStartOptions): Promise<TeamRuntime> {
-  const { Runtime } = await import('../core/runtime/runtime');
-  return Runtime.start(opts);
-}
+import { readBaseUrl, readPermissionRules } from './settings';
 
 export class RestrictedModeError extends Error {
   constructor() {
@@ -37,12 +19,10 @@ export class RestrictedModeError extends Error {
 }
 
 export class RuntimeHost implements vscode.Disposable {
-  private runtime: TeamRuntime | undefined;
-  private starting: Promise<TeamRuntime> | undefined;
   private readonly events = new vscode.EventEmitter<RuntimeEvent>();
-  /** Runtime events of whichever runtime is current. */
+  /** What the agents of this window do. */
   readonly onEvent = this.events.event;
-  private eventSub: { dispose(): void } | undefined;
+  private readonly eventSub: { dispose(): void };
   private config: ModelConfig | undefined;
   private readonly mcpChanged = new vscode.EventEmitter<void>();
   /** An MCP server of the current runtime changed state or tools. */
@@ -50,34 +30,48 @@ export class RuntimeHost implements vscode.Disposable {
   private mcpSub: { dispose(): void } | undefined;
 
   constructor(
-    private readonly root: string,
+    private readonly session: TeamSession,
     private readonly keys: ApiKeyStore,
     private readonly approver: Approver,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
-
-  get current(): TeamRuntime | undefined {
-    return this.runtime;
+  ) {
+    this.eventSub = session.onEvent((e) => {
+      logRuntimeEvent(log, e);
+      this.events.fire(e);
+    });
   }
 
-  jobs(agent: string): JobInfo[] {
-    return this.runtime?.jobs.list(agent) ?? [];
-  }
-
-  activity(agent: string): Activity | undefined {
-    return this.runtime?.activity(agent);
+  /** Agents run in this window. */
+  get running(): boolean {
+    return !!this.session.runner;
   }
 
   mcpServers(): McpServerInfo[] {
-    return this.runtime?.mcp.list() ?? [];
+    return this.session.runner?.mcp.list() ?? [];
   }
 
-  /** The running runtime, started on first use. Throws in Restricted Mode or without a key. */
-  ensure(): Promise<TeamRuntime> {
-    if (this.runtime) return Promise.resolve(this.runtime);
-    if (!vscode.workspace.isTrusted) return Promise.reject(new RestrictedModeError());
-    this.starting ??= this.start().finally(() => { this.starting = undefined; });
-    return this.starting;
+  /** The session with its agents running, started on first use. Throws in Restricted Mode or without a key. */
+  async ensure(): Promise<TeamSession> {
+    if (this.session.runner) return this.session;
+    if (!vscode.workspace.isTrusted) throw new RestrictedModeError();
+    const config = await this.modelConfig();
+    const { createModelClient } = await import('../core/model');
+    const models: ModelFactory = (model, onStatus) => {
+      const c = this.config ?? config;
+      return createModelClient({ apiKey: c.apiKey, baseURL: c.baseURL, model, caching: true, onStatus });
+    };
+    const started = !this.session.runner;
+    const runner = await this.session.startAgents({
+      models, approver: this.approver,
+      // Workspace servers start only while the workspace is trusted; rules from the same settings as bash.
+      mcp: { trusted: () => vscode.workspace.isTrusted, rules: readPermissionRules },
+    });
+    if (started) {
+      this.mcpSub?.dispose();
+      this.mcpSub = runner.mcp.onChange(() => this.mcpChanged.fire());
+      this.log.info(`runtime started in ${this.session.root} (key from ${config.keySource === 'secret' ? 'secret storage' : 'ANTHROPIC_API_KEY'})`);
+    }
+    return this.session;
   }
 
   /** Resolves key and base URL now; throws a clear error without a key. */
@@ -94,54 +88,29 @@ export class RuntimeHost implements vscode.Disposable {
 
   /** Key or base URL changed: every agent's next model call uses them. */
   async refreshModelConfig(): Promise<void> {
-    if (!this.runtime) return;
+    if (!this.session.runner) return;
     try {
       await this.modelConfig();
-      this.runtime.refreshModels();
+      this.session.refreshModels();
     } catch (err) {
       this.log.warn(`model configuration: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
 
-  private async start(): Promise<TeamRuntime> {
-    const config = await this.modelConfig();
-    const { createModelClient } = await import('../core/model');
-    const models: ModelFactory = (model, onStatus) => {
-      const c = this.config ?? config;
-      return createModelClient({ apiKey: c.apiKey, baseURL: c.baseURL, model, caching: true, onStatus });
-    };
-    const runtime = await createRuntime({
-      root: this.root, settings: readSettings(), models, approver: this.approver,
-      // Workspace servers start only while the workspace is trusted; rules from the same settings as bash.
-      mcp: { trusted: () => vscode.workspace.isTrusted, rules: readPermissionRules },
-    });
-    this.mcpSub = runtime.mcp.onChange(() => this.mcpChanged.fire());
-    this.eventSub = runtime.onEvent((e) => {
-      logRuntimeEvent(this.log, e);
-      this.events.fire(e);
-    });
-    this.runtime = runtime;
-    this.log.info(`runtime started in ${this.root} (key from ${config.keySource === 'secret' ? 'secret storage' : 'ANTHROPIC_API_KEY'})`);
-    return runtime;
-  }
-
   updateSettings(settings: RuntimeSettings): void {
-    this.runtime?.updateSettings(settings);
+    this.session.updateSettings(settings);
   }
 
-  /** Stops the runtime; the next ensure() starts a new one. */
+  /** Stops the agents; the next ensure() starts them again. */
   async stop(): Promise<void> {
-    const old = this.runtime;
-    this.runtime = undefined;
-    this.eventSub?.dispose();
-    this.eventSub = undefined;
     this.mcpSub?.dispose();
     this.mcpSub = undefined;
-    await old?.dispose();
+    await this.session.stopAgents();
   }
 
   dispose(): void {
     void this.stop();
+    this.eventSub.dispose();
     this.events.dispose();
     this.mcpChanged.dispose();
   }

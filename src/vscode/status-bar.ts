@@ -1,7 +1,6 @@
 // Status bar item: who is working, total tokens, and Restricted Mode; click to open the team.
 import * as vscode from 'vscode';
-import { estimateCost, formatCost } from '../core/runtime/pricing';
-import { formatTokens, leadUsage, totalTokens } from './nodes';
+import { formatTokens, teamCost, teamTokens } from '../core/session/team-words';
 import type { TeamHost } from './team-host';
 
 export class TeamStatusBar implements vscode.Disposable {
@@ -25,11 +24,9 @@ export class TeamStatusBar implements vscode.Disposable {
     }
     const working = members.filter((m) => m.status === 'working').length;
     const idle = members.filter((m) => m.status === 'idle').length;
-    const lead = leadUsage(config);
-    const tokens = members.reduce((n, m) => n + totalTokens(m.usage), totalTokens(lead));
-    const costs = [estimateCost(this.defaultModel(), lead), ...members.map((m) => estimateCost(m.model ?? this.defaultModel(), m.usage))];
+    const tokens = teamTokens(config);
     // "≈" when any model's price is a guess, as in the tree.
-    const cost = formatCost({ usd: costs.reduce((n, c) => n + c.usd, 0), known: costs.every((c) => c.known) });
+    const cost = teamCost(config, this.defaultModel());
     const restricted = !vscode.workspace.isTrusted;
     const words = restricted ? 'Restricted Mode' : `${working} working, ${idle} idle`;
     this.item.text = `$(${restricted ? 'shield' : working ? 'sync~spin' : 'organization'}) ${words} · ${formatTokens(tokens)} · ${cost}`;

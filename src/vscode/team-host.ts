@@ -1,12 +1,13 @@
-// Owns the Team of the workspace folder for the views and commands: opens it, turns the
-// core's change notifications (from any process) into one debounced VS Code event, and keeps
-// the context keys the views' welcome content depends on. Nothing is created in the
-// workspace until a team exists there or a command writes to it.
+// Opens the team session's team for the views and commands: turns the core's change
+// notifications (from any process) into one debounced VS Code event, and keeps the context
+// keys the views' welcome content depends on. Nothing is created in the workspace until a
+// team exists there or a command writes to it.
 import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { Team, type TeamChange } from '../core/team/team';
+import type { TeamSession } from '../core/session/team-session';
+import type { Team, TeamChange } from '../core/team/team';
 
 /** What changed: team files, or only what an agent is doing right now (no file to re-read). */
 export type HostChange = TeamChange | 'activity';
@@ -16,6 +17,7 @@ const DEBOUNCE_MS = 25;
 
 export class TeamHost implements vscode.Disposable {
   readonly team: Team;
+  readonly root: string;
   private readonly changed = new vscode.EventEmitter<ReadonlySet<HostChange>>();
   /** Fires with the kinds of state that changed (coalesced). */
   readonly onDidChange = this.changed.event;
@@ -27,8 +29,9 @@ export class TeamHost implements vscode.Disposable {
   private disposed = false;
   private hasTeamKey: boolean | undefined;
 
-  constructor(readonly root: string, private readonly log: vscode.LogOutputChannel) {
-    this.team = new Team(root);
+  constructor(readonly session: TeamSession, private readonly log: vscode.LogOutputChannel) {
+    this.team = session.team;
+    this.root = session.root;
   }
 
   /** Subscribes at once when team files exist, else when they appear. */
@@ -70,7 +73,7 @@ export class TeamHost implements vscode.Disposable {
     this.opening ??= (async () => {
       this.closeRootWatcher();
       await this.team.init();
-      const sub = await this.team.subscribe((what) => this.fire([what]));
+      const sub = await this.session.subscribe((what) => this.fire([what]));
       if (this.disposed) sub.dispose();
       else this.sub = sub;
     })();
@@ -91,12 +94,8 @@ export class TeamHost implements vscode.Disposable {
   }
 
   /** A team exists once it has members or the lead has a conversation. */
-  async hasTeam(): Promise<boolean> {
-    const [members, lead] = await Promise.all([
-      this.team.roster.list().catch(() => []),
-      stat(this.team.paths.transcript('lead')).then(() => true, () => false),
-    ]);
-    return members.length > 0 || lead;
+  hasTeam(): Promise<boolean> {
+    return this.session.hasTeam();
   }
 
   private async updateHasTeam(): Promise<void> {
@@ -111,7 +110,6 @@ export class TeamHost implements vscode.Disposable {
     if (this.timer) clearTimeout(this.timer);
     this.closeRootWatcher();
     this.sub?.dispose();
-    this.team.dispose();
     this.changed.dispose();
   }
 }

@@ -7,8 +7,9 @@ import type { Activity } from '../core/runtime/types';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import type { JobInfo } from '../core/exec/jobs';
 import type { McpServerInfo } from '../core/mcp/manager';
+import { activityWords, leadUsage, spendWords } from '../core/session/team-words';
 import { mcpServerItem } from './mcp-commands';
-import { activityWords, ago, leadUsage, requestLabel, spendWords, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
+import { ago, requestLabel, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
 import type { TeamHost } from './team-host';
 
 type Node = MemberNode | RequestNode | McpServerNode | JobNode;

@@ -76,7 +76,7 @@ class TranscriptPanel implements vscode.Disposable {
     this.subs.push(
       wv.onDidReceiveMessage((m: unknown) => void this.receive(m)),
       panel.onDidDispose(() => this.dispose()),
-      d.ctx().runtime.onEvent((e) => this.onRuntimeEvent(e)),
+      d.ctx().session.onEvent((e) => this.onRuntimeEvent(e)),
       d.host.onDidChange((kinds) => {
         if (kinds.has('roster') || kinds.has('activity')) void this.sendStatus();
         if (kinds.has('requests')) void this.sendPending();
@@ -171,7 +171,7 @@ class TranscriptPanel implements vscode.Disposable {
 
   private async sendStatus(): Promise<void> {
     if (!this.ready) return;
-    const rt = this.d.ctx().runtime;
+    const rt = this.d.ctx().session;
     const config = await this.d.host.team.roster.read().catch(() => null);
     const lead = (config as { lead?: { usage?: Parameters<typeof usageTotal>[0]; model?: string } } | null)?.lead;
     const m = config?.members.find((x) => x.name === this.agent);
@@ -183,7 +183,7 @@ class TranscriptPanel implements vscode.Disposable {
       status: this.agent === 'lead' ? 'lead' : m?.status ?? 'unknown',
       tokens: usageTotal(usage),
       cost: formatCost(estimateCost(model, usage)),
-      canStop: !!rt.current && activity !== undefined && activity.kind !== 'remote' && (this.agent === 'lead' || m?.status !== 'shutdown'),
+      canStop: !!rt.runner && activity !== undefined && activity.kind !== 'remote' && (this.agent === 'lead' || m?.status !== 'shutdown'),
     };
     this.post({ type: 'status', status });
   }
@@ -225,12 +225,11 @@ class TranscriptPanel implements vscode.Disposable {
         return;
       case 'send':
         if (!vscode.workspace.isTrusted) return answer(m.ref, async () => Promise.reject(new Error('Restricted Mode: messages are not sent.')));
-        return answer(m.ref, async () => ctx.runtime.current?.sendAsUser(this.agent, m.content)
-          ?? (await ctx.team()).mailbox.send({ from: 'user', to: this.agent, type: 'message', content: m.content }));
+        return answer(m.ref, async () => (await ctx.ready()).sendAsUser(this.agent, m.content));
       case 'stop':
         return answer(m.ref, async () => {
-          const rt = ctx.runtime.current;
-          if (!rt) throw new Error('No agent runs in this window, so there is nothing to stop here.');
+          const rt = ctx.session;
+          if (!rt.runner) throw new Error('No agent runs in this window, so there is nothing to stop here.');
           if (this.agent === 'lead') rt.cancelLeadTurn();
           else await rt.stopTeammate(this.agent);
         });

@@ -5,7 +5,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { ParticipantName } from '../shared/team-schemas';
 import type { ChangeNode, ChangesProvider } from './changes-view';
-import type { CommandSpec } from './command-specs';
+import type { CommandSpec } from './command-spec';
 import type { CommandContext } from './command-context';
 import { errorText } from './log';
 import type { TreeNode } from './nodes';

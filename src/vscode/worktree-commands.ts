@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { WorktreeError } from '../core/worktree/errors';
 import type { WorktreeInfo, WorktreeManager } from '../core/worktree/manager';
 import type { CommandContext } from './command-context';
-import type { CommandSpec } from './command-specs';
+import { spec, type CommandSpec } from './command-spec';
 import type { TreeNode } from './nodes';
 import { CANCEL, type Asked } from './prompts';
 
@@ -34,11 +34,11 @@ const anyWorktree = () => true;
 const withCheckout = (w: WorktreeInfo) => w.status === 'active';
 
 function nameField(title: string, which: (w: WorktreeInfo) => boolean) {
-  return { key: 'name', ask: (ctx: CommandContext) => pickWorktree(ctx.worktrees(), title, which) };
+  return { key: 'name', ask: (ctx: CommandContext) => pickWorktree(ctx.session.worktrees, title, which) };
 }
 
 async function showDiff(name: string, ctx: CommandContext): Promise<WorktreeOutcome> {
-  const d = await ctx.worktrees().diff(name);
+  const d = await ctx.session.worktrees.diff(name);
   const header = `# ${d.branch}: ${d.files.length} file${d.files.length === 1 ? '' : 's'} changed since ${d.baseCommit.slice(0, 10)}`
     + (d.uncommitted.length ? ` (${d.uncommitted.length} uncommitted)` : '');
   const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: `${header}\n${d.text || '# no changes\n'}` });
@@ -51,7 +51,7 @@ async function showDiff(name: string, ctx: CommandContext): Promise<WorktreeOutc
  * refuses (the core's error), undefined asks in a modal dialog. Undefined = the user cancelled.
  */
 async function commitMessageFor(name: string, what: string, commit: boolean | undefined, ctx: CommandContext): Promise<string | null | undefined> {
-  const d = await ctx.worktrees().diff(name);
+  const d = await ctx.session.worktrees.diff(name);
   if (!d.uncommitted.length || commit === false) return null;
   if (commit === undefined) {
     const choice = await vscode.window.showWarningMessage(
@@ -63,7 +63,7 @@ async function commitMessageFor(name: string, what: string, commit: boolean | un
 }
 
 async function merge(name: string, commit: boolean | undefined, ctx: CommandContext): Promise<WorktreeOutcome | undefined> {
-  const wm = ctx.worktrees();
+  const wm = ctx.session.worktrees;
   const message = await commitMessageFor(name, 'merge', commit, ctx);
   if (message === undefined) return undefined;
   const r = await wm.merge(name, { commitMessage: message ?? undefined });
@@ -78,27 +78,22 @@ async function merge(name: string, commit: boolean | undefined, ctx: CommandCont
   return { name, status: r.status, files: r.status === 'merged' ? r.files : [] };
 }
 
-/** Keep and remove take the checkout away: not from under a teammate working in it. */
-async function refuseIfInUse(name: string, ctx: CommandContext): Promise<void> {
-  const member = await (await ctx.team()).roster.get(name);
-  if (member?.status === 'working' && member.worktree) {
-    throw new Error(`${name} is working in this worktree; ask it to shut down (or stop it) first.`);
-  }
-}
+/** Keep and remove take the checkout away: not from under a teammate using it (the session's rule). */
+const IN_USE_HINT = ' (Request Shutdown, or Stop Teammate)';
 
 async function keep(name: string, commit: boolean | undefined, ctx: CommandContext): Promise<WorktreeOutcome | undefined> {
-  await refuseIfInUse(name, ctx);
+  await ctx.session.assertWorktreeFree(name, IN_USE_HINT);
   const message = await commitMessageFor(name, 'keep', commit, ctx);
   if (message === undefined) return undefined;
   let info;
   try {
-    info = await ctx.worktrees().keep(name, { commitMessage: message ?? undefined });
+    info = await ctx.session.worktrees.keep(name, { commitMessage: message ?? undefined });
   } catch (err) {
     // Ignored files (.env, build output) go with the checkout: only if the user says so.
     if (!(err instanceof WorktreeError && err.code === 'ignored-files')) throw err;
     const choice = await vscode.window.showWarningMessage(err.message, { modal: true }, 'Keep Anyway');
     if (!choice) return undefined;
-    info = await ctx.worktrees().keep(name, { commitMessage: message ?? undefined, force: true });
+    info = await ctx.session.worktrees.keep(name, { commitMessage: message ?? undefined, force: true });
   }
   void vscode.window.showInformationMessage(`Agent Teams: kept ${info.branch}; the checkout of ${name} is removed.`);
   return { name, status: info.status };
@@ -106,8 +101,10 @@ async function keep(name: string, commit: boolean | undefined, ctx: CommandConte
 
 /** `force` true discards, false refuses (the core's error), undefined asks when there is something to lose. */
 async function remove(name: string, force: boolean | undefined, ctx: CommandContext): Promise<WorktreeOutcome | undefined> {
-  await refuseIfInUse(name, ctx);
-  const wm = ctx.worktrees();
+  // Forced, the teammates in the checkout are stopped first (refused if another window runs them).
+  if (force === true) await ctx.session.vacateWorktree(name);
+  else await ctx.session.assertWorktreeFree(name, IN_USE_HINT);
+  const wm = ctx.session.worktrees;
   try {
     const r = await wm.remove(name, { force: force === true });
     void vscode.window.showInformationMessage(`Agent Teams: removed the worktree and branch ${r.branch}.`);
@@ -121,25 +118,25 @@ async function remove(name: string, force: boolean | undefined, ctx: CommandCont
 }
 
 export const WORKTREE_COMMANDS: CommandSpec[] = [
-  {
+  spec({
     id: 'agentTeams.worktreeDiff', title: 'Show Worktree Diff', runsAgents: true,
     fields: [nameField('Show Worktree Diff', anyWorktree)], schema: z.object({ name: WorktreeName }), fromNode: nameOf,
-    run: ((a: { name: string }, ctx: CommandContext) => showDiff(a.name, ctx)) as CommandSpec['run'],
-  },
-  {
+    run: (a, ctx) => showDiff(a.name, ctx),
+  }),
+  spec({
     id: 'agentTeams.worktreeMerge', title: 'Merge Worktree', runsAgents: true,
     fields: [nameField('Merge Worktree into the current branch', anyWorktree)], schema: z.object({ name: WorktreeName, commit: z.boolean().optional() }), fromNode: nameOf,
-    run: ((a: { name: string; commit?: boolean }, ctx: CommandContext) => merge(a.name, a.commit, ctx)) as CommandSpec['run'],
-  },
-  {
+    run: (a, ctx) => merge(a.name, a.commit, ctx),
+  }),
+  spec({
     id: 'agentTeams.worktreeKeep', title: 'Keep Worktree Branch', runsAgents: true,
     fields: [nameField('Keep the branch, remove the checkout', withCheckout)], schema: z.object({ name: WorktreeName, commit: z.boolean().optional() }), fromNode: nameOf,
-    run: ((a: { name: string; commit?: boolean }, ctx: CommandContext) => keep(a.name, a.commit, ctx)) as CommandSpec['run'],
-  },
-  {
+    run: (a, ctx) => keep(a.name, a.commit, ctx),
+  }),
+  spec({
     id: 'agentTeams.worktreeRemove', title: 'Remove Worktree', runsAgents: true,
     fields: [nameField('Remove Worktree (checkout and branch)', anyWorktree)],
     schema: z.object({ name: WorktreeName, force: z.boolean().optional() }), fromNode: nameOf,
-    run: ((a: { name: string; force?: boolean }, ctx: CommandContext) => remove(a.name, a.force, ctx)) as CommandSpec['run'],
-  },
+    run: (a, ctx) => remove(a.name, a.force, ctx),
+  }),
 ];

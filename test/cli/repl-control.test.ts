@@ -6,10 +6,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
-import { Runtime } from '../../src/core/runtime/runtime';
+
 import { fault, reply, shaped, toolUse } from '../fake-api';
 import { tempDir, waitFor } from '../helpers/tmp';
-import { modelsFor, TEST_SETTINGS } from '../runtime/harness';
+import { modelsFor, startSession, TEST_SETTINGS } from '../runtime/harness';
 import { cleanEnv, fakeApi, runCli, session } from './cli-proc';
 
 async function processesWith(marker: string): Promise<number> {
@@ -45,7 +45,7 @@ test("a teammate run by another host is shown as remote and never run by the ses
   const api = await fakeApi(t);
   const root = await tempDir(t);
   // The "VS Code window": a runtime in this process running tia.
-  const other = await Runtime.start({ root, settings: TEST_SETTINGS, models: modelsFor(api), approver: { bash: async () => 'deny' }, hostId: 'vscode-window-1' });
+  const other = await startSession({ root, settings: TEST_SETTINGS, models: modelsFor(api), approver: { bash: async () => 'deny' }, hostId: 'vscode-window-1' });
   t.after(() => other.dispose());
   api.script('tia', reply(toolUse('idle', {})));
   await other.spawnTeammate({ name: 'tia', role: 'dev', prompt: 'Wait.' });

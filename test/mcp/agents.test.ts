@@ -6,18 +6,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { McpStartRequest } from '../../src/core/mcp/manager';
-import { Runtime, type RuntimeOptions } from '../../src/core/runtime/runtime';
+import type { TeamSession } from '../../src/core/session/team-session';
 import type { RuntimeEvent } from '../../src/core/runtime/types';
 import { reply, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from '../fake-api';
 import { tempDir, waitFor } from '../helpers/tmp';
-import { modelsFor, TEST_SETTINGS } from '../runtime/harness';
+import { modelsFor, startSession, TEST_SETTINGS, type RuntimeOptions } from '../runtime/harness';
 import { EVERYTHING, FAULTY, MEMORY, node, workspaceWith } from './helpers';
 
 type Ctx = Parameters<typeof tempDir>[0];
 
 interface McpHarness {
   api: FakeApi;
-  rt: Runtime;
+  rt: TeamSession;
   events: RuntimeEvent[];
   starts: McpStartRequest[];
   asked: string[];
@@ -29,7 +29,7 @@ async function start(t: Ctx, servers: Record<string, unknown> | string, opts: Pa
   const events: RuntimeEvent[] = [];
   const starts: McpStartRequest[] = [];
   const asked: string[] = [];
-  const rt = await Runtime.start({
+  const rt = await startSession({
     root, settings: TEST_SETTINGS, models: modelsFor(api),
     approver: {
       bash: async () => 'allow',

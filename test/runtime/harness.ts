@@ -1,6 +1,6 @@
-// A runtime over a temp workspace, talking to the scripted fake Messages API through the
-// real SDK.
-import { Runtime, type RuntimeOptions } from '../../src/core/runtime/runtime';
+// A team session with its agents over a temp workspace, talking to the scripted fake
+// Messages API through the real SDK.
+import { TeamSession, type AgentOptions, type TeamSessionOptions } from '../../src/core/session/team-session';
 import type { Approver, BashDecision, BashQuestion, RuntimeEvent, RuntimeSettings } from '../../src/core/runtime/types';
 import { createModelClient } from '../../src/core/model';
 import { startFakeApi, type FakeApi } from '../fake-api';
@@ -9,15 +9,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { tempDir } from '../helpers/tmp';
 
+/** Everything a session with agents is started with, in one object. */
+export type RuntimeOptions = TeamSessionOptions & AgentOptions;
+
+/** A session whose agents run here, from flat options. */
+export function startSession(o: RuntimeOptions): Promise<TeamSession> {
+  const { root, settings, hostId, worktrees, ...agents } = o;
+  return TeamSession.start({ root, settings, hostId, worktrees, agents });
+}
+
 export interface Harness {
   api: FakeApi;
-  rt: Runtime;
+  rt: TeamSession;
   root: string;
   events: RuntimeEvent[];
   bashAsks: string[];
   /** Why each bash call was asked about, and the rules offered (same order as bashAsks). */
   bashQuestions: Array<BashQuestion | undefined>;
-  restart(opts?: Partial<RuntimeOptions>): Promise<Runtime>;
+  restart(opts?: Partial<RuntimeOptions>): Promise<TeamSession>;
 }
 
 type Ctx = Parameters<typeof tempDir>[0];
@@ -41,7 +50,7 @@ export async function harness(t: Ctx, settings: Partial<RuntimeSettings> = {}, b
   const bashAsks: string[] = [];
   const bashQuestions: Array<BashQuestion | undefined> = [];
   const make = async (extra: Partial<RuntimeOptions> = {}) => {
-    const rt = await Runtime.start({
+    const rt = await startSession({
       root,
       settings: { ...TEST_SETTINGS, ...settings },
       models: modelsFor(api),

@@ -6,15 +6,14 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
-import { Runtime } from '../../src/core/runtime/runtime';
 import { reply, toolUse } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
-import { harness, modelsFor, TEST_SETTINGS } from './harness';
+import { harness, modelsFor, startSession, TEST_SETTINGS } from './harness';
 
 test('a host paused past its lease does not act for a teammate another host took over meanwhile', async (t) => {
   const h = await harness(t);
   await h.rt.dispose();
-  const start = (hostId: string) => Runtime.start({
+  const start = (hostId: string) => startSession({
     root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'allow' }, heartbeatMs: 300, hostId,
   });
   const a = await start('host-a');
@@ -25,7 +24,7 @@ test('a host paused past its lease does not act for a teammate another host took
   await a.spawnTeammate({ name: 'amy', role: 'dev', prompt: 'Go.' });
   await waitFor(() => h.api.requests('amy').length === 1, 5000, 'amy runs the command');
   // Host A freezes: no more heartbeats while the command runs.
-  clearInterval((a as unknown as { heartbeat: NodeJS.Timeout }).heartbeat);
+  a.runner!.leases.stop();
   await sleep(1200);
   const b = await start('host-b');
   t.after(() => b.dispose());

@@ -74,7 +74,7 @@ test("a teammate's phase that ends without a word to the lead sends its final wo
   // A second phase (mail from the user) ends the same way: the lead reads it on its next
   // turn, but is not woken again until it has spoken to fay.
   await waitFor(async () => (await h.rt.team.roster.get('fay'))?.status === 'idle', 5000, 'fay idle');
-  await waitFor(() => !h.rt.lead.busy, 5000, 'lead idle');
+  await waitFor(() => !h.rt.leadBusy(), 5000, 'lead idle');
   h.api.script('fay', 'Also tidied the README.');
   await h.rt.sendAsUser('fay', 'One more thing.');
   await waitFor(async () => (await h.rt.team.mailbox.history('lead')).filter((m) => m.type === 'result').length === 2, 5000, 'second result');

@@ -5,10 +5,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { test } from 'node:test';
-import { Runtime } from '../../src/core/runtime/runtime';
+import { AgentRunner } from '../../src/core/runtime/agent-runner';
 import { reply, shaped, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
-import { harness, modelsFor, TEST_SETTINGS } from './harness';
+import { harness, modelsFor, startSession, TEST_SETTINGS } from './harness';
 
 test('a crashed host (kill -9) is replaced: the new runtime resumes the working teammate', async (t) => {
   const h = await harness(t);
@@ -39,7 +39,7 @@ test('two hosts never run the same teammate: the lease is respected', async (t) 
   h.api.script('tia', reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'tia', role: 'dev', prompt: 'Wait.' });
   await waitFor(async () => (await h.rt.team.roster.get('tia'))?.status === 'idle', 5000);
-  const other = await Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' } });
+  const other = await startSession({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' } });
   t.after(() => other.dispose());
   assert.equal(other.activity('tia').kind, 'remote');
   await assert.rejects(other.spawnTeammate({ name: 'tia', role: 'dev', prompt: 'x' }), /run by another window/);
@@ -102,7 +102,7 @@ test('two hosts starting together over one roster: exactly one runs each teammat
   await h.rt.spawnTeammate({ name: 'zed', role: 'dev', prompt: 'Wait.' });
   await waitFor(async () => (await h.rt.team.roster.get('zed'))?.status === 'idle', 5000, 'zed idle');
   await h.rt.dispose(); // a reload: zed stays idle in the roster, its lease given up
-  const start = () => Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' } });
+  const start = () => startSession({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' } });
   const [a, b] = await Promise.all([start(), start()]);
   t.after(() => Promise.all([a.dispose(), b.dispose()]));
   assert.deepEqual([a.activity('zed').kind, b.activity('zed').kind].filter((k) => k === 'remote').length, 1, 'one runs it, the other shows it as remote');
@@ -139,7 +139,7 @@ test('one lead per workspace: a second host passes what it is asked to the lead,
   // The first host renews every 200 ms; the second deems a lease stale after 3 × 1 s, and
   // looks for a lead to adopt every second: margins a loaded machine does not break.
   await h.restart({ heartbeatMs: 200 });
-  const second = await Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' }, heartbeatMs: 1000 });
+  const second = await startSession({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' }, heartbeatMs: 1000 });
   t.after(() => second.dispose());
   const notices: string[] = [];
   second.onEvent((e) => { if (e.type === 'notice') notices.push(e.message); });
@@ -197,7 +197,7 @@ test('a teammate another host spawns later is shown as remote here, and taken ov
   const h = await harness(t);
   await h.rt.dispose();
   await h.restart({ heartbeatMs: 100 });
-  const other = await Runtime.start({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' }, heartbeatMs: 100 });
+  const other = await startSession({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' }, heartbeatMs: 100 });
   t.after(() => other.dispose());
   h.api.script('dave', reply(toolUse('idle', {})));
   await other.spawnTeammate({ name: 'dave', role: 'coder', prompt: 'Wait.' });
@@ -247,7 +247,7 @@ test('mail that wakes the lead while a host is still starting carries the interr
   await waitFor(() => h.api.requests('lead').length === 1, 5000, 'first lead request');
   await h.rt.dispose();
   // A slow start (many teammates to resume): the mail below lands before the turn is resumed.
-  const proto = Runtime.prototype as unknown as { resumeTeammates: () => Promise<void> };
+  const proto = AgentRunner.prototype as unknown as { resumeTeammates: () => Promise<void> };
   const resumeTeammates = proto.resumeTeammates;
   proto.resumeTeammates = async function (this: unknown) {
     await new Promise((r) => setTimeout(r, 800));

@@ -143,11 +143,11 @@ test('mail that lands while the idle lead is reading its inbox still wakes it (n
     if (name === 'lead' && armed) {
       armed = false;
       await mailbox.send({ from: 'bob', to: 'lead', type: 'message', content: 'Reviewed: fine.' });
-      h.rt.lead.onMail();
+      h.rt.runner!.lead.onMail();
     }
     return d;
   };
-  h.rt.lead.onMail(); // a wake with nothing new yet starts the read
+  h.rt.runner!.lead.onMail(); // a wake with nothing new yet starts the read
   await waitFor(() => h.api.requests('lead').length === 1, 5000, 'the lead woke for bob\'s mail');
   assert.match(sentText(h.api, 'lead'), /Reviewed: fine\./);
 });

@@ -3,18 +3,10 @@
 // heartbeat; another host takes it over only when the lease is stale (owner process dead on
 // this machine, or silent for three heartbeats).
 import { hostname } from 'node:os';
-import type { HostLease, Member, TeamConfig } from '../../shared/team-schemas';
+import type { HostLease, LeadRecord, Member, TeamConfig } from '../../shared/team-schemas';
+import { isProcessAlive } from '../util/process-alive';
 
 export const HEARTBEAT_MS = 5000;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 export function makeLease(hostId: string): HostLease {
   return { id: hostId, pid: process.pid, heartbeat_at: Date.now() / 1000, hostname: hostname() };
@@ -28,7 +20,7 @@ export function liveForeignHost(m: Member, myHostId: string, heartbeatMs = HEART
 /** The same for any lease (the lead's lives in the roster's top-level `lead` record). */
 export function liveForeignLease(h: HostLease | null | undefined, myHostId: string, heartbeatMs = HEARTBEAT_MS): string | null {
   if (!h || h.id === myHostId) return null;
-  if ((h as { hostname?: string }).hostname === hostname() && !alive(h.pid)) return null;
+  if (h.hostname === hostname() && !isProcessAlive(h.pid)) return null;
   if (Date.now() / 1000 - h.heartbeat_at > (3 * heartbeatMs) / 1000) return null;
   return h.id;
 }
@@ -36,10 +28,9 @@ export function liveForeignLease(h: HostLease | null | undefined, myHostId: stri
 // ── lease changes, each applied to the roster inside one locked `roster.update` ──
 
 /** The roster's top-level `lead` record (usage and lease), created when absent. */
-export function leadRecord(c: TeamConfig): { host?: HostLease | null } {
-  const config = c as TeamConfig & { lead?: { host?: HostLease | null } };
-  config.lead ??= {};
-  return config.lead;
+export function leadRecord(c: TeamConfig): LeadRecord {
+  c.lead ??= {};
+  return c.lead;
 }
 
 /** What taking `name`'s lease found: the member (now ours), the live host that has it, or nothing to run. */

@@ -1,10 +1,7 @@
-// The runtime's public surface: what the VS Code layer and the CLI see. Hosts plug in
-// settings, the model factory and approvals through these small interfaces.
-import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
+// The agents' settings, events and activity, and the small interfaces through which hosts
+// plug in the model factory and approvals (the team session passes them to the runner).
 import type { McpAsker } from '../mcp/host';
-import type { McpManager } from '../mcp/manager';
 import type { ModelClient, ModelStatus } from '../model';
-import type { WorktreeManager } from '../worktree/manager';
 import type { JobInfo } from '../exec/jobs';
 import type { TranscriptEntry } from './transcript';
 
@@ -156,31 +153,4 @@ export interface SpawnInput {
   agent_type?: string | null;
   /** Start in plan mode; default from the setting requirePlan. */
   plan_mode_required?: boolean | null;
-}
-
-/** Implemented by Runtime (runtime.ts). */
-export interface TeamRuntime {
-  readonly root: string;
-  onEvent(listener: (e: RuntimeEvent) => void): Disposable;
-  activity(agent: string): Activity;
-  askLead(prompt: string): Promise<void>;
-  spawnTeammate(input: SpawnInput, by?: string): Promise<Member>;
-  sendAsUser(to: string, content: string): Promise<Message>;
-  broadcastAsUser(content: string): Promise<Message[]>;
-  requestShutdown(teammate: string): Promise<RequestRecord>;
-  stopTeammate(teammate: string): Promise<void>;
-  /** Stops the lead's current turn (the user's Stop). */
-  cancelLeadTurn(): void;
-  decidePlan(requestId: string, approve: boolean, feedback?: string): Promise<void>;
-  createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task>;
-  updateSettings(settings: Partial<RuntimeSettings>): void;
-  /** The key or base URL changed: every agent's next call uses new model clients. */
-  refreshModels(): void;
-  /** Background commands (bash with run_in_background), listed per agent in the views. */
-  readonly jobs: { list(owner?: string): JobInfo[] };
-  /** Git worktrees of isolated teammates (diff, merge, keep, remove). */
-  readonly worktrees: WorktreeManager;
-  /** This host's MCP servers: states, tools, restart (docs/mcp.md). */
-  readonly mcp: McpManager;
-  dispose(): Promise<void>;
 }

@@ -1,6 +1,7 @@
 // Token accounting per agent, persisted with the roster (teammates in their member record,
 // the lead in a top-level `lead` field), and the team budget derived from it.
-import type { Usage } from '../../shared/team-schemas';
+import type { TeamConfig, Usage } from '../../shared/team-schemas';
+import { leadRecord } from './lease';
 import type { SendResult } from '../model';
 import type { Roster } from '../team/roster';
 
@@ -29,9 +30,8 @@ export async function recordUsage(roster: Roster, agent: string, r: SendResult['
   return roster.update((config) => {
     let mine: Usage;
     if (agent === 'lead') {
-      const lead = ((config as Record<string, unknown>).lead ?? {}) as { usage?: Usage };
+      const lead = leadRecord(config);
       lead.usage = mine = addUsage(lead.usage, r);
-      (config as Record<string, unknown>).lead = lead;
     } else {
       const m = config.members.find((x) => x.name === agent);
       if (!m) return { agent: 0, team: teamTotal(config) };
@@ -41,7 +41,6 @@ export async function recordUsage(roster: Roster, agent: string, r: SendResult['
   });
 }
 
-export function teamTotal(config: { members: { usage?: Usage }[] }): number {
-  const lead = (config as Record<string, unknown>).lead as { usage?: Usage } | undefined;
-  return config.members.reduce((n, m) => n + usageTotal(m.usage), usageTotal(lead?.usage));
+export function teamTotal(config: TeamConfig): number {
+  return config.members.reduce((n, m) => n + usageTotal(m.usage), usageTotal(config.lead?.usage));
 }

@@ -156,13 +156,6 @@ export class Mailbox {
     return this.readFrom(name, Math.max(atLeast, await this.cursor(name)));
   }
 
-  /** Reads and acks in one step: for consumers that do not need exactly-once effect. */
-  async readUnread(name: string): Promise<MessageT[]> {
-    const d = await this.unread(name);
-    await this.ack(name, d.cursor);
-    return d.messages;
-  }
-
   /** Everything ever sent to `name`, oldest first. */
   async history(name: string): Promise<MessageT[]> {
     return (await this.readFrom(name, 0)).messages;
@@ -182,13 +175,5 @@ export class Mailbox {
     return this.watcher.watchDir(this.paths.inboxDir, (f) => {
       if (f === file) onMail();
     }, [file]);
-  }
-
-  /** Calls `onChange(name)` when any inbox changes (for views). */
-  subscribeAll(onChange: (name: string) => void): Promise<Disposable> {
-    return this.watcher.watchDir(this.paths.inboxDir, (f) => {
-      const m = /^([a-z][a-z0-9_-]{0,31})\.jsonl$/.exec(f);
-      if (m) onChange(m[1]!);
-    });
   }
 }

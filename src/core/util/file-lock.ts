@@ -1,21 +1,24 @@
-// Cross-process mutual exclusion with an O_EXCL lock file holding the owner's pid and host.
-// A lock whose owner died (kill -9) is taken over at once on the same host, or after
-// `staleMs` when the owner is elsewhere. Within one process, waiters queue in memory first
-// so they do not spin against each other.
+// Cross-process mutual exclusion with an O_EXCL lock file holding the owner's pid and host:
+// the one file lock of the project (roster, requests, task board, worktree index). A lock
+// whose owner died (kill -9) is taken over at once on the same host, or after `staleMs` when
+// the owner is elsewhere. Within one process, waiters queue in memory first so they do not
+// spin against each other.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { ioFault } from './io-faults';
+import { isProcessAlive } from './process-alive';
 
 const HOST = hostname();
-const inProcess = new Map<string, Promise<unknown>>();
+// One queue per process even if this module is loaded twice (two bundles), so waiters in
+// this process never spin against each other.
+const QUEUE = Symbol.for('agent-teams.file-lock.queue');
+const inProcess: Map<string, Promise<unknown>> = ((globalThis as Record<symbol, unknown>)[QUEUE] ??= new Map()) as Map<string, Promise<unknown>>;
 
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+/** The lock stayed taken by a live owner for the whole timeout. */
+export class LockTimeoutError extends Error {
+  constructor(readonly lockPath: string, readonly holderPid: number | undefined) {
+    super(`timed out waiting for lock ${lockPath}`);
   }
 }
 
@@ -46,8 +49,9 @@ async function isStale(lockPath: string, staleMs: number): Promise<string | null
     return null; // gone already: retry the create
   }
   try {
-    const owner = JSON.parse(text) as { pid: number; host: string };
-    if (owner.host === HOST) return isAlive(owner.pid) ? null : text;
+    const owner = JSON.parse(text) as { pid: number; host?: string };
+    // No host: written on this machine by the earlier worktree lock format.
+    if (owner.host === HOST || owner.host === undefined) return isProcessAlive(owner.pid) ? null : text;
   } catch {
     // Half-written by an owner that died between create and write: judge by age.
     return Date.now() - mtime > 1000 ? text : null;
@@ -98,9 +102,18 @@ async function acquire(lockPath: string, staleMs: number, timeoutMs: number): Pr
       const stale = await isStale(lockPath, staleMs);
       if (stale !== null) await breakStale(lockPath, stale);
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for lock ${lockPath}`);
+    if (Date.now() > deadline) throw new LockTimeoutError(lockPath, await holderPid(lockPath));
     await sleep(Math.random() * wait);
     wait = Math.min(wait * 2, 4);
+  }
+}
+
+async function holderPid(lockPath: string): Promise<number | undefined> {
+  try {
+    const pid = (JSON.parse(await readFile(lockPath, 'utf8')) as { pid?: unknown }).pid;
+    return typeof pid === 'number' ? pid : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,6 +1,8 @@
-// Participant names: the one check every path built from a name goes through.
-export const NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
-export const RESERVED = ['lead', 'user'] as const;
+// Participant names: the one check every path built from a name goes through (the pattern
+// itself is in shared/names.ts, which the schemas and the webview use too).
+import { NAME_RE, RESERVED } from '../../shared/names';
+
+export { NAME_RE, RESERVED };
 
 export class NameError extends Error {}
 

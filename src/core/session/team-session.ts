@@ -1,0 +1,275 @@
+// The team session: the one object a host (a VS Code window, a CLI process, a test) holds
+// over one workspace. It owns the team (one roster, one set of mailboxes, one folder
+// watcher per process), every action the user takes, the rules both hosts need
+// (team-words.ts, worktree-rules.ts) and, when agents may run here, the agent runner — loaded
+// only then, so a host that only shows the team never loads the agent loops or the SDK.
+//
+// Extension points for host features: `onEvent` (what agents do), `subscribe` (team files
+// changed, from any process), `runner` (the agents this host runs: `runner.agents()`).
+import { randomUUID } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
+import type { JobInfo } from '../exec/jobs';
+import type { McpHostOptions } from '../mcp/host';
+import type { McpManager } from '../mcp/manager';
+import type { AgentRunner } from '../runtime/agent-runner';
+import { requestPlan as putInPlanMode } from '../roles/plan-mode';
+import { EventHub } from '../runtime/event-hub';
+import { liveForeignHost } from '../runtime/lease';
+import {
+  DEFAULT_SETTINGS, type Activity, type Approver, type Disposable, type ModelFactory, type RuntimeEvent,
+  type RuntimeSettings, type SpawnInput,
+} from '../runtime/types';
+import { Team, type TeamChange } from '../team/team';
+import type { TaskUpdate } from '../team/task-board';
+import { WorktreeManager } from '../worktree/manager';
+import { hostLabel } from './team-words';
+import { WorktreeInUseError, worktreeUsers } from './worktree-rules';
+
+export interface TeamSessionOptions {
+  root: string;
+  settings?: Partial<RuntimeSettings>;
+  /** This host's id in leases (default: a random one). */
+  hostId?: string;
+  /** Git worktrees for isolated teammates (default: one over `root`). */
+  worktrees?: WorktreeManager;
+}
+
+/** What a host supplies when agents may run here (trusted workspace, a key). */
+export interface AgentOptions {
+  models: ModelFactory;
+  approver: Approver;
+  heartbeatMs?: number;
+  /** Resume teammates found working/idle in the roster (default true). */
+  resume?: boolean;
+  /** How this host's user raises a spent token budget (default: the VS Code setting). */
+  raiseBudget?: string;
+  /** MCP servers from `.mcp.json` (docs/mcp.md). */
+  mcp?: McpHostOptions;
+}
+
+export class SessionError extends Error {}
+
+export class TeamSession {
+  readonly root: string;
+  readonly team: Team;
+  readonly hostId: string;
+  private s: RuntimeSettings;
+  private readonly events = new EventHub();
+  private current: AgentRunner | null = null;
+  private starting: Promise<AgentRunner> | null = null;
+  private wm: WorktreeManager | null;
+  private disposed = false;
+
+  constructor(opts: TeamSessionOptions) {
+    this.root = opts.root;
+    this.s = { ...DEFAULT_SETTINGS, ...opts.settings };
+    this.team = new Team(opts.root, { pollMs: this.s.idlePollSeconds * 1000 });
+    this.hostId = opts.hostId ?? randomUUID();
+    this.wm = opts.worktrees ?? null;
+  }
+
+  /** A session whose agents run here from the start (the CLI's, the tests'). */
+  static async start(opts: TeamSessionOptions & { agents: AgentOptions }): Promise<TeamSession> {
+    const session = new TeamSession(opts);
+    try {
+      await session.startAgents(opts.agents);
+    } catch (err) {
+      await session.dispose();
+      throw err;
+    }
+    return session;
+  }
+
+  // ── the agents of this host ──
+
+  /** The runner of this host's agents; null while none may run here. */
+  get runner(): AgentRunner | null {
+    return this.current;
+  }
+
+  /** Starts running agents here (idempotent): the lead, and the teammates no other host runs. */
+  startAgents(agents: AgentOptions): Promise<AgentRunner> {
+    if (this.disposed) return Promise.reject(new SessionError('the session is closed'));
+    if (this.current) return Promise.resolve(this.current);
+    this.starting ??= this.startRunner(agents).finally(() => { this.starting = null; });
+    return this.starting;
+  }
+
+  private async startRunner(agents: AgentOptions): Promise<AgentRunner> {
+    // Loaded here, not at the top: the runner brings the agent loops, the tools and the SDK.
+    const { AgentRunner: Runner } = require('../runtime/agent-runner') as typeof import('../runtime/agent-runner');
+    const runner = await Runner.start({
+      ...agents, team: this.team, events: this.events, worktrees: this.worktrees, settings: this.s, hostId: this.hostId,
+    });
+    this.current = runner;
+    return runner;
+  }
+
+  /** This host's MCP servers (states, tools, restart; docs/mcp.md), once agents run here. */
+  get mcp(): McpManager {
+    return this.need('use MCP servers').mcp;
+  }
+
+  /** Stops this host's agents (their state stays for the next host); the team stays open. */
+  async stopAgents(): Promise<void> {
+    const runner = this.current ?? (await this.starting?.catch(() => null)) ?? null;
+    this.current = null;
+    await runner?.dispose();
+  }
+
+  private need(what: string): AgentRunner {
+    if (this.current) return this.current;
+    throw new SessionError(`Agents do not run here, so the team cannot ${what}.`);
+  }
+
+  // ── what agents do, and what changed ──
+
+  /** Events of this host's agents; notices raised while they started are replayed first. */
+  onEvent(listener: (e: RuntimeEvent) => void): Disposable {
+    return this.events.on(listener);
+  }
+
+  /** Team files changed, by this process or another (the team's folders are created). */
+  subscribe(onChange: (what: TeamChange) => void): Promise<Disposable> {
+    return this.team.subscribe(onChange);
+  }
+
+  /** What `agent` is doing here; `stopped` for an agent this host does not run. */
+  activity(agent: string): Activity {
+    return this.current?.activity(agent) ?? { kind: 'stopped' };
+  }
+
+  /** Background commands of this host's agents (all, or `owner`'s), for the views and /jobs. */
+  jobs(owner?: string): JobInfo[] {
+    return this.current?.jobs.list(owner) ?? [];
+  }
+
+  /** The lead's loop is in a turn (it stays so a moment after a turn, checking for mail). */
+  leadBusy(): boolean {
+    return this.current?.lead.busy ?? false;
+  }
+
+  /** A team exists once it has members or the lead has a conversation. */
+  async hasTeam(): Promise<boolean> {
+    const [members, lead] = await Promise.all([
+      this.team.roster.list().catch(() => []),
+      stat(this.team.paths.transcript('lead')).then(() => true, () => false),
+    ]);
+    return members.length > 0 || lead;
+  }
+
+  settings(): RuntimeSettings {
+    return this.s;
+  }
+
+  updateSettings(settings: Partial<RuntimeSettings>): void {
+    this.s = { ...this.s, ...settings };
+    this.current?.updateSettings(settings);
+  }
+
+  /** The key or base URL changed: every agent's next call uses new model clients. */
+  refreshModels(): void {
+    this.current?.refreshModels();
+  }
+
+  // ── the user's actions ──
+
+  askLead(prompt: string): Promise<void> {
+    return this.need('ask the lead').askLead(prompt);
+  }
+
+  /** Cancels the lead's current turn (the CLI's Ctrl-C). */
+  cancelLeadTurn(): void {
+    this.current?.cancelLeadTurn();
+  }
+
+  spawnTeammate(input: SpawnInput, by = 'user'): Promise<Member> {
+    return this.need('spawn a teammate').spawnTeammate(input, by);
+  }
+
+  sendAsUser(to: string, content: string): Promise<Message> {
+    return this.team.mailbox.send({ from: 'user', to, type: 'message', content });
+  }
+
+  broadcastAsUser(content: string): Promise<Message[]> {
+    return this.team.mailbox.broadcast('user', content);
+  }
+
+  requestShutdown(teammate: string): Promise<RequestRecord> {
+    return this.team.requestShutdown('user', teammate);
+  }
+
+  /** Force-stops a teammate this host runs (or retires one nobody runs). */
+  async stopTeammate(teammate: string): Promise<void> {
+    if (!this.current) throw new SessionError('No agent runs in this window, so there is nothing to stop here.');
+    await this.current.stopTeammate(teammate);
+  }
+
+  async decidePlan(requestId: string, approve: boolean, feedback = ''): Promise<RequestRecord> {
+    const r = await this.team.decidePlan('user', requestId, approve, feedback);
+    if (!r.ok) throw new SessionError(r.error);
+    return r.record;
+  }
+
+  /** Puts a running teammate into plan mode (the lead's request_plan, the Request Plan command). */
+  requestPlan(teammate: string, reason?: string | null, by = 'user'): Promise<Member> {
+    return putInPlanMode(this.team, by, teammate, reason);
+  }
+
+  async createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task> {
+    const problem = input.worktree ? await this.worktrees.problemWith(input.worktree) : null;
+    if (problem) throw new SessionError(`worktree "${input.worktree}" cannot be used: ${problem}`);
+    return this.team.tasks.create(input);
+  }
+
+  updateTask(id: number, change: TaskUpdate): Promise<Task> {
+    return this.team.tasks.update(id, change);
+  }
+
+  // ── worktrees ──
+
+  /** Git worktrees of isolated teammates (diff, merge, keep, remove). */
+  get worktrees(): WorktreeManager {
+    this.wm ??= new WorktreeManager(this.root);
+    return this.wm;
+  }
+
+  /** Teammates that use worktree `name` now (worktree-rules.ts). */
+  worktreeUsers(name: string): Promise<string[]> {
+    return worktreeUsers(this.team, name, this.worktrees.pathOf(name));
+  }
+
+  /** Throws WorktreeInUseError when someone uses worktree `name`; `hint` ends the message. */
+  async assertWorktreeFree(name: string, hint = ''): Promise<void> {
+    const users = await this.worktreeUsers(name);
+    if (users.length) throw new WorktreeInUseError(name, users, hint);
+  }
+
+  /**
+   * Before a forced removal: the teammates in the checkout stop. One this host runs is
+   * stopped; one another live host runs is refused (stop it there); one nobody runs is
+   * retired (shut down, its tasks back to pending). Returns who was stopped or retired.
+   */
+  async vacateWorktree(name: string): Promise<string[]> {
+    const users = await this.worktreeUsers(name);
+    const members = await Promise.all(users.map((u) => this.team.roster.get(u)));
+    const elsewhere = members.filter((m): m is Member => !!m && !!liveForeignHost(m, this.hostId));
+    if (elsewhere.length) {
+      throw new SessionError(`${elsewhere.map((m) => `${m.name} is run by ${hostLabel(m)}`).join('; ')}: stop ${elsewhere.length === 1 ? 'it' : 'them'} there first, then remove`);
+    }
+    for (const u of users) {
+      if (this.current) await this.current.stopTeammate(u);
+      else await this.team.retireMember(u);
+    }
+    return users;
+  }
+
+  // ── the end of this host's session (not of the team) ──
+  async dispose(): Promise<void> {
+    if (this.disposed) return;
+    this.disposed = true;
+    await this.stopAgents();
+    this.team.dispose();
+  }
+}

@@ -1,0 +1,35 @@
+// "Is this worktree in use?" — one rule for every host. A teammate uses a checkout when it
+// lives in it, or owns an in-progress task bound to it, and it may act there: it is working,
+// or it is idle while a live host runs it (mail or a task wakes it at any moment). An idle
+// teammate nobody runs does nothing until a host resumes it, and a shut-down one never will.
+import type { Member, Task } from '../../shared/team-schemas';
+import { liveForeignHost } from '../runtime/lease';
+import type { Team } from '../team/team';
+
+export class WorktreeInUseError extends Error {
+  constructor(readonly worktree: string, readonly users: string[], hint = '') {
+    super(`worktree "${worktree}" is in use by ${users.join(', ')}; shut ${users.length === 1 ? 'it' : 'them'} down first${hint}`);
+  }
+}
+
+/** Whether `m` may act in its checkout now (see the header). */
+function mayAct(m: Member): boolean {
+  if (m.status === 'working') return true;
+  // Any live host counts, this one included: pass no host id of our own.
+  return m.status === 'idle' && !!liveForeignHost(m, '');
+}
+
+/** Who uses the worktree at `dir` (named `name`), by the rule above. */
+export function worktreeUsersIn(members: Member[], tasks: Task[], name: string, dir: string): string[] {
+  const acting = members.filter(mayAct);
+  const inside = acting.filter((m) => m.worktree && (m.worktree === dir || m.worktree.startsWith(`${dir}/`))).map((m) => m.name);
+  const bound = tasks
+    .filter((t) => t.status === 'in_progress' && t.worktree === name && t.owner && acting.some((m) => m.name === t.owner))
+    .map((t) => t.owner!);
+  return [...new Set([...inside, ...bound])];
+}
+
+export async function worktreeUsers(team: Team, name: string, dir: string): Promise<string[]> {
+  const [members, tasks] = await Promise.all([team.roster.list(), team.tasks.list()]);
+  return worktreeUsersIn(members, tasks, name, dir);
+}
