@@ -182,6 +182,8 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       await wb.answer('Spawn Teammate (1/3)', 'tim');
       await wb.answer('Spawn Teammate (2/3)', 'runner');
       await wb.answer('Spawn Teammate (3/3)', TIM_PROMPT);
+      await wb.pick('Spawn Teammate: which model?', 'Team model');
+      await wb.pick('Spawn Teammate: plan first?', 'Start working');
       await wb.pick('Spawn Teammate: where does it work?', 'Shared checkout');
 
       // tim claims the task and starts the long command (allowed once).
