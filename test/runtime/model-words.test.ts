@@ -27,7 +27,7 @@ test('the lead is told how tasks go out, how to wait and that tool calls run in 
   assert.match(system, /an unowned task goes to whichever teammate is idle first/);
   assert.match(system, /To wait for teammates, end your turn: their messages start your next one/);
   assert.match(system, /Several tool calls in one reply run in order/);
-  assert.ok(system.length < 1000, `lead system prompt stays short (${system.length})`);
+  assert.ok(system.length < 1000, `lead system prompt stays short (${system.length}): ${system}`);
   assert.equal(JSON.stringify(b.body.system), JSON.stringify(a.body.system));
   assert.equal(JSON.stringify(b.body.tools), JSON.stringify(a.body.tools));
 });
