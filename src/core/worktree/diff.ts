@@ -1,7 +1,7 @@
 // What a teammate changed relative to where its branch started: committed work and, while
 // the checkout exists, uncommitted and untracked files too — the reviewer sees the whole
 // picture before deciding to merge.
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { WorktreeError } from './errors';
@@ -75,7 +75,13 @@ export async function diffRecord(root: string, rec: WorktreeRecord, checkout: st
   try {
     const indexRel = (await git(['rev-parse', '--git-path', 'index'], { ...ctx, cwd })).stdout.trim();
     const indexFile = join(tmp, 'index');
-    await copyFile(isAbsolute(indexRel) ? indexRel : resolve(cwd, indexRel), indexFile);
+    const realIndex = isAbsolute(indexRel) ? indexRel : resolve(cwd, indexRel);
+    await copyFile(realIndex, indexFile);
+    // The copy keeps the index's own mtime: git re-reads a file whose mtime is not older than
+    // the index's ("racily clean"). With a fresh mtime, a same-size file rewritten within the
+    // second of the checkout looked unchanged and was missing from the diff.
+    const st = await stat(realIndex);
+    await utimes(indexFile, st.atime, st.mtime);
     const extraEnv = { GIT_INDEX_FILE: indexFile };
     await git(['add', '-A'], { ...ctx, cwd, extraEnv });
     return { ...base, ...(await diffWith(cwd, ctx, ['--cached', rec.baseCommit], extraEnv)) };
