@@ -49,6 +49,9 @@ test('setting an owner follows the claim rules (pending, unblocked, unowned) and
   await team.roster.setStatus('bob', 'shutdown');
   const c = await team.tasks.create({ subject: 'c' });
   await assert.rejects(team.tasks.update(c.id, { owner: 'bob' }, 'user'), /not a member/);
+  // The user may change any task: an owner it picks reserves the task as it stands.
+  const reserved = await team.tasks.update(b.id, { owner: 'alice' }, 'user');
+  assert.deepEqual([reserved.owner, reserved.status, reserved.blockedBy], ['alice', 'pending', [a.id]]);
 });
 
 test('adding a completed task as a blocker is a no-op; a blocker that closes a cycle is refused', async (t) => {

@@ -56,6 +56,13 @@ export function applyUpdate(t: Task, change: TaskUpdate, actor: TaskActor, addBl
   const next: Task = { ...t, blockedBy: [...t.blockedBy] };
   const drop = new Set(change.removeBlockedBy ?? []);
   next.blockedBy = [...new Set([...next.blockedBy, ...addBlockers])].filter((b) => !drop.has(b));
+  if (newOwner !== null && actor === 'user') {
+    // The user may change any task: an owner picked in the Tasks tree reserves it for that
+    // member as it stands (pending, even blocked); only membership was checked.
+    next.owner = newOwner;
+    if (change.status !== undefined) next.status = change.status;
+    return next;
+  }
   if (newOwner !== null) {
     const why = claimRefusal({ ...t, blockedBy: next.blockedBy }, newOwner);
     if (why) throw new TaskError(`cannot give task ${t.id} to ${newOwner}: ${why}`);
