@@ -93,6 +93,7 @@ export class JobManager {
     child.stdout?.on('data', (b: Buffer) => job.out.push('stdout', b));
     child.stderr?.on('data', (b: Buffer) => job.out.push('stderr', b));
     const pgid = child.pid;
+    const unrecord = this.processes.recordGroup(owner, pgid, command, 'job');
     const untrack = this.processes.track(owner, {
       command,
       stop: async () => {
@@ -106,7 +107,8 @@ export class JobManager {
       const done = async (code: number | null, sig: NodeJS.Signals | null, err?: Error) => {
         // The leader is gone; what it left running in its group goes too. Output still in
         // the pipes is read first (briefly: an escaped process may hold them open).
-        if (pgid !== undefined) void killGroup(pgid, this.killGraceMs);
+        if (pgid !== undefined) void killGroup(pgid, this.killGraceMs).then(unrecord);
+        else void unrecord();
         await Promise.race([closed, new Promise((r) => setTimeout(r, DRAIN_MS))]);
         untrack();
         info.state = job.killedOnPurpose ? 'killed' : 'exited';

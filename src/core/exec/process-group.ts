@@ -49,12 +49,30 @@ export interface TrackedProcess {
   stop(): Promise<void>;
 }
 
+/** Where a host writes down the groups it starts (process-ledger.ts), for whoever outlives it. */
+export interface GroupLedger {
+  /** Records group `pgid` just spawned for `owner`; the returned function drops the record. */
+  record(owner: string, pgid: number, command: string, kind: 'bash' | 'job'): () => Promise<void>;
+}
+
 /**
  * Live process groups per owner (a teammate's name), so a force stop can kill
  * every command that teammate started, and deactivation can kill everything.
  */
 export class ProcessRegistry {
   private readonly byOwner = new Map<string, Set<TrackedProcess>>();
+
+  /** @param ledger records each group in the team folder while it runs (none: nothing recorded). */
+  constructor(private readonly ledger?: GroupLedger) {}
+
+  /**
+   * Writes group `pgid` down as `owner`'s (so a host taking over after this one is killed can
+   * kill it); call the returned function once the group is gone.
+   */
+  recordGroup(owner: string, pgid: number | undefined, command: string, kind: 'bash' | 'job'): () => Promise<void> {
+    if (!this.ledger || pgid === undefined) return async () => undefined;
+    return this.ledger.record(owner, pgid, command, kind);
+  }
 
   /** Registers `proc`; call the returned function when it has finished. */
   track(owner: string, proc: TrackedProcess): () => void {

@@ -126,6 +126,7 @@ async function execute(command: string, opts: ShellOptions, signal: AbortSignal)
   const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
 
   const pgid = child.pid;
+  const unrecord = opts.track ? opts.track.registry.recordGroup(opts.track.owner, pgid, command, 'bash') : null;
   const grace = opts.killGraceMs ?? DEFAULT_KILL_GRACE_MS;
   let reason: 'timeout' | 'abort' | undefined;
   let killing: Promise<void> | undefined;
@@ -144,6 +145,8 @@ async function execute(command: string, opts: ShellOptions, signal: AbortSignal)
   signal.removeEventListener('abort', onAbort);
   // The leader is gone; background jobs it left in the group go with it.
   if (pgid !== undefined) killing ??= killGroup(pgid, grace);
+  // The record goes once the group is (being made) empty: nothing of it is left to orphan.
+  if (unrecord) void Promise.resolve(killing).then(unrecord);
   // After a timeout or stop, report only once SIGKILL has gone out to the group.
   if (reason) await killing;
   await within(closed, DRAIN_MS);

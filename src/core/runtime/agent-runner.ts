@@ -68,6 +68,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
 
   private async init(): Promise<void> {
     await this.team.init();
+    await this.killOrphans();
     const teamName = (await this.team.roster.read()).team_name;
     await this.loadDefinitions();
     const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(toolsFor('lead')), this.defs.leadPrompt(teamName));
@@ -139,6 +140,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
   private async beat(): Promise<void> {
     // Renew first: after a pause, what this host still holds is settled before anything else.
     await this.renewNow();
+    await this.killOrphans();
     await this.adoptLead();
     await this.resumeTeammates();
   }

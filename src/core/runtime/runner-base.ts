@@ -1,6 +1,7 @@
 // What every agent of a runner calls back into apart from the agents themselves (AgentEnv):
 // settings, events, usage and the token budget, compaction, the key's state and worktree
 // folders. AgentRunner (agent-runner.ts) adds the agents, their leases and resume.
+import { ProcessLedger, sweepOrphans } from '../exec/process-ledger';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
 import type { Team } from '../team/team';
@@ -16,7 +17,7 @@ import { recordUsage, teamTotal } from './usage';
 export abstract class RunnerBase {
   readonly team: Team;
   readonly root: string;
-  readonly processes = new ProcessRegistry();
+  readonly processes: ProcessRegistry;
   readonly worktrees: WorktreeManager;
   readonly approver: Approver;
   protected s: RuntimeSettings;
@@ -27,6 +28,8 @@ export abstract class RunnerBase {
   constructor(private readonly base: RunnerOptions) {
     this.team = base.team;
     this.root = base.team.root;
+    // Each group is written down while it runs, for the host that outlives this one.
+    this.processes = new ProcessRegistry(new ProcessLedger(base.team.paths.processesDir, base.hostId));
     this.s = { ...base.settings };
     this.approver = base.approver;
     this.worktrees = base.worktrees;
@@ -37,6 +40,18 @@ export abstract class RunnerBase {
         message: `Token budget of ${budget} spent: the team is paused. ${base.raiseBudget ?? 'Raise agentTeams.tokenBudget to continue.'}`,
       }),
     );
+  }
+
+  /**
+   * Kills what hosts that went away (killed with -9, crashed) left running for their agents,
+   * before this host takes those agents over (docs/file-formats.md, "Process records").
+   */
+  protected async killOrphans(): Promise<void> {
+    const killed = await sweepOrphans(this.team.paths.processesDir).catch(() => []);
+    for (const k of killed) {
+      const what = k.kind === 'job' ? 'background job' : 'command';
+      this.emit({ type: 'notice', level: 'info', agent: k.agent, message: `Stopped the ${what} \`${k.command}\` that ${k.agent} started on a host that went away.` });
+    }
   }
 
   /** The agent called `name` that runs here. */

@@ -10,6 +10,8 @@ export class TeamPaths {
   readonly requestsDir: string;
   readonly transcriptsDir: string;
   readonly tasksDir: string;
+  /** Process groups the hosts' agents run (docs/file-formats.md, "Process records"). */
+  readonly processesDir: string;
 
   constructor(readonly root: string) {
     this.teamDir = join(root, '.team');
@@ -18,6 +20,7 @@ export class TeamPaths {
     this.requestsDir = join(this.teamDir, 'requests');
     this.transcriptsDir = join(this.teamDir, 'transcripts');
     this.tasksDir = join(root, '.tasks');
+    this.processesDir = join(this.teamDir, 'processes');
   }
 
   inbox(name: string): string {

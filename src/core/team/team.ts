@@ -52,7 +52,7 @@ export class Team {
     await Promise.all([p.inboxDir, p.requestsDir, p.transcriptsDir, p.tasksDir].map((d) => mkdir(d, { recursive: true })));
     await assertNotLinked([p.inboxDir, p.requestsDir, p.transcriptsDir]);
     // Litter of writers killed mid-write (.tasks/.generation.tmp-<pid>-…, roster temps).
-    await Promise.all([p.teamDir, p.tasksDir, p.requestsDir, p.inboxDir].map((d) => sweepStaleTemps(d)));
+    await Promise.all([p.teamDir, p.tasksDir, p.requestsDir, p.inboxDir, p.processesDir].map((d) => sweepStaleTemps(d)));
     await Promise.all([p.teamDir, p.tasksDir].map(keepOutOfGit));
     return this;
   }

@@ -1,0 +1,92 @@
+// Issue 12, item 10: commands an agent left running on a host killed with -9 are killed by the
+// host that takes over — only when the recorded process is still the one that was recorded.
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { bootId, procStat } from '../../src/core/exec/process-ledger';
+import type { ProcessRecord } from '../../src/shared/team-schemas';
+import { writeJsonAtomic } from '../../src/core/util/atomic-file';
+import { reply, toolUse } from '../fake-api';
+import { waitFor } from '../helpers/tmp';
+import { harness } from './harness';
+
+/** Alive and not a zombie (an init that does not reap leaves killed orphans as zombies). */
+async function running(pid: number): Promise<boolean> {
+  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  return !!text && text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3) !== 'Z';
+}
+
+async function records(dir: string): Promise<ProcessRecord[]> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json'));
+  return Promise.all(names.map(async (n) => JSON.parse(await readFile(join(dir, n), 'utf8')) as ProcessRecord));
+}
+
+function sleeper(t: TestContext): ChildProcess {
+  const c = spawn('sleep', ['1000'], { detached: true, stdio: 'ignore' });
+  t.after(() => { try { process.kill(-c.pid!, 'SIGKILL'); } catch { /* gone */ } });
+  return c;
+}
+
+test('a host killed with -9 leaves no commands behind: the next host kills its foreground and background sleeps', async (t) => {
+  const h = await harness(t);
+  // This process's own host must not sweep first: the child is the only host until the restart.
+  await h.rt.dispose();
+  h.api.script('sam',
+    reply(toolUse('bash', { command: 'sleep 1000', run_in_background: true })),
+    reply(toolUse('bash', { command: 'sleep 1000' })),
+    reply(toolUse('idle', {})),
+  );
+  const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'runtime-host.js'), h.root, h.api.url, 'sam', 'Start the server.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  t.after(() => child.kill('SIGKILL'));
+  const dir = join(h.root, '.team', 'processes');
+  const recs = await waitFor(async () => {
+    const r = await records(dir);
+    return r.length === 2 ? r : null;
+  }, 30_000, 'both sleeps recorded by the child host');
+  assert.deepEqual(recs.map((r) => r.kind).sort(), ['bash', 'job']);
+  assert.ok(recs.every((r) => r.agent === 'sam' && r.command === 'sleep 1000' && r.host.pid === child.pid));
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+  t.after(() => { for (const r of recs) try { process.kill(-r.pgid, 'SIGKILL'); } catch { /* gone */ } });
+  // The orphans outlive their host...
+  await new Promise((r) => setTimeout(r, 300));
+  for (const r of recs) assert.ok(await running(r.pgid), `sleep (${r.kind}) outlives the killed host`);
+  // ...until a host opens the team and takes sam over.
+  await h.restart();
+  for (const r of recs) await waitFor(async () => !(await running(r.pgid)), 15_000, `the ${r.kind} sleep killed`);
+  await waitFor(async () => (await records(dir)).length === 0, 15_000, 'the records removed');
+  assert.ok(h.events.some((e) => e.type === 'notice' && /background job `sleep 1000` that sam started on a host that went away/.test(e.message)));
+  assert.ok(h.events.some((e) => e.type === 'notice' && /command `sleep 1000` that sam started on a host that went away/.test(e.message)));
+});
+
+test('a recorded pid now used by an unrelated process is not killed; a live host\'s groups are left alone', async (t) => {
+  const h = await harness(t);
+  await h.rt.dispose();
+  const dir = join(h.root, '.team', 'processes');
+  const boot = (await bootId())!;
+  // A host that is gone: a process that has exited.
+  const ghost = spawn(process.execPath, ['-e', '']);
+  await new Promise((r) => ghost.on('exit', r));
+  const deadHost = { id: 'ghost', pid: ghost.pid!, start: '1', hostname: hostname() };
+  const me = (await procStat(process.pid))!;
+  const liveHost = { id: 'alive', pid: process.pid, start: me.start, hostname: hostname() };
+  const base = { boot, agent: 'sam', kind: 'bash' as const, command: 'sleep 1000', started_at: Date.now() / 1000 };
+  // 1. The dead host's group whose pid was reused: same pid, another start time.
+  const stranger = sleeper(t);
+  const strangerStart = (await waitFor(() => procStat(stranger.pid!)))!.start;
+  await writeJsonAtomic(join(dir, 'reused.json'), { ...base, pgid: stranger.pid, start: String(Number(strangerStart) - 7), host: deadHost });
+  // 2. A live host's group: not ours to kill.
+  const kept = sleeper(t);
+  await writeJsonAtomic(join(dir, 'live-host.json'), { ...base, pgid: kept.pid, start: (await waitFor(() => procStat(kept.pid!)))!.start, host: liveHost });
+  // 3. The dead host's group, still the recorded process: killed.
+  const orphan = sleeper(t);
+  await writeJsonAtomic(join(dir, 'orphan.json'), { ...base, pgid: orphan.pid, start: (await waitFor(() => procStat(orphan.pid!)))!.start, host: deadHost });
+  await h.restart();
+  await waitFor(async () => !(await running(orphan.pid!)), 15_000, 'the orphan killed');
+  assert.ok(await running(stranger.pid!), 'the process that reused a recorded pid survives');
+  assert.ok(await running(kept.pid!), 'a live host\'s command survives');
+  assert.deepEqual((await readdir(dir)).sort(), ['live-host.json'], 'dead hosts\' records are removed, the live host\'s kept');
+});
