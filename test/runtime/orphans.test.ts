@@ -42,10 +42,8 @@ test('a host killed with -9 leaves no commands behind: the next host kills its f
   const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'runtime-host.js'), h.root, h.api.url, 'sam', 'Start the server.'], { stdio: ['ignore', 'pipe', 'inherit'] });
   t.after(() => child.kill('SIGKILL'));
   const dir = join(h.root, '.team', 'processes');
-  const recs = await waitFor(async () => {
-    const r = await records(dir);
-    return r.length === 2 ? r : null;
-  }, 30_000, 'both sleeps recorded by the child host');
+  await waitFor(async () => (await records(dir)).length === 2, 30_000, 'both sleeps recorded by the child host');
+  const recs = await records(dir);
   assert.deepEqual(recs.map((r) => r.kind).sort(), ['bash', 'job']);
   assert.ok(recs.every((r) => r.agent === 'sam' && r.command === 'sleep 1000' && r.host.pid === child.pid));
   child.kill('SIGKILL');
