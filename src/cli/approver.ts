@@ -1,7 +1,7 @@
 // Approval at the prompt (docs/permissions.md, docs/mcp.md). A shell command no rule
 // allowed: y = allow once, a = always allow this exact command, p = always allow its prefix
 // rule (`Bash(npm test:*)`), n (or Enter) = deny; "always" adds the rule to this session's
-// allow rules (onRule). An MCP tool call: y / a(lways this tool, this session) / n; an MCP
+// allow rules (onRule). An MCP tool call: y / a(lways `mcp__s__t`) / s(erver: `mcp__s`) / n; an MCP
 // server's first start: y / n after its command line. An ask rule on a file change shows the
 // change as a diff first; other ask rules get y / n. Questions from several agents are asked
 // one after another, never on top of each other; a cancelled turn (its signal) denies.
@@ -13,7 +13,6 @@ import type { Terminal } from './terminal';
 type Choice = { key: string; word: string; label: string; then: () => BashDecision };
 
 export class PromptApprover implements Approver {
-  private always = new Set<string>();
   private queue: Promise<unknown> = Promise.resolve();
   /** Called with the rule the user chose to always allow (the session adds it to its rules). */
   onRule: (rule: string) => void = () => undefined;
@@ -23,11 +22,7 @@ export class PromptApprover implements Approver {
   bash(agent: string, command: string, signal: AbortSignal, question?: BashQuestion): Promise<BashDecision> {
     const [exact, prefix] = question?.suggestions ?? [];
     const why = askReason(question?.reason);
-    const rule = (r: string) => (): BashDecision => {
-      this.onRule(r);
-      this.term.print(`Added allow rule ${r} for this session.`);
-      return 'allow';
-    };
+    const rule = (r: string) => this.rule(r);
     return this.queued(() => this.question(
       `${agent} wants to run a shell command:\n    ${command.split('\n').join('\n    ')}${why ? `\n  (${why})` : ''}`, signal, 'Allow?', [
         ...(exact ? [{ key: 'a', word: 'always', label: '[a]lways this command', then: rule(exact) }] : []),
@@ -35,12 +30,13 @@ export class PromptApprover implements Approver {
       ]));
   }
 
-  /** An MCP tool call under the default `ask` rule (docs/mcp.md); "always" holds for the session. */
-  mcpTool(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<BashDecision> {
-    if (this.always.has(tool)) return Promise.resolve('allow');
+  /** An MCP tool call under the default `ask` rule (docs/mcp.md); "always" adds its rule (or its server's) to the session's. */
+  mcpTool(agent: string, tool: string, input: unknown, signal: AbortSignal, suggestions: string[] = [tool]): Promise<BashDecision> {
+    const [toolRule, serverRule] = suggestions;
     const args = JSON.stringify(input ?? {});
     return this.queued(() => this.question(`${agent} wants to call the MCP tool ${tool} with:\n    ${args.length > 400 ? `${args.slice(0, 400)}…` : args}`, signal, 'Allow?', [
-      { key: 'a', word: 'always', label: '[a]lways this tool', then: () => (this.always.add(tool), 'allow') },
+      ...(toolRule ? [{ key: 'a', word: 'always', label: '[a]lways this tool', then: this.rule(toolRule) }] : []),
+      ...(serverRule ? [{ key: 's', word: 'server', label: `[s]erver: always ${serverRule}`, then: this.rule(serverRule) }] : []),
     ]));
   }
 
@@ -64,6 +60,15 @@ export class PromptApprover implements Approver {
 
   tool(agent: string, what: string, reason: string, signal: AbortSignal): Promise<BashDecision> {
     return this.queued(() => this.question(`${agent} wants to ${what} (${reason}).`, signal, 'Allow?', []));
+  }
+
+  /** A choice that adds allow rule `r` to the session's rules. */
+  private rule(r: string): () => BashDecision {
+    return () => {
+      this.onRule(r);
+      this.term.print(`Added allow rule ${r} for this session.`);
+      return 'allow';
+    };
   }
 
   private queued(fn: () => Promise<BashDecision>): Promise<BashDecision> {
@@ -92,7 +97,7 @@ export class PromptApprover implements Approver {
 }
 
 /** Every answer any question takes: typed while another question is open, it is not a prompt. */
-const ANSWERS = new Set(['', 'y', 'yes', 'a', 'always', 'p', 'prefix', 'n', 'no']);
+const ANSWERS = new Set(['', 'y', 'yes', 'a', 'always', 'p', 'prefix', 's', 'server', 'n', 'no']);
 
 /** A compact diff: the common head and tail are skipped, the middle shown as -/+ lines. */
 export function lineDiff(before: string, after: string, maxLines = 80): string {

@@ -1,9 +1,11 @@
 // Approvals: a bash call no permission rule allowed (docs/permissions.md: Allow / Always allow
 // this command / Always allow `<prefix>:*` / Deny — "Always" writes the rule to the workspace's
 // agentTeams.permissions.allow), an ask rule on Edit/Write (the change in the diff editor with
-// Allow / Deny before it is written), an MCP tool call no rule allows (Allow / Always allow this tool / Deny), and an MCP
+// Allow / Deny before it is written), an MCP tool call no rule allows (Allow / Always allow this tool / … all of its server / Deny), and an MCP
 // server's first start, its command line shown (Start / Always start / Don't start; docs/mcp.md).
-// "Always" is remembered per workspace; a dismissed notification or a stopped agent is a no.
+// "Always allow" for an MCP tool writes `mcp__<server>__<tool>` or `mcp__<server>` to the same
+// list as bash's; "Always start" is remembered per workspace. A dismissed notification or a
+// stopped agent is a no.
 import * as vscode from 'vscode';
 import type { McpStartRequest } from '../core/mcp/manager';
 import { askReason } from '../core/permissions/decide';
@@ -14,7 +16,9 @@ import type { BashAsks } from './bash-asks';
 const KEY = 'agentTeams.alwaysAllowedCommands';
 const EXACT = 'Always allow this command';
 const PROPOSED_SCHEME = 'agent-teams-proposed';
+/** MCP tools "always allowed" before their rules went to the settings (migrated on first use). */
 const MCP_TOOLS_KEY = 'agentTeams.alwaysAllowedMcpTools';
+const MCP_ALWAYS = 'Always allow this tool';
 const MCP_STARTS_KEY = 'agentTeams.allowedMcpServerStarts';
 
 /** The user's choice, or undefined once `signal` aborts; the listener is taken back either way. */
@@ -87,18 +91,27 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
       return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
     },
 
-    async mcpTool(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<BashDecision> {
-      if (state.get<string[]>(MCP_TOOLS_KEY, []).includes(tool)) return 'allow';
+    async mcpTool(agent: string, tool: string, input: unknown, signal: AbortSignal, suggestions: string[] = [tool]): Promise<BashDecision> {
+      // "Always allow this tool" was once kept in workspace state: such a tool's rule is written
+      // to the settings now (where bash's go), and the old entry dropped.
+      if (state.get<string[]>(MCP_TOOLS_KEY, []).includes(tool)) {
+        await addAllowRule(suggestions[0] ?? tool);
+        await state.update(MCP_TOOLS_KEY, state.get<string[]>(MCP_TOOLS_KEY, []).filter((t) => t !== tool));
+        return 'allow';
+      }
       if (signal.aborted) return 'deny';
+      const [toolRule, serverRule] = suggestions;
+      const serverLabel = serverRule ? `Always allow all of ${serverRule}` : undefined;
+      const buttons = ['Allow', ...(toolRule ? [MCP_ALWAYS] : []), ...(serverLabel ? [serverLabel] : []), 'Deny'];
       // As for bash: short arguments fit a toast, longer ones are shown whole in a dialog.
       const args = JSON.stringify(input ?? {});
       const answer = args.length <= 150
-        ? vscode.window.showWarningMessage(`${agent} wants to call the MCP tool ${tool} with ${args}`, 'Allow', 'Always allow this tool', 'Deny')
-        : vscode.window.showWarningMessage(`${agent} wants to call the MCP tool ${tool}`, { modal: true, detail: JSON.stringify(input, null, 2).slice(0, 4000) },
-          'Allow', 'Always allow this tool', 'Deny');
+        ? vscode.window.showWarningMessage(`${agent} wants to call the MCP tool ${tool} with ${args}`, ...buttons)
+        : vscode.window.showWarningMessage(`${agent} wants to call the MCP tool ${tool}`, { modal: true, detail: JSON.stringify(input, null, 2).slice(0, 4000) }, ...buttons);
       const choice = await untilAborted(answer, signal);
-      if (choice === 'Always allow this tool') {
-        await remember(state, MCP_TOOLS_KEY, tool);
+      const rule = choice === MCP_ALWAYS ? toolRule : choice !== undefined && choice === serverLabel ? serverRule : undefined;
+      if (rule && !signal.aborted) {
+        await addAllowRule(rule);
         return 'allow';
       }
       return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';

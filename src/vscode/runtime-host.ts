@@ -10,7 +10,7 @@ import type { Approver, ModelFactory, RuntimeEvent, RuntimeSettings } from '../c
 import type { TeamSession } from '../core/session/team-session';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
-import { readBaseUrl, readPermissionRules } from './settings';
+import { readBaseUrl } from './settings';
 
 export class RestrictedModeError extends Error {
   constructor() {
@@ -63,8 +63,8 @@ export class RuntimeHost implements vscode.Disposable {
     const started = !this.session.runner;
     const runner = await this.session.startAgents({
       models, approver: this.approver,
-      // Workspace servers start only while the workspace is trusted; rules from the same settings as bash.
-      mcp: { trusted: () => vscode.workspace.isTrusted, rules: readPermissionRules },
+      // Workspace servers start only while the workspace is trusted; rules are the runner's settings', as bash's.
+      mcp: { trusted: () => vscode.workspace.isTrusted },
     });
     if (started) {
       this.mcpSub?.dispose();

@@ -1,6 +1,5 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
-import type { RuleSource } from '../core/permissions/rules';
 import { DEFAULT_SETTINGS, type BashPolicy, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
 
 const SECTION = 'agentTeams';
@@ -59,9 +58,4 @@ export function onSettingsChange(onChange: (s: RuntimeSettings, baseUrlChanged: 
   return vscode.workspace.onDidChangeConfiguration((e) => {
     if (e.affectsConfiguration(SECTION)) onChange(readSettings(), e.affectsConfiguration(`${SECTION}.baseUrl`));
   });
-}
-
-/** agentTeams.permissions.allow / ask / deny, as the rules engine reads them (docs/mcp.md for MCP names). */
-export function readPermissionRules(): RuleSource {
-  return readPermissions(vscode.workspace.getConfiguration(SECTION));
 }

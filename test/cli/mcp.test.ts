@@ -1,12 +1,12 @@
 // MCP in the CLI: `agent-teams mcp` (with and without --tools) and, in a session, the start
 // approval showing the command line, a tool call asked at the prompt, and /mcp.
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { tempDir, waitFor } from '../helpers/tmp';
-import { alive, FAULTY } from '../mcp/helpers';
+import { alive, FAULTY, MEMORY } from '../mcp/helpers';
 import { fakeApi, runCli, session } from './cli-proc';
 
 async function withConfig(t: Parameters<typeof tempDir>[0], text: string): Promise<string> {
@@ -48,7 +48,7 @@ test('session: the server starts after its command line is approved; a call is a
   repl.send('echo something');
   await repl.expect(/MCP server "faulty" from \.mcp\.json wants to run:\n {4}.*mcp-faulty-server\.js ok\nStart it\? \[y\]es \/ \[N\]o:/, 20_000);
   repl.send('y');
-  await repl.expect(/lead wants to call the MCP tool mcp__faulty__echo with:\n {4}\{"text":"hello mcp"\}\nAllow\? \[y\]es \/ \[a\]lways this tool \/ \[N\]o:/, 20_000);
+  await repl.expect(/lead wants to call the MCP tool mcp__faulty__echo with:\n {4}\{"text":"hello mcp"\}\nAllow\? \[y\]es \/ \[a\]lways this tool \/ \[s\]erver: always mcp__faulty \/ \[N\]o:/, 20_000);
   repl.send('y');
   await repl.expect(/echo: hello mcp/);
   await repl.expect(/Echoed\./);
@@ -68,7 +68,7 @@ test('session: SIGTERM stops the MCP server and what it started (no orphans)', a
   repl.send('start a sleeper');
   await repl.expect(/Start it\? \[y\]es \/ \[N\]o:/, 20_000);
   repl.send('y');
-  await repl.expect(/Allow\? \[y\]es \/ \[a\]lways this tool \/ \[N\]o:/, 20_000);
+  await repl.expect(/Allow\? \[y\]es \/ \[a\]lways this tool \/ \[s\]erver: always mcp__faulty \/ \[N\]o:/, 20_000);
   repl.send('y');
   await repl.expect(/Started\./, 20_000);
   const pid = Number(await readFile(pidFile, 'utf8'));
@@ -76,4 +76,44 @@ test('session: SIGTERM stops the MCP server and what it started (no orphans)', a
   repl.child.kill('SIGTERM');
   assert.equal(await repl.exited, 143);
   await waitFor(() => !alive(pid), 5000, 'the sleeper the server started is gone');
+});
+
+test('session: --allow and .team/settings.json rules decide MCP calls of the real memory server; [s]erver always allows the rest of it', async (t) => {
+  const api = await fakeApi(t);
+  const data = await tempDir(t);
+  const root = await withConfig(t, JSON.stringify({ mcpServers: { memory: { command: process.execPath, args: [MEMORY], env: { MEMORY_FILE_PATH: join(data, 'm.jsonl') } } } }));
+  await mkdir(join(root, '.team'), { recursive: true });
+  await writeFile(join(root, '.team', 'settings.json'), JSON.stringify({ permissions: { allow: ['mcp__memory__read_graph'], deny: ['mcp__memory__delete_entities'] } }));
+  api.script('lead',
+    reply(toolUse('mcp__memory__create_entities', { entities: [{ name: 'Grace', entityType: 'person', observations: ['ships'] }] })),
+    reply(toolUse('mcp__memory__read_graph', {})),
+    reply(toolUse('mcp__memory__delete_entities', { entityNames: ['Grace'] })),
+    reply(toolUse('mcp__memory__search_nodes', { query: 'Grace' })),
+    reply(toolUse('mcp__memory__open_nodes', { names: ['Grace'] })),
+    'Remembered.',
+  );
+  const repl = await session(t, root, api, ['--bash', 'allow', '--allow', 'mcp__memory__create_entities']);
+  await repl.ready();
+  repl.send('remember Grace');
+  await repl.expect(/Start it\? \[y\]es \/ \[N\]o:/, 20_000);
+  repl.send('y');
+  // create_entities (--allow), read_graph (settings.json) and delete_entities (denied) ask nothing.
+  await repl.expect(/lead wants to call the MCP tool mcp__memory__search_nodes with:\n.*\nAllow\? \[y\]es \/ \[a\]lways this tool \/ \[s\]erver: always mcp__memory \/ \[N\]o:/, 30_000);
+  repl.send('s');
+  await repl.expect(/Added allow rule mcp__memory for this session\./);
+  await repl.expect(/Remembered\./, 20_000);
+  assert.ok(!repl.saw(/wants to call the MCP tool mcp__memory__(create_entities|read_graph|delete_entities|open_nodes)/), repl.out);
+  const results = api.requests('lead').slice(1).map((r) => {
+    const blocks = r.body.messages.at(-1).content as Array<{ type: string; content: string; is_error?: boolean }>;
+    return blocks.find((b) => b.type === 'tool_result')!;
+  });
+  assert.match(results[0]!.content, /Grace/, 'create_entities reached the server');
+  assert.match(results[1]!.content, /"ships"/, 'read_graph reached the server');
+  assert.equal(results[2]!.is_error, true);
+  assert.match(results[2]!.content, /mcp__memory__delete_entities is denied: .*mcp__memory__delete_entities/);
+  assert.match(results[3]!.content, /Grace/);
+  assert.match(results[4]!.content, /Grace/);
+  assert.match(await readFile(join(data, 'm.jsonl'), 'utf8'), /Grace/, 'the denied delete never reached the server');
+  repl.send('/quit');
+  assert.equal(await repl.exited, 0);
 });

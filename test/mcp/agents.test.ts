@@ -107,6 +107,38 @@ test('permission rules: allow skips the question, deny refuses without reaching 
   assert.deepEqual(h.asked, []);
 });
 
+test("the session's permission rules decide MCP calls; \"Always allow\" is offered the tool's and the server's rule, and the rule it adds holds for the next call", async (t) => {
+  const suggested: string[][] = [];
+  let rt: TeamSession | undefined;
+  const h = await start(t, { faulty: node(FAULTY, 'ok') }, {
+    settings: { ...TEST_SETTINGS, permissions: { allow: ['mcp__faulty__echo'], ask: [], deny: [] } },
+    approver: {
+      bash: async () => 'allow',
+      mcpServerStart: async () => true,
+      // As both hosts do: the chosen rule goes to the settings' allow list.
+      mcpTool: async (_agent, _tool, _input, _signal, suggestions = []) => {
+        suggested.push(suggestions);
+        const p = rt!.settings().permissions;
+        rt!.updateSettings({ permissions: { ...p, allow: [...p.allow, suggestions[1]!] } });
+        return 'allow';
+      },
+    },
+  });
+  rt = h.rt;
+  h.api.script('lead',
+    reply(toolUse('mcp__faulty__echo', { text: 'a' })),
+    reply(toolUse('mcp__faulty__big', { chars: 3 })),
+    reply(toolUse('mcp__faulty__echo', { text: 'b' })),
+    reply(toolUse('mcp__faulty__big', { chars: 4 })),
+    'Done.',
+  );
+  await h.rt.askLead('go');
+  assert.deepEqual(suggested, [['mcp__faulty__big', 'mcp__faulty']], 'only the first big was asked');
+  const lead = h.api.requests('lead');
+  assert.equal(lastResult(lead[1]).content, 'echo: a');
+  assert.equal(lastResult(lead[4]).is_error, undefined);
+});
+
 test('a huge MCP answer reaches the model capped, like any tool output', async (t) => {
   const h = await start(t, { faulty: node(FAULTY, 'ok') }, { mcp: { rules: () => ({ allow: ['mcp__faulty'] }) } });
   h.api.script('lead', reply(toolUse('mcp__faulty__big', { chars: 2_000_000 })), 'ok');

@@ -7,6 +7,7 @@ import type { McpManager } from './manager';
 import { decideToolName } from '../permissions/decide';
 import type { RuleSource } from '../permissions/rules';
 import type { McpCallResult } from './server';
+import { sanitizePart } from './tool-names';
 
 /** What an MCP call needs of the agent making it. */
 export interface McpCaller {
@@ -21,8 +22,8 @@ export interface McpCaller {
 export interface McpGate {
   /** agentTeams.permissions (or the CLI's): rules naming `mcp__<server>` or `mcp__<server>__<tool>`. */
   rules(): RuleSource | undefined;
-  /** The user's answer for one call whose rule is `ask`. */
-  ask(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<'allow' | 'deny'>;
+  /** The user's answer for one call whose rule is `ask`; `suggestions` are the rules "Always allow" may write. */
+  ask(agent: string, tool: string, input: unknown, signal: AbortSignal, suggestions: string[]): Promise<'allow' | 'deny'>;
 }
 
 /**
@@ -58,6 +59,15 @@ function summary(input: unknown): string {
   return s.length > 80 ? `${s.slice(0, 80)}…` : s;
 }
 
+/**
+ * What "Always allow" offers for MCP tool `name` of `server`: the tool's own rule, then its
+ * server's (`mcp__<server>`) when that rule would match the name (docs/permissions.md).
+ */
+export function suggestMcpRules(name: string, server: string): string[] {
+  const serverRule = `mcp__${sanitizePart(server)}`;
+  return decideToolName({ allow: [serverRule] }, name)?.verdict === 'allow' ? [name, serverRule] : [name];
+}
+
 export async function callMcpTool(mcp: McpManager, gate: McpGate, name: string, input: unknown, agent: McpCaller): Promise<McpCallResult> {
   const route = mcp.route(name);
   if (!route) return { text: `Unknown tool "${name}": its MCP server is not running (ask the user to restart it).`, isError: true };
@@ -67,7 +77,7 @@ export async function callMcpTool(mcp: McpManager, gate: McpGate, name: string, 
   if (permission === 'deny') return { text: `${name} is denied: ${decision?.reason ?? 'by the permission rules'}.`, isError: true };
   if (permission === 'ask') {
     agent.waitingForApproval(`${name} ${summary(input)}`);
-    const answer = await gate.ask(agent.name, name, input, agent.signal).catch(() => 'deny' as const);
+    const answer = await gate.ask(agent.name, name, input, agent.signal, suggestMcpRules(name, route.server)).catch(() => 'deny' as const);
     if (agent.signal.aborted) return { text: 'Stopped by the user.', isError: true };
     if (answer !== 'allow') return { text: `The user denied this call of ${name}.`, isError: true };
     agent.runningTool(name);

@@ -7,7 +7,7 @@ import type { RuleSource } from '../permissions/rules';
 export interface McpHostOptions {
   /** Workspace servers start only while this says yes (default: yes; VS Code passes Workspace Trust). */
   trusted?: () => boolean;
-  /** Permission rules naming MCP tools; a tool no rule names is asked about. */
+  /** Permission rules naming MCP tools (the runner passes its settings'); a tool no rule names is asked about. */
   rules?: () => RuleSource | undefined;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
@@ -15,7 +15,11 @@ export interface McpHostOptions {
 
 /** The two questions MCP asks a host's user; see Approver in runtime/types.ts. */
 export interface McpAsker {
-  mcpTool?(agent: string, tool: string, input: unknown, signal: AbortSignal): Promise<'allow' | 'deny'>;
+  /**
+   * A call no rule decided. "Always allow" writes one of `suggestions` (the tool's rule, then
+   * its server's) where bash's "Always allow" writes (docs/permissions.md), and answers allow.
+   */
+  mcpTool?(agent: string, tool: string, input: unknown, signal: AbortSignal, suggestions?: string[]): Promise<'allow' | 'deny'>;
   mcpServerStart?(req: McpStartRequest, signal: AbortSignal): Promise<boolean>;
 }
 
@@ -33,7 +37,7 @@ export function createHostMcp(
   });
   const gate: McpGate = {
     rules: () => opts?.rules?.(),
-    ask: (agent, tool, input, signal) => asker.mcpTool?.(agent, tool, input, signal) ?? Promise.resolve('deny'),
+    ask: (agent, tool, input, signal, suggestions) => asker.mcpTool?.(agent, tool, input, signal, suggestions) ?? Promise.resolve('deny'),
   };
   return { mcp, gate };
 }

@@ -49,7 +49,8 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     this.leases = new LeaseKeeper(opts.team.roster, opts.hostId, opts.heartbeatMs);
     this.hostId = opts.hostId;
     this.defs = new RunnerDefinitions(this.root, () => this.s.model, (e) => this.emit(e));
-    const { mcp, gate } = createHostMcp(this.root, opts.mcp, opts.approver, (level, message, mcpServer) => this.emit({ type: 'notice', level, message, ...(mcpServer ? { mcpServer } : {}) }));
+    // MCP calls are judged by the same rules as bash: the settings' (CLI: --allow, .team/settings.json, "always").
+    const { mcp, gate } = createHostMcp(this.root, { rules: () => this.s.permissions, ...opts.mcp }, opts.approver, (level, message, mcpServer) => this.emit({ type: 'notice', level, message, ...(mcpServer ? { mcpServer } : {}) }));
     this.mcp = mcp;
     this.mcpTools = new McpToolSets(mcp, gate);
     compileRules(this.s.permissions);
