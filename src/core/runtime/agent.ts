@@ -106,7 +106,7 @@ export abstract class Agent implements AgentHandle {
   private workspaceFs(dir: string): WorkspaceFs {
     const team = this.env.team;
     const log = new ChangeLog(team.root);
-    return new WorkspaceFs(dir, undefined, changeRecorder(log, this.identity.name, dir, () => currentTask(() => team.tasks.list(), this.identity.name)));
+    return new WorkspaceFs(dir, undefined, changeRecorder(log, this.identity.name, dir, () => currentTask((pick) => team.tasks.select(pick), this.identity.name)));
   }
 
   get name(): string {

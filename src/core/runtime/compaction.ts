@@ -92,7 +92,7 @@ export async function compact(
     await opts.recordUsage?.(r);
     summary = r.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text).join('\n');
   }
-  const tasks = (await team.tasks.list()).filter((t) => t.owner === id.name && t.status !== 'completed');
+  const tasks = await team.tasks.select((t) => t.owner === id.name && t.status !== 'completed');
   const requests = [
     ...(await team.requests.list({ status: 'pending', subject: id.name })),
     ...(id.name === 'lead' ? await team.requests.list({ status: 'pending', to: 'lead' }) : []),

@@ -7,6 +7,7 @@ import { isDiskFull } from '../util/io-faults';
 import { waitForDisk } from './disk-pause';
 import { Agent, type PhaseEnd } from './agent';
 import { enterBound } from '../team/bound-claim';
+import { TASK_FILE } from '../team/task-view';
 import { finalWords, reportedToLead } from './phase-report';
 import { identityBlock, taskPrompt, type TaskArrival } from './prompts';
 import { planGate, planRefusal, PLANNING_WORDS } from '../roles/plan-mode';
@@ -123,7 +124,8 @@ export class Teammate extends Agent {
   private async live(initial: string | null, resumeIdle: boolean): Promise<void> {
     const team = this.env.team;
     this.subs.push(await team.mailbox.subscribe(this.name, this.poke));
-    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, this.poke));
+    // Task files only: the lock, temp and generation files of each change would wake it thrice more.
+    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, (f) => TASK_FILE.test(f) && this.poke()));
     try {
       if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${initial}` });
       // After a restart it carries on in the worktree of the task it holds.
@@ -197,7 +199,7 @@ export class Teammate extends Agent {
 
   /** Enters the worktree of the in-progress task it holds (after a restart). */
   private async enterOwnTask(): Promise<void> {
-    const own = (await this.env.team.tasks.list()).find((t) => t.owner === this.name && t.status === 'in_progress');
+    const [own] = await this.env.team.tasks.select((t) => t.owner === this.name && t.status === 'in_progress');
     if (own?.worktree) await this.enterTask(own);
   }
 
@@ -251,7 +253,8 @@ export class Teammate extends Agent {
       if (mail.messages.length) return { kind: 'mail' };
       // With the key rejected, work from the board would only fail again: mail still wakes it.
       const canWork = !this.env.keyRejected();
-      const board = canWork ? await team.tasks.list() : [];
+      // Only its own tasks are copied: the board may hold thousands, and every change wakes it.
+      const board = canWork ? await team.tasks.select((t) => t.owner === this.name && t.status !== 'completed') : [];
       const own = board.find((t) => t.owner === this.name && t.status === 'in_progress');
       if (own && own.id !== this.lastResumed) return { kind: 'task', task: own, how: 'resumed' };
       if (canWork && !own) {

@@ -8,9 +8,9 @@ import { WorkspaceFs, type WriteObserver } from '../exec/workspace-fs';
 import { ChangeLog, sha256, type ChangeRecord } from './change-log';
 
 /** The task an agent is working on when it writes: the lowest-id one it owns in progress. */
-export async function currentTask(list: () => Promise<Task[]>, agent: string): Promise<number | null> {
-  const tasks = await list().catch(() => [] as Task[]);
-  return tasks.find((t) => t.owner === agent && t.status === 'in_progress')?.id ?? null;
+export async function currentTask(select: (pick: (t: Task) => boolean) => Promise<Task[]>, agent: string): Promise<number | null> {
+  const tasks = await select((t) => t.owner === agent && t.status === 'in_progress').catch(() => [] as Task[]);
+  return tasks[0]?.id ?? null;
 }
 
 /** An observer for one agent's WorkspaceFs rooted at `root` (the workspace or its worktree). */
