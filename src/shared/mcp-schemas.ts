@@ -18,8 +18,12 @@ export const McpHttpEntry = z.looseObject({
   headers: StringMap.optional(),
 });
 
-/** `sse` is Claude Code's older remote transport: recognised, so it gets a clear "not supported". */
-export const McpSseEntry = z.looseObject({ type: z.literal('sse'), url: z.string() });
+/** `sse`: the older remote transport (deprecated in the MCP spec, still served by many servers). */
+export const McpSseEntry = z.looseObject({
+  type: z.literal('sse'),
+  url: z.string().min(1, 'url must not be empty'),
+  headers: StringMap.optional(),
+});
 
 export const McpServerEntry = z.union([McpHttpEntry, McpSseEntry, McpStdioEntry]);
 export type McpServerEntry = z.infer<typeof McpServerEntry>;

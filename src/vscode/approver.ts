@@ -127,7 +127,7 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
       // What was approved is the exact command line: a changed .mcp.json asks again.
       const key = `${req.server}\u0000${req.commandLine}`;
       if (state.get<string[]>(MCP_STARTS_KEY, []).includes(key)) return true;
-      const verb = req.transport === 'http' ? 'connect to' : 'run';
+      const verb = req.transport !== 'stdio' ? 'connect to' : 'run';
       const answer = vscode.window.showWarningMessage(`Start the MCP server "${req.server}" from .mcp.json? It will ${verb}:`,
         { modal: true, detail: req.commandLine }, 'Start', 'Always start', "Don't start");
       const choice = await untilAborted(answer, signal);

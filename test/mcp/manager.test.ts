@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir, waitFor } from '../helpers/tmp';
-import { startHttpMcp } from './http-server';
+import { startHttpMcp, startSseMcp, type HttpMcp } from './http-server';
 import { alive, EVERYTHING, FAULTY, manager, MEMORY, node, workspaceWith } from './helpers';
 
 const never = new AbortController().signal;
@@ -69,7 +69,7 @@ test('bad entries fail by name with the reason while the good ones start', async
   const root = await workspaceWith(t, {
     good: node(FAULTY, 'ok'),
     nocommand: { args: ['x'] },
-    old: { type: 'sse', url: 'http://localhost:1/sse' },
+    old: { type: 'sse' },
     secret: { command: 'tool', args: ['--token', '${MCP_TEST_UNSET_TOKEN}'] },
     badurl: { type: 'http', url: 'ftp://example.com' },
   });
@@ -79,7 +79,7 @@ test('bad entries fail by name with the reason while the good ones start', async
   assert.equal(state.good!.kind, 'ready');
   for (const n of ['nocommand', 'old', 'secret', 'badurl']) assert.equal(state[n]!.kind, 'failed', n);
   assert.match(reports.join('\n'), /"secret" failed: environment variable MCP_TEST_UNSET_TOKEN is not set/);
-  assert.match(reports.join('\n'), /"old" failed: type "sse" is not supported/);
+  assert.match(reports.join('\n'), /"old" failed: expected .*url/);
   assert.match(reports.join('\n'), /"nocommand" failed: expected/);
   assert.equal(reports.length, 4);
 });
@@ -205,26 +205,30 @@ test('names are sanitised and kept within 64 characters', async (t) => {
   assert.equal((await mcp.call(long.find((n) => mcp.route(n)?.tool === 'echo')!, { text: 'l' }, never)).text, 'echo: l');
 });
 
-test('a streamable-HTTP server (built with the SDK) is reached with the headers from .mcp.json', async (t) => {
-  const server = await startHttpMcp('Bearer t0ken');
-  t.after(() => server.close());
-  process.env.MCP_TEST_HTTP_TOKEN = 't0ken';
-  t.after(() => delete process.env.MCP_TEST_HTTP_TOKEN);
-  const root = await workspaceWith(t, { remote: { type: 'http', url: server.url, headers: { Authorization: 'Bearer ${MCP_TEST_HTTP_TOKEN}' } } });
-  const { mcp, reports, asked } = manager(t, root);
-  await mcp.ensureStarted();
-  assert.deepEqual(reports, []);
-  assert.equal(asked[0]!.commandLine, server.url);
-  assert.deepEqual(mcp.definitions().map((d) => d.name), ['mcp__remote__shout']);
-  assert.deepEqual(await mcp.call('mcp__remote__shout', { text: 'hello' }, never), { text: 'HELLO', isError: false });
-  assert.deepEqual(server.calls, ['hello']);
-  // The server goes away: the next call fails the server instead of hanging.
-  await server.close();
-  const r = await mcp.call('mcp__remote__shout', { text: 'again' }, never);
-  assert.equal(r.isError, true);
-  assert.equal(mcp.list()[0]!.state.kind, 'failed');
-  assert.equal(reports.length, 1);
-});
+for (const [type, startServer] of [['http', startHttpMcp], ['sse', startSseMcp]] as Array<[string, (auth: string) => Promise<HttpMcp>]>) {
+  test(`a ${type === 'http' ? 'streamable-HTTP' : 'HTTP+SSE'} server (built with the SDK) is reached with the headers from .mcp.json`, async (t) => {
+    const server = await startServer('Bearer t0ken');
+    t.after(() => server.close());
+    process.env.MCP_TEST_HTTP_TOKEN = 't0ken';
+    t.after(() => delete process.env.MCP_TEST_HTTP_TOKEN);
+    const root = await workspaceWith(t, { remote: { type, url: server.url, headers: { Authorization: 'Bearer ${MCP_TEST_HTTP_TOKEN}' } } });
+    const { mcp, reports, asked } = manager(t, root);
+    await mcp.ensureStarted();
+    assert.deepEqual(reports, []);
+    assert.equal(asked[0]!.commandLine, server.url);
+    assert.equal(asked[0]!.transport, type);
+    assert.deepEqual(mcp.definitions().map((d) => d.name), ['mcp__remote__shout']);
+    assert.deepEqual(await mcp.call('mcp__remote__shout', { text: 'hello' }, never), { text: 'HELLO', isError: false });
+    assert.deepEqual(server.calls, ['hello']);
+    // The server goes away: the next call fails the server instead of hanging.
+    await server.close();
+    await new Promise((r) => setTimeout(r, 50));
+    const r = await mcp.call('mcp__remote__shout', { text: 'again' }, never);
+    assert.equal(r.isError, true);
+    assert.equal(mcp.list()[0]!.state.kind, 'failed');
+    assert.equal(reports.length, 1, reports.join('\n'));
+  });
+}
 
 test('a long call that reports progress outlives the per-call timeout; the timeout counts from the last progress', async (t) => {
   const root = await workspaceWith(t, { everything: node(EVERYTHING) });

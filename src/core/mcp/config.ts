@@ -24,8 +24,9 @@ export interface McpStdioConfig extends Base {
   cwd: string;
 }
 
+/** Streamable HTTP, or the older HTTP+SSE transport. */
 export interface McpHttpConfig extends Base {
-  transport: 'http';
+  transport: 'http' | 'sse';
   url: string;
   headers: Record<string, string>;
 }
@@ -50,7 +51,7 @@ export interface McpConfig {
 /** What the user approves before a stdio server first starts: the command line as it will run. */
 export function commandLine(c: McpServerConfig): string {
   if (c.transport === 'stdio') return [c.command, ...c.args].map(shellQuote).join(' ');
-  if (c.transport === 'http') return c.url;
+  if (c.transport === 'http' || c.transport === 'sse') return c.url;
   return '';
 }
 
@@ -84,15 +85,14 @@ export function parseServerEntry(name: string, raw: unknown, root: string, env: 
   if (!name.trim()) return { name, transport: 'invalid', problem: 'a server needs a non-empty name' };
   const parsed = McpServerEntry.safeParse(raw);
   if (!parsed.success) {
-    return { name, transport: 'invalid', problem: `expected {"command", "args", "env"} or {"type": "http", "url"}: ${issues(parsed.error)}` };
+    return { name, transport: 'invalid', problem: `expected {"command", "args", "env"} or {"type": "http" or "sse", "url"}: ${issues(parsed.error)}` };
   }
   const e = parsed.data;
   try {
-    if (e.type === 'sse') return { name, transport: 'invalid', problem: 'type "sse" is not supported; use "http" (streamable HTTP) or a stdio command' };
-    if (e.type === 'http') {
+    if (e.type === 'http' || e.type === 'sse') {
       const url = expandVars(e.url, env);
       if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return { name, transport: 'invalid', problem: `url "${url}" is not an http(s) URL` };
-      return { name, transport: 'http', url, headers: expandMap(e.headers, env) };
+      return { name, transport: e.type, url, headers: expandMap(e.headers, env) };
     }
     return {
       name, transport: 'stdio', cwd: root,

@@ -12,8 +12,8 @@ import { assignNames } from './tool-names';
 /** What a host shows the user before a server first starts. */
 export interface McpStartRequest {
   server: string;
-  transport: 'stdio' | 'http';
-  /** The command line (stdio) or URL (http), after `${VAR}` expansion. */
+  transport: 'stdio' | 'http' | 'sse';
+  /** The command line (stdio) or URL (http, sse), after `${VAR}` expansion. */
   commandLine: string;
 }
 
@@ -33,7 +33,7 @@ export interface McpManagerOptions {
 
 export interface McpServerInfo {
   name: string;
-  transport: 'stdio' | 'http' | 'invalid';
+  transport: 'stdio' | 'http' | 'sse' | 'invalid';
   commandLine: string;
   state: McpServerState;
   /** Model-facing name and the server's own name of each tool. */

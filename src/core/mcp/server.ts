@@ -83,9 +83,12 @@ export class McpServerConnection {
     this.exitNote = null;
     this.set({ kind: 'starting' });
     const sdk = await loadMcpSdk();
+    // The headers go with every request: the SSE transport's event stream and its POSTs too.
     const transport: Transport = c.transport === 'stdio'
       ? new ProcessGroupStdioTransport({ command: c.command, args: c.args, env: c.env, cwd: c.cwd })
-      : new sdk.StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+      : c.transport === 'sse'
+        ? new sdk.SSEClientTransport(new URL(c.url), { requestInit: { headers: c.headers } })
+        : new sdk.StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
     const client = new sdk.Client({ name: 'agent-teams', version: this.opts.clientVersion }, {
       capabilities: {},
       listChanged: { tools: { autoRefresh: false, debounceMs: 100, onChanged: () => void this.refreshTools(run) } },
