@@ -38,11 +38,15 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private snapshot: Promise<Snapshot> | undefined;
-  /** What the view shows, in brief: a redraw that would show the same is not made. */
-  private shown: string | undefined;
+  /** The rows and their children's ids: when these change, the whole tree is redrawn. */
+  private shape: string | undefined;
+  /** What each root row (and its children) shows, in brief: a row that would show the same is not redrawn. */
+  private shown = new Map<string, string>();
+  /** One object per root row, kept across reads: VS Code redraws a row it is handed by identity. */
+  private readonly rowNodes = new Map<string, MemberNode | McpServerNode>();
   private readonly sub: vscode.Disposable;
 
-  constructor(private readonly host: TeamHost, private readonly agents: ActivitySource) {
+  constructor(private readonly host: Pick<TeamHost, 'team' | 'hasTeam' | 'onDidChange'>, private readonly agents: ActivitySource) {
     this.sub = host.onDidChange((kinds) => {
       if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks')) this.refresh();
       // Activity words come from the runtime, not from files: redraw without re-reading them.
@@ -60,32 +64,62 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     void this.redrawIfChanged(this.load(), force);
   }
 
-  /** `force`: the user asked (Refresh, a command), so "… ago" and the like are brought up to date too. */
+  /**
+   * `force`: the user asked (Refresh, a command), so "… ago" and the like are brought up to date too.
+   * Rows that changed in place are redrawn alone (with their children): an agent's status or an
+   * MCP server's state changing never rebuilds another row's inline actions, such as Approve Plan
+   * under the user's pointer. Rows coming or going (or gaining children) redraw the tree.
+   */
   private async redrawIfChanged(loading: Promise<Snapshot>, force = false): Promise<void> {
     const s = await loading;
     if (loading !== this.snapshot) return; // a newer read is on its way
-    const shown = this.brief(s);
-    if (shown === this.shown && !force) return;
-    this.shown = shown;
-    this.changed.fire(undefined);
+    const rows = this.rows(s);
+    const shape = JSON.stringify(rows.map((r) => r.shape));
+    const changed = rows.filter((r) => this.shown.get(r.key) !== r.brief);
+    this.shown = new Map(rows.map((r) => [r.key, r.brief]));
+    if (force || shape !== this.shape) {
+      this.shape = shape;
+      this.changed.fire(undefined);
+      return;
+    }
+    for (const r of changed) this.changed.fire(r.node);
   }
 
-  /** Every row as drawn, except the request rows' "… ago", which alone is no reason to redraw. */
-  private brief(s: Snapshot): string {
-    const rows = rootNodes(s).flatMap((m) => {
+  /** Each root row as drawn with its children, except the request rows' "… ago", which alone is no reason to redraw. */
+  private rows(s: Snapshot): Array<{ key: string; node: Node; shape: unknown; brief: string }> {
+    const members = this.rootRows(s).map((m) => {
       const item = this.memberItem(m, s);
       const requests = requestsOf(s, m.name).map((r) => [r.request_id, r.kind, r.plan]);
-      const jobs = this.jobsOf(m.name).map((j) => jobItem(j).description);
-      return [[item.id, item.description, item.contextValue, item.accessibilityInformation?.label,
-        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs]];
+      const jobs = this.jobsOf(m.name).map((j) => { const i = jobItem(j); return [i.id, i.description]; });
+      const shape = [item.id, requests.map((r) => r[0]), jobs.map((j) => j[0])];
+      return { key: rowKey(m), node: m, shape, brief: JSON.stringify([item.description, item.contextValue, item.accessibilityInformation?.label,
+        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs]) };
     });
-    const mcp = this.mcpNodes(s).map((n) => { const i = mcpServerItem(n); return [i.id, i.description, i.contextValue]; });
-    return JSON.stringify([rows, mcp]);
+    const mcp = this.mcpNodes(s).map((n) => {
+      const i = mcpServerItem(n);
+      return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, i.contextValue, (i.tooltip as vscode.MarkdownString).value]) };
+    });
+    return [...members, ...mcp];
+  }
+
+  /** The kept object for this row, brought up to date (the same object VS Code was given). */
+  private kept<T extends MemberNode | McpServerNode>(fresh: T): T {
+    const key = rowKey(fresh);
+    const node = this.rowNodes.get(key) as T | undefined;
+    if (!node) {
+      this.rowNodes.set(key, fresh);
+      return fresh;
+    }
+    return Object.assign(node, fresh);
+  }
+
+  private rootRows(s: Snapshot): MemberNode[] {
+    return rootNodes(s).map((m) => this.kept(m));
   }
 
   /** A row per MCP server, after the members, while the team runs here (docs/mcp.md). */
   private mcpNodes(s: Snapshot): McpServerNode[] {
-    return s.hasTeam ? (this.agents.mcpServers?.() ?? []).map((server) => ({ nodeKind: 'mcpServer', server })) : [];
+    return s.hasTeam ? (this.agents.mcpServers?.() ?? []).map((server) => this.kept<McpServerNode>({ nodeKind: 'mcpServer', server })) : [];
   }
 
   private load(): Promise<Snapshot> {
@@ -104,7 +138,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
 
   async getChildren(node?: Node): Promise<Node[]> {
     const s = await this.load();
-    if (!node) return [...rootNodes(s), ...this.mcpNodes(s)];
+    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s)];
     if (node.nodeKind !== 'member') return [];
     return [
       ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
@@ -163,6 +197,10 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     this.sub.dispose();
     this.changed.dispose();
   }
+}
+
+function rowKey(n: MemberNode | McpServerNode): string {
+  return n.nodeKind === 'mcpServer' ? `mcp:${n.server.name}` : `member:${n.name}`;
 }
 
 function rootNodes(s: Snapshot): MemberNode[] {

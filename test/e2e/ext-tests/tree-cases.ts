@@ -1,6 +1,11 @@
 // Tree provider cases: rows, status words, accessibility labels and request children.
 import assert from 'node:assert/strict';
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import type { JobInfo } from '../../../src/core/exec/jobs';
+import type { McpServerInfo } from '../../../src/core/mcp/manager';
+import type { McpServerState } from '../../../src/core/mcp/state';
+import type { HostChange } from '../../../src/vscode/team-host';
+import { TeamTreeProvider } from '../../../src/vscode/team-tree';
 import type { Case, Env } from './index';
 
 type Provider = vscode.TreeDataProvider<unknown>;
@@ -21,6 +26,15 @@ async function eventually(fn: () => Promise<void>, ms = 3000): Promise<void> {
     try { return await fn(); } catch (err) { if (Date.now() > end) throw err; }
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+function mcpInfo(state: McpServerState): McpServerInfo {
+  const tools = state.kind === 'ready' ? [{ name: 'mcp__everything__echo', tool: 'echo', description: 'Echo.' }, { name: 'mcp__everything__add', tool: 'add', description: 'Add.' }] : [];
+  return { name: 'everything', transport: 'stdio', commandLine: 'node everything.js', state, tools };
+}
+
+function jobInfo(state: 'running' | 'exited'): JobInfo {
+  return { id: 'job1', owner: 'bob', command: 'npm run watch', state, exitCode: state === 'running' ? null : 0, signal: null, startedAt: 1, endedAt: state === 'running' ? null : 2 };
 }
 
 export const treeCases: Case[] = [
@@ -58,8 +72,8 @@ export const treeCases: Case[] = [
     // Settled: the previous case's last write has been drawn.
     await eventually(async () => assert.match((await items(tree))[2]!.item.accessibilityInformation!.label, /^bob, tester, idle/));
     await new Promise((r) => setTimeout(r, 300));
-    let redraws = 0;
-    const sub = tree.onDidChangeTreeData!(() => redraws++);
+    const redrawn: unknown[] = [];
+    const sub = tree.onDidChangeTreeData!((e) => redrawn.push(e));
     try {
       // A heartbeat rewrites the roster with only a lease's time changed.
       for (let i = 0; i < 3; i++) {
@@ -67,12 +81,57 @@ export const treeCases: Case[] = [
         await new Promise((r) => setTimeout(r, 150));
       }
       await new Promise((r) => setTimeout(r, 300));
-      assert.equal(redraws, 0, 'no redraw for an unchanged view');
+      assert.equal(redrawn.length, 0, 'no redraw for an unchanged view');
       await team.roster.setStatus('bob', 'working');
-      await eventually(async () => assert.equal(redraws, 1));
+      await eventually(async () => assert.equal(redrawn.length, 1));
+      // Only bob's row is redrawn: alice's pending plan row (Approve Plan) is not rebuilt under the pointer.
+      const bob = (await items(tree))[2]!.node;
+      assert.equal(redrawn[0], bob, 'the event names the row that changed, not the whole tree');
     } finally {
       sub.dispose();
       await team.roster.setStatus('bob', 'idle');
+    }
+  }],
+  ['MCP server states and background jobs redraw only the row that shows something new', async ({ team }: Env) => {
+    const host = { team, hasTeam: async () => true, onDidChange: new vscode.EventEmitter<ReadonlySet<HostChange>>() };
+    let servers: McpServerInfo[] = [mcpInfo({ kind: 'starting' })];
+    let jobs: JobInfo[] = [jobInfo('running')];
+    const tree = new TeamTreeProvider({ team, hasTeam: host.hasTeam, onDidChange: host.onDidChange.event }, {
+      activity: () => undefined, defaultModel: () => 'claude-sonnet-4-5', mcpServers: () => servers, jobs: (a) => (a === 'bob' ? jobs : []),
+    });
+    const redrawn: unknown[] = [];
+    const sub = tree.onDidChangeTreeData((e) => redrawn.push(e));
+    const activity = async (): Promise<void> => {
+      host.onDidChange.fire(new Set(['activity']));
+      await new Promise((r) => setTimeout(r, 100));
+    };
+    try {
+      await activity(); // the first look: every row is new
+      const rows = await items(tree as Provider);
+      const [bob, server] = [rows.find((r) => label(r.item) === 'bob')!, rows.find((r) => label(r.item) === 'MCP: everything')!];
+      assert.equal(server.item.description, 'starting');
+      redrawn.length = 0;
+      // The manager and the jobs say "changed" often (a tool list rebuilt, output arriving): nothing shown moved.
+      for (let i = 0; i < 3; i++) {
+        servers = [mcpInfo({ kind: 'starting' })];
+        jobs = [jobInfo('running')];
+        await activity();
+      }
+      assert.deepEqual(redrawn, [], 'no redraw while nothing shown changes');
+      servers = [mcpInfo({ kind: 'ready', tools: 2 })];
+      await activity();
+      assert.deepEqual(redrawn, [server.node], 'the server row alone');
+      assert.equal((await tree.getTreeItem(server.node as never)).description, 'ready, 2 tools');
+      jobs = [jobInfo('exited')];
+      await activity();
+      assert.deepEqual(redrawn, [server.node, bob.node], "then bob's row (its job's child row) alone");
+      servers = [];
+      await activity();
+      assert.deepEqual(redrawn.at(-1), undefined, 'a row that goes redraws the tree');
+    } finally {
+      sub.dispose();
+      tree.dispose();
+      host.onDidChange.dispose();
     }
   }],
   ['task tree groups by status with owner and blockers visible', async ({ api }: Env) => {
