@@ -17,7 +17,7 @@ const SECONDS = env('BENCH_BOARD_SECONDS', 40);
 
 async function main(): Promise<void> {
   noteMachine();
-  const b = await startBusyBoard({ teammates: TEAMMATES, idle: IDLE, tasks: TASKS, cycles: 10_000 });
+  const b = await startBusyBoard({ teammates: TEAMMATES, idle: IDLE, tasks: TASKS, cycles: Math.ceil((SECONDS * 200) / TEAMMATES / 4) });
   const lag = sampleLag(2);
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
