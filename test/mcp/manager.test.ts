@@ -1,7 +1,7 @@
 // McpManager against real MCP servers: @modelcontextprotocol/server-everything and
 // server-memory from the registry, and an SDK-built server that fails on purpose.
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { tempDir, waitFor } from '../helpers/tmp';
@@ -239,4 +239,58 @@ test('a long call that reports progress outlives the per-call timeout; the timeo
   assert.equal(r.isError, false, r.text);
   assert.match(r.text, /completed/i);
   assert.deepEqual(reports, []);
+});
+
+test('an edit to .mcp.json starts added servers, stops removed ones, restarts changed ones and leaves the rest running', async (t) => {
+  const root = await workspaceWith(t, { a: node(FAULTY, 'ok'), b: node(FAULTY, 'ok'), c: node(FAULTY, 'ok') });
+  const { mcp, reports, asked } = manager(t, root, { reloadDelayMs: 50 });
+  await mcp.ensureStarted();
+  // State only a running process has: a tool a added at run time, a sleeper in c's process group.
+  assert.equal((await mcp.call('mcp__a__add_tool', { name: 'extra' }, never)).text, 'added extra');
+  await waitFor(() => mcp.definitions().some((d) => d.name === 'mcp__a__extra'), 5000, 'a lists its new tool');
+  const pidFile = join(root, 'sleeper.pid');
+  await mcp.call('mcp__c__spawn_sleeper', { pidFile }, never);
+  const sleeper = Number(await readFile(pidFile, 'utf8'));
+  assert.ok(alive(sleeper));
+  asked.length = 0;
+
+  await writeFile(join(root, '.mcp.json'), JSON.stringify({ mcpServers: {
+    a: node(FAULTY, 'ok'), b: { ...node(FAULTY, 'ok'), env: { MCP_TEST: '1' } }, d: node(FAULTY, 'ok'),
+  } }));
+  await waitFor(() => mcp.list().map((s) => `${s.name}:${s.state.kind}`).join() === 'a:ready,b:ready,d:ready', 15_000, 'b restarted and d started');
+  assert.deepEqual(asked.map((a) => a.server).sort(), ['b', 'd'], 'only the changed and the added server were started (and their command lines shown)');
+  assert.ok(mcp.definitions().some((d) => d.name === 'mcp__a__extra'), 'a kept running: its run-time tool is still there');
+  assert.ok(!mcp.definitions().some((d) => d.name.startsWith('mcp__c__')), "c's tools are withdrawn");
+  await waitFor(() => !alive(sleeper), 5000, 'c and what it started are stopped');
+  assert.deepEqual(reports, []);
+});
+
+test('.mcp.json edits that leave the servers as they are keep the same tool array; a broken edit is reported once and the old servers keep running', async (t) => {
+  const servers = { a: node(FAULTY, 'ok') };
+  const root = await workspaceWith(t, servers);
+  const { mcp, reports, asked } = manager(t, root, { reloadDelayMs: 50 });
+  await mcp.ensureStarted();
+  const defs = mcp.definitions();
+  const file = join(root, '.mcp.json');
+  // Reformatted, and a field Claude Code keeps that we ignore: nothing restarts.
+  await writeFile(file, JSON.stringify({ mcpServers: servers, other: true }, null, 4));
+  await mcp.reload();
+  assert.equal(mcp.definitions(), defs, 'the same array: the cached prompt prefix stays valid');
+  assert.equal(asked.length, 1);
+  // A half-written file, saved twice: one report; the running server and its tools stay.
+  for (let i = 0; i < 2; i++) {
+    await writeFile(file, '{"mcpServers": {"a": ');
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  await waitFor(() => reports.length > 0, 5000, 'the broken file is reported');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.equal(reports.length, 1, reports.join('\n'));
+  assert.match(reports[0]!, /\.mcp\.json is not valid JSON.*keep running as they were/);
+  assert.equal(mcp.definitions(), defs);
+  assert.equal((await mcp.call('mcp__a__echo', { text: 'still' }, never)).text, 'echo: still');
+  // Fixed, with a second server: it applies.
+  await writeFile(file, JSON.stringify({ mcpServers: { ...servers, b: node(FAULTY, 'ok') } }));
+  await waitFor(() => mcp.list().find((s) => s.name === 'b')?.state.kind === 'ready', 15_000, 'b started');
+  assert.equal(reports.length, 1);
+  assert.ok(mcp.definitions().some((d) => d.name === 'mcp__a__echo'));
 });

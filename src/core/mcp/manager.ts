@@ -2,10 +2,13 @@
 // when the first agent starts working (only in a trusted workspace, and only after the user
 // saw and allowed each command line), their tools offered to every agent under
 // `mcp__<server>__<tool>`, and stopped with the host. The tool array is rebuilt only when a
-// server's tool list changes, so the prompt prefix the model caches stays the same.
+// server's tool list changes, so the prompt prefix the model caches stays the same. Once
+// started, `.mcp.json` is watched: an edit starts added servers, stops removed ones and
+// restarts changed ones; a broken edit is reported once and the running servers stay.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ModelTool } from '../model';
-import { readMcpConfig, type McpConfig } from './config';
+import { DirWatcher, type Disposable } from '../team/dir-watcher';
+import { MCP_CONFIG_FILE, readMcpConfig, type McpConfig, type McpServerConfig } from './config';
 import { McpServerConnection, type McpCallResult, type McpServerState } from './server';
 import { assignNames } from './tool-names';
 
@@ -29,6 +32,8 @@ export interface McpManagerOptions {
   callTimeoutMs?: number;
   clientVersion?: string;
   env?: NodeJS.ProcessEnv;
+  /** How long edits to `.mcp.json` settle before it is read again (default 200 ms). */
+  reloadDelayMs?: number;
 }
 
 export interface McpServerInfo {
@@ -71,6 +76,14 @@ export class McpManager {
   private listeners = new Set<() => void>();
   private readonly controller = new AbortController();
   private disposed = false;
+  private readonly watcher = new DirWatcher(2000);
+  private watching: Disposable | null = null;
+  private reloadTimer: NodeJS.Timeout | undefined;
+  private reloading: Promise<void> = Promise.resolve();
+  /** Servers an edit removed or replaced: a start approved after that does not happen. */
+  private readonly retired = new WeakSet<McpServerConnection>();
+  /** The problem of the file last reported, so a broken edit is reported once. */
+  private fileProblem: string | undefined;
   readonly startTimeoutMs: number;
   readonly callTimeoutMs: number;
 
@@ -129,12 +142,70 @@ export class McpManager {
     const config = await readMcpConfig(this.opts.root, this.opts.env);
     if (this.disposed) return;
     this.config = config;
+    this.fileProblem = config.error;
     if (config.error) this.opts.report('error', `MCP: ${config.error}. No MCP server was started.`);
-    this.servers = config.servers.map((c) => new McpServerConnection(c, {
-      startTimeoutMs: this.startTimeoutMs, clientVersion: this.opts.clientVersion ?? '0', onChange: () => this.changed(),
-    }));
+    this.servers = config.servers.map((c) => this.connection(c));
     this.changed();
+    this.watching = await this.watcher.watchDir(this.opts.root, (f) => {
+      if (f === MCP_CONFIG_FILE) this.scheduleReload();
+    }, [MCP_CONFIG_FILE]).catch(() => null);
+    if (this.disposed) this.watching?.dispose();
     await Promise.all(this.servers.map((s) => this.startOne(s)));
+  }
+
+  private connection(c: McpServerConfig): McpServerConnection {
+    return new McpServerConnection(c, { startTimeoutMs: this.startTimeoutMs, clientVersion: this.opts.clientVersion ?? '0', onChange: () => this.changed() });
+  }
+
+  private scheduleReload(): void {
+    if (this.disposed) return;
+    clearTimeout(this.reloadTimer);
+    this.reloadTimer = setTimeout(() => {
+      this.reloading = this.reloading.then(() => this.reload()).catch(() => undefined);
+    }, this.opts.reloadDelayMs ?? 200);
+  }
+
+  /**
+   * `.mcp.json` changed: servers added start (after their command line is approved), removed
+   * ones stop, changed ones restart, the others run on untouched (their tools stay in the
+   * same array). A file that no longer parses is reported once; everything keeps running.
+   */
+  async reload(): Promise<void> {
+    if (this.disposed || !this.config) return;
+    const config = await readMcpConfig(this.opts.root, this.opts.env);
+    if (this.disposed) return;
+    if (config.error) {
+      if (config.error !== this.fileProblem) {
+        this.opts.report('error', `MCP: ${config.error}. The MCP servers keep running as they were; fix the file to apply it.`);
+      }
+      this.fileProblem = config.error;
+      return;
+    }
+    this.fileProblem = undefined;
+    this.config = config;
+    const old = new Map(this.servers.map((s) => [s.name, s]));
+    const kept: McpServerConnection[] = [];
+    const fresh: McpServerConnection[] = [];
+    for (const c of config.servers) {
+      const s = old.get(c.name);
+      old.delete(c.name);
+      if (s && JSON.stringify(s.config) === JSON.stringify(c)) {
+        kept.push(s);
+        continue;
+      }
+      if (s) this.retired.add(s);
+      await s?.stop();
+      const next = this.connection(c);
+      kept.push(next);
+      fresh.push(next);
+    }
+    for (const s of old.values()) this.retired.add(s);
+    await Promise.all([...old.values()].map((s) => s.stop()));
+    if (this.disposed) return;
+    this.servers = kept;
+    this.changed();
+    // In the background: an agent's next call takes their tools once they are ready.
+    for (const s of fresh) void this.startOne(s);
   }
 
   private async startOne(s: McpServerConnection): Promise<void> {
@@ -147,7 +218,7 @@ export class McpManager {
     const ok = await this.opts.approveStart(
       { server: s.name, transport: s.config.transport, commandLine: s.commandLine }, this.controller.signal,
     ).catch(() => false);
-    if (this.disposed) return;
+    if (this.disposed || this.retired.has(s)) return;
     if (!ok) {
       s.setState({ kind: 'declined', reason: 'not allowed to start' });
       return;
@@ -227,6 +298,9 @@ export class McpManager {
   async dispose(): Promise<void> {
     if (this.disposed) return;
     this.disposed = true;
+    clearTimeout(this.reloadTimer);
+    this.watching?.dispose();
+    this.watcher.dispose();
     this.controller.abort();
     await Promise.all(this.servers.map((s) => s.stop()));
     this.listeners.clear();
