@@ -32,7 +32,7 @@ export interface PanelStatus {
   /** Roster status: working | idle | shutdown | unknown. */
   status: string;
   tokens: number;
-  /** Cost so far, formatted (`$0.12`, `≈$0.40` for an unknown model). */
+  /** Cost so far, formatted (`$0.12`, `price unknown` for a model we cannot price). */
   cost: string;
   /** Stop is offered only for an agent this window runs. */
   canStop: boolean;

@@ -25,7 +25,7 @@ export class TeamStatusBar implements vscode.Disposable {
     const working = members.filter((m) => m.status === 'working').length;
     const idle = members.filter((m) => m.status === 'idle').length;
     const tokens = teamTokens(config);
-    // "≈" when any model's price is a guess, as in the tree.
+    // "+ price unknown" when some spend is on a model we cannot price, as in the tree.
     const cost = teamCost(config, this.defaultModel());
     const restricted = !vscode.workspace.isTrusted;
     const words = restricted ? 'Restricted Mode' : `${working} working, ${idle} idle`;

@@ -47,7 +47,8 @@ test('definitions: broken YAML, unknown tools and models, duplicates, bad names,
   await put(root, '.team/agents/broken.md', '---\nname: [unclosed\ndescription: x\n---\nbody');
   await put(root, '.team/agents/nofm.md', 'just text, no front matter');
   await put(root, '.team/agents/tools.md', '---\nname: tooly\ndescription: x\ntools: read_file, rm_rf, Teleport\n---\n');
-  await put(root, '.team/agents/model.md', '---\nname: modely\ndescription: x\nmodel: gpt-4o\n---\n');
+  await put(root, '.team/agents/model.md', '---\nname: modely\ndescription: x\nmodel: gpt 4o\n---\n');
+  await put(root, '.team/agents/proxy.md', '---\nname: proxy\ndescription: x\nmodel: openrouter/anthropic/claude-sonnet-4.5\n---\n');
   await put(root, '.team/agents/badname.md', '---\nname: "../../etc"\ndescription: x\n---\n');
   await put(root, '.team/agents/lead.md', '---\nname: lead\ndescription: x\n---\n');
   await put(root, '.team/agents/nodesc.md', '---\nname: nodesc\n---\n');
@@ -59,13 +60,16 @@ test('definitions: broken YAML, unknown tools and models, duplicates, bad names,
   await writeFile(join(outside, 'secret.md'), '---\nname: secret\ndescription: x\n---\nSECRET');
   await symlink(join(outside, 'secret.md'), join(root, '.team/agents/secret.md'));
   const { definitions, problems } = await loadAgentDefinitions(root, opts);
-  assert.deepEqual(definitions.map((d) => d.name), ['good', 'huge']);
+  assert.deepEqual(definitions.map((d) => d.name), ['good', 'huge', 'proxy']);
   assert.equal(definitions[0]!.path, '.team/agents/good.md');
   const by = Object.fromEntries(problems.map((p) => [p.path, p.message]));
   assert.match(by['.team/agents/broken.md']!, /broken YAML/);
   assert.match(by['.team/agents/nofm.md']!, /no YAML front matter/);
   assert.match(by['.team/agents/tools.md']!, /unknown tools "rm_rf", "Teleport"/);
-  assert.match(by['.team/agents/model.md']!, /unknown model "gpt-4o"/);
+  assert.match(by['.team/agents/model.md']!, /bad model id "gpt 4o"/);
+  // A proxy's model name is used, with a warning that says so.
+  assert.equal(definitions.find((d) => d.name === 'proxy')?.model, 'openrouter/anthropic/claude-sonnet-4.5');
+  assert.match(by['.team/agents/proxy.md']!, /not a Claude model id we know: it is sent to the API as given/);
   assert.match(by['.team/agents/badname.md']!, /bad name/);
   assert.match(by['.team/agents/lead.md']!, /bad name/);
   assert.match(by['.team/agents/nodesc.md']!, /description/);
@@ -84,11 +88,15 @@ test('definitions: none at all is no problem', async (t) => {
   assert.equal(definitionsForLead([]), '');
 });
 
-test('models: aliases follow the team model family; unknown ids are refused', () => {
+test('models: aliases follow the team model family; unknown sane ids are taken with a warning, insane ones refused', () => {
   assert.deepEqual(resolveModel('sonnet', 'claude-sonnet-5-5'), { ok: true, model: 'claude-sonnet-5-5' });
   assert.deepEqual(resolveModel('inherit', 'claude-sonnet-5-5'), { ok: true, model: undefined });
   assert.deepEqual(resolveModel(null, 'x'), { ok: true, model: undefined });
   assert.deepEqual(resolveModel('claude-3-5-haiku-20241022', 'x'), { ok: true, model: 'claude-3-5-haiku-20241022' });
-  assert.equal(resolveModel('gpt-4o', 'x').ok, false);
+  for (const id of ['gpt-4o', 'openrouter/anthropic/claude-3.7-sonnet', 'arn:aws:bedrock:us-east-1:1:inference-profile/us.anthropic.claude-x-v1:0', 'claude-sonnet-4-5@20250929', 'my-proxy-model']) {
+    const r = resolveModel(id, 'x');
+    assert.ok(r.ok && r.model === id && /not a Claude model id we know/.test(r.warning ?? ''), id);
+  }
+  for (const id of ['gpt 4o', 'a\nb', '../../etc/passwd', '-rf', 'x'.repeat(201), 'model$(id)']) assert.equal(resolveModel(id, 'x').ok, false, id);
   assert.equal(resolveModel('claude-sonnet-4-5; rm -rf /', 'x').ok, false);
 });

@@ -43,7 +43,7 @@ test('definition: an explicit model beats the definition; unknown types and mode
   await define(h.root, '.team/agents/bad.md', '---\nname: bad\ndescription: x\ntools: nuke\n---\n');
   await assert.rejects(h.rt.spawnTeammate({ name: 'x1', role: 'r', prompt: 'p', agent_type: 'nope' }), /unknown agent type "nope".*available: arch/);
   await assert.rejects(h.rt.spawnTeammate({ name: 'x2', role: 'r', prompt: 'p', agent_type: 'bad' }), /\.team\/agents\/bad\.md: unknown tool "nuke"/);
-  await assert.rejects(h.rt.spawnTeammate({ name: 'x3', role: 'r', prompt: 'p', model: 'gpt-5' }), /unknown model "gpt-5"/);
+  await assert.rejects(h.rt.spawnTeammate({ name: 'x3', role: 'r', prompt: 'p', model: 'gpt 5; rm -rf /' }), /bad model id "gpt 5; rm -rf \/"/);
   assert.equal(await h.rt.team.roster.get('x1'), undefined);
   await h.rt.spawnTeammate({ name: 'ari', role: 'architect', prompt: 'Design it.', agent_type: 'arch', model: 'claude-sonnet-4-5' });
   await waitFor(() => h.api.requests('ari').length >= 1, 8000);
@@ -76,7 +76,7 @@ test('lead tools: spawn_teammate with agent_type, model and plan_mode_required; 
   await define(h.root, '.team/agents/tester.md', '---\nname: tester\ndescription: Writes tests\ntools: read_file, write_file\n---\nTESTS.\n');
   h.api.script('lead',
     reply(toolUse('spawn_teammate', { name: 'tia', role: 'tests', prompt: 'Write tests.', agent_type: 'tester', model: 'haiku', plan_mode_required: true })),
-    reply(toolUse('spawn_teammate', { name: 'tom', role: 'dev', prompt: 'Build.', model: 'gpt-4' })),
+    reply(toolUse('spawn_teammate', { name: 'tom', role: 'dev', prompt: 'Build.', model: 'gpt 4' })),
     reply(toolUse('spawn_teammate', { name: 'tom', role: 'dev', prompt: 'Build.' })),
     reply(toolUse('request_plan', { teammate: 'tom', reason: 'risky change' })),
     'Done.',
@@ -85,13 +85,29 @@ test('lead tools: spawn_teammate with agent_type, model and plan_mode_required; 
   await h.rt.askLead('Build a team.');
   const results = h.api.requests('lead').map((r) => JSON.stringify(r.body.messages.at(-1)));
   assert.match(results[1]!, /Spawned tia \(tests\), from tester; model claude-haiku-4-5; in plan mode/);
-  assert.match(results[2]!, /unknown model \\"gpt-4\\"/);
+  assert.match(results[2]!, /bad model id \\"gpt 4\\"/);
   assert.match(results[4]!, /tom is in plan mode from its next tool call/);
   const tia = await h.rt.team.roster.get('tia');
   assert.equal(tia?.model, 'claude-haiku-4-5');
   assert.ok(tia?.plan_mode);
   assert.ok((await h.rt.team.roster.get('tom'))?.plan_mode);
   assert.ok((h.api.requests('lead')[0]!.body.tools as { name: string }[]).some((x) => x.name === 'request_plan'));
+});
+
+test('a proxy user names any sane model id: it reaches the API as given, with a warning, and its price is unknown', async (t) => {
+  const h = await harness(t);
+  await define(h.root, '.team/agents/proxied.md', '---\nname: proxied\ndescription: Via the proxy\nmodel: openrouter/anthropic/claude-opus-4\n---\nGo.\n');
+  const arn = 'arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123';
+  h.api.script('lead', reply(toolUse('spawn_teammate', { name: 'bea', role: 'dev', prompt: 'Build.', model: arn })), 'ok');
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.askLead('Go.');
+  assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /Spawned bea.*is not a Claude model id we know: it is sent to the API as given/);
+  await h.rt.spawnTeammate({ name: 'oli', role: 'dev', prompt: 'p', agent_type: 'proxied' });
+  await waitFor(() => h.api.requests('bea').length >= 1 && h.api.requests('oli').length >= 1, 8000);
+  assert.equal((h.api.requests('bea')[0]!.body as { model: string }).model, arn);
+  assert.equal((h.api.requests('oli')[0]!.body as { model: string }).model, 'openrouter/anthropic/claude-opus-4');
+  assert.ok(h.events.some((e) => e.type === 'notice' && e.level === 'warning' && /bea: model "arn:aws:bedrock/.test(e.message)));
+  assert.ok(h.events.some((e) => e.type === 'notice' && /proxied\.md: model "openrouter\/anthropic\/claude-opus-4" is not a Claude model id we know/.test(e.message)));
 });
 
 test('confirmTeam: the lead proposes each teammate (name, role, model) and only what the user confirms is spawned', async (t) => {

@@ -112,9 +112,9 @@ async function loadOne(abs: string, rel: string, realRoot: string, opts: LoadOpt
   const model = resolveModel(fm.data.model, opts.teamModel);
   if (!model.ok) return { problem: model.error };
   let body = split.body.trim();
-  let warning: string | undefined;
+  let warning = model.warning;
   if (body.length > MAX_BODY_CHARS) {
-    warning = `body of ${body.length} characters cut to ${MAX_BODY_CHARS}`;
+    warning = [warning, `body of ${body.length} characters cut to ${MAX_BODY_CHARS}`].filter(Boolean).join('; ');
     body = `${body.slice(0, MAX_BODY_CHARS)}\n[… cut: the definition's body is longer than ${MAX_BODY_CHARS} characters]`;
   }
   return {

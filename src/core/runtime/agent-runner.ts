@@ -20,6 +20,7 @@ import { Teammate } from './teammate';
 import type { Definitions } from '../roles/agent-definitions';
 import { requestPlan as putInPlanMode, PLAN_MODE_START } from '../roles/plan-mode';
 import { definitionPrompt, findDefinition, roleFields, toolAllowed } from '../roles/roles';
+import { knownModel, unknownModelWarning } from '../roles/models';
 import { RunnerDefinitions } from './runner-definitions';
 import { RuntimeError, type RunnerOptions } from './runner-options';
 import { checkSpawn } from './spawn-rules';
@@ -309,6 +310,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
       worktree: wt?.workdir ?? null, branch: wt?.branch ?? null, current_task: null, host: this.leases.lease(),
     });
     this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${member.role}${member.model ? `, ${member.model}` : ''}${member.plan_mode ? ', plan mode' : ''}).` });
+    if (member.model && !knownModel(member.model)) this.emit({ type: 'notice', level: 'warning', agent: name, message: `${name}: ${unknownModelWarning(member.model)}.` });
     await this.runTeammate(member, member.plan_mode ? `${PLAN_MODE_START}\n\n${input.prompt}` : input.prompt, false);
     return member;
   }

@@ -1,6 +1,7 @@
 // Approximate cost of an agent's usage, so every teammate's spend can be shown. Prices are
 // list prices in USD per million tokens by model family; cache reads cost 10% of input and
-// cache writes 125% (5-minute TTL). Unknown models are priced as Sonnet and marked estimated.
+// cache writes 125% (5-minute TTL). A model of no family we know (a proxy's custom name) has
+// no price: it shows "price unknown" rather than a guess (docs/file-formats.md, "Agent definitions").
 import type { Usage } from '../../shared/team-schemas';
 
 interface Price {
@@ -17,13 +18,15 @@ const FAMILIES: [RegExp, Price][] = [
 
 export interface Cost {
   usd: number;
-  /** False when the model's family is unknown and Sonnet prices were assumed. */
+  /** False when some of it is of a model whose price is unknown: `usd` counts only the rest. */
   known: boolean;
 }
 
 export function estimateCost(model: string | undefined, u: Partial<Usage> | undefined): Cost {
   const hit = FAMILIES.find(([re]) => re.test(model ?? ''));
-  const p = hit?.[1] ?? { input: 3, output: 15 };
+  // Nothing spent costs nothing, whatever the model.
+  if (!hit) return { usd: 0, known: !((u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0)) };
+  const p = hit[1];
   const usd =
     ((u?.input ?? 0) * p.input + (u?.output ?? 0) * p.output + (u?.cache_read ?? 0) * p.input * 0.1 + (u?.cache_write ?? 0) * p.input * 1.25) / 1e6;
   return { usd, known: !!hit };
@@ -31,5 +34,6 @@ export function estimateCost(model: string | undefined, u: Partial<Usage> | unde
 
 export function formatCost(c: Cost): string {
   const s = c.usd < 0.01 && c.usd > 0 ? '<$0.01' : `$${c.usd.toFixed(2)}`;
-  return c.known ? s : `≈${s}`;
+  if (c.known) return s;
+  return c.usd > 0 ? `${s} + price unknown` : 'price unknown';
 }

@@ -30,7 +30,7 @@ export function spendWords(u: Usage | undefined, model: string): string | undefi
   return tokens ? `${formatTokens(tokens)} · ${formatCost(estimateCost(model, u))}` : undefined;
 }
 
-/** The estimated cost of the whole team ("≈" when any model's price is a guess). */
+/** The estimated cost of the whole team ("$1.20 + price unknown" when some spend is on a model we cannot price). */
 export function teamCost(config: TeamConfig | undefined, defaultModel: string): string {
   const members = config?.members ?? [];
   const costs = [estimateCost(defaultModel, leadUsage(config)), ...members.map((m) => estimateCost(m.model ?? defaultModel, m.usage))];

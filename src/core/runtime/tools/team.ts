@@ -2,6 +2,7 @@
 // be messaged, who a broadcast reaches) live in core/team; these only translate.
 import { z } from 'zod';
 import { describeFailed } from '../../team/mailbox';
+import { knownModel, unknownModelWarning } from '../../roles/models';
 import { formatMail } from '../prompts';
 import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 
@@ -19,7 +20,7 @@ export const spawnTeammate = defineTool({
       + '"worktree": it works in its own git worktree on branch wt/<name>; you and the others do not see its files until the user merges that branch. '
       + 'Choose "worktree" when teammates would edit the same files in parallel, or for risky changes to review before they land.'),
     agent_type: z.string().nullish().describe('Start it from this agent definition (listed in your instructions): its model, tools and role instructions apply.'),
-    model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku; default: the team\'s (or its definition\'s).'),
+    model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku (behind a proxy, the name the proxy uses); default: the team\'s (or its definition\'s).'),
     plan_mode_required: z.boolean().nullish().describe('true: it may not change files or run commands until a plan it submits for its current task is approved. Default: the setting agentTeams.requirePlan.'),
   }),
   agents: ['lead'],
@@ -28,7 +29,8 @@ export const spawnTeammate = defineTool({
     const where = m.branch ? ` in its worktree on branch ${m.branch}` : '';
     const how = [m.agent_type ? `from ${m.agent_type}` : '', m.model ? `model ${m.model}` : '', m.plan_mode ? 'in plan mode: it plans first and changes nothing until its plan is approved' : '']
       .filter(Boolean).join('; ');
-    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on your prompt.`);
+    const odd = m.model && !knownModel(m.model) ? ` Note: ${unknownModelWarning(m.model)}.` : '';
+    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on your prompt.${odd}`);
   },
 });
 
