@@ -33,15 +33,6 @@ const sdkApart = {
   },
 };
 
-// The bash parser behind permission rules (mvdan-sh, 1.5 MB) is likewise a bundle of its
-// own, required the first time a rule judges a shell command, never at activation.
-const shParserApart = {
-  name: 'sh-parser-apart',
-  setup(build) {
-    build.onResolve({ filter: /^mvdan-sh$/ }, () => ({ path: './mvdan-sh.js', external: true }));
-  },
-};
-
 // The MCP SDK likewise (src/core/mcp/sdk-entry.ts → dist/mcp-sdk.js), imported only when a
 // host first starts its MCP servers (docs/mcp.md).
 const mcpSdkApart = {
@@ -65,8 +56,10 @@ const zodEnglishOnly = {
 };
 
 const nodeBundles = [
-  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [sdkApart, shParserApart, mcpSdkApart, zodEnglishOnly] },
-  { in: 'node_modules/mvdan-sh/index.js', out: join(distDir, 'mvdan-sh.js'), external: [] },
+  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [sdkApart, mcpSdkApart, zodEnglishOnly] },
+  // The bash parser behind permission rules (mvdan-sh, 1.5 MB) loads and parses in this worker
+  // thread, never on the extension host's loop (src/core/permissions/shell-parser.ts finds it).
+  { in: 'src/core/permissions/shell-worker.ts', out: join(distDir, 'shell-worker.js'), external: [] },
   // list_dir / glob / grep run in this worker thread (src/core/exec/search/search.ts finds it next to the bundle).
   { in: 'src/core/exec/search/search-worker.ts', out: join(distDir, 'search-worker.js'), external: [] },
   { in: 'src/vscode/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },

@@ -28,11 +28,13 @@ export function cliPath(): Promise<string> {
       entryPoints: [join(repo, 'src', 'cli', 'main.ts')], outfile, bundle: true, platform: 'node', format: 'cjs',
       target: 'node20', logLevel: 'warning',
     });
-    // grep / glob / list_dir load their worker from next to the bundle (as dist/ has it).
-    await build({
-      entryPoints: [join(repo, 'src', 'core', 'exec', 'search', 'search-worker.ts')], outfile: join(buildDir, 'search-worker.js'),
-      bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning',
-    });
+    // grep / glob / list_dir and the shell parser load their workers from next to the bundle (as dist/ has it).
+    for (const w of [['exec', 'search', 'search-worker'], ['permissions', 'shell-worker']]) {
+      await build({
+        entryPoints: [join(repo, 'src', 'core', ...w) + '.ts'], outfile: join(buildDir, `${w.at(-1)}.js`),
+        bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'warning',
+      });
+    }
     return outfile;
   })();
   return built;

@@ -5,7 +5,7 @@
 // docs/permissions.md.
 import { reportProblem } from '../util/problems';
 import { parseRuleSet, RULE_KINDS, type Rule, type RuleKind, type RuleSet, type RuleSource } from './rules';
-import { analyzeShell } from './shell-parts';
+import { analyzeShell, warmShellParser } from './shell-parser';
 
 export type Verdict = 'allow' | 'ask' | 'deny';
 
@@ -32,17 +32,19 @@ export function compileRules(source: RuleSource | undefined, origin = 'agentTeam
     reportProblem({ path: `${origin}.${p.kind}`, message: `ignored malformed rule ${JSON.stringify(p.rule)}: ${p.message}` });
   }
   parsed.set(source, rules);
+  // Rules that judge shell commands will need the parser: its thread starts loading now.
+  if (RULE_KINDS.some((k) => rules[k].some((r) => r.tool === 'Bash'))) warmShellParser();
   return rules;
 }
 
-export function decideBash(source: RuleSource | undefined, command: string, fallback: Verdict): Decision {
+export async function decideBash(source: RuleSource | undefined, command: string, fallback: Verdict): Promise<Decision> {
   const rules = compileRules(source);
   const bash = (k: RuleKind) => rules[k].filter((r): r is Extract<Rule, { tool: 'Bash' }> => r.tool === 'Bash');
   // Without Bash rules the policy decides alone; the command need not be parsed.
   if (!bash('allow').length && !bash('ask').length && !bash('deny').length) {
     return { verdict: fallback, reason: `no rule matches; agentTeams.toolApproval.bash is "${fallback}"` };
   }
-  const a = analyzeShell(command);
+  const a = await analyzeShell(command);
   for (const kind of ['deny', 'ask'] as const) {
     for (const part of a.parts) {
       const r = bash(kind).find((rule) => bashMatches(rule, part));
@@ -116,10 +118,10 @@ const RUNNERS = new Set(['npm', 'pnpm', 'yarn', 'bun', 'npx', 'cargo', 'go', 'gi
  * What "Always allow" offers for `command`: the exact command, and — for one plain
  * command — a prefix rule on its command and subcommand (`Bash(npm test:*)`).
  */
-export function suggestRules(command: string): string[] {
+export async function suggestRules(command: string): Promise<string[]> {
   const exact = `Bash(${command.trim()})`;
   if (/[\r\n]/.test(command) || command.includes(':*')) return [];
-  const a = analyzeShell(command);
+  const a = await analyzeShell(command);
   if (a.hazards.length || a.parts.length !== 1) return [exact];
   const words = a.parts[0];
   const prefix = [words[0]];

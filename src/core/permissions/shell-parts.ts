@@ -1,3 +1,4 @@
+// @worker-thread-only (loads mvdan-sh synchronously: runs in shell-worker.ts's thread only)
 // Splits a shell command into the simple commands it runs, with a real bash parser
 // (mvdan-sh), so permission rules judge every part: `npm test; rm -rf ~` is two
 // commands, `npm test $(rm x)` runs `rm x`, `npm test > ~/.bashrc` writes a file.
@@ -5,19 +6,11 @@
 // assignments, functions, loops, background `&`) is reported as a hazard, so no
 // allow rule can cover it. See docs/permissions.md.
 import type { Node } from 'mvdan-sh';
-
-export interface ShellAnalysis {
-  /** Every simple command found anywhere (including inside substitutions), as its words. */
-  parts: string[][];
-  /** Why rules alone cannot allow this command; empty when every part is plain. */
-  hazards: string[];
-  /** The command could not be parsed at all. */
-  error?: string;
-}
+import { plainCommand, type ShellAnalysis } from './shell-parser';
 
 type Sh = typeof import('mvdan-sh');
 let sh: Sh | undefined;
-/** Loaded on first use: the parser is large and most sessions never need it. */
+/** Loaded on first use, in the parser's worker thread (shell-worker.ts). */
 function parser(): Sh {
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- lazy load, see above
   sh ??= require('mvdan-sh') as Sh;
@@ -26,18 +19,9 @@ function parser(): Sh {
 
 const MAX_HAZARDS = 8;
 
-/**
- * Words bash takes literally: no quotes, expansions, globs, comments, operators or
- * redirections. A command made only of such words (the common case) is its own parse, so
- * the parser — large, and loaded on first use — is not needed for it.
- */
-const PLAIN = /^[A-Za-z0-9_\-./=:@%+,]+(?:[ \t]+[A-Za-z0-9_\-./=:@%+,]+)*$/;
-
 export function analyzeShell(command: string): ShellAnalysis {
-  const trimmed = command.trim();
-  const words = trimmed.split(/[ \t]+/);
-  // `FOO=1 cmd` is an assignment, not a word: the parser says so.
-  if (PLAIN.test(trimmed) && !words[0]!.includes('=')) return { parts: [words], hazards: [] };
+  const plain = plainCommand(command);
+  if (plain) return plain;
   const { syntax } = parser();
   const src = Buffer.from(command, 'utf8');
   const text = (n: Node) => src.subarray(n.Pos().Offset(), n.End().Offset()).toString('utf8');

@@ -20,14 +20,14 @@ export const bash = defineTool({
   changesWorkspace: true,
   async run({ command, run_in_background }, a, h) {
     const s = h.settings();
-    const d = decideBash(s.permissions, command, s.bashPolicy);
+    const d = await decideBash(s.permissions, command, s.bashPolicy);
     if (d.verdict === 'deny') {
       return fail(d.rule ? `Refused: ${d.reason}.` : `Refused: shell commands are disabled (agentTeams.toolApproval.bash = deny) and no allow rule covers this one: ${d.reason}.`);
     }
     if (d.verdict === 'ask') {
       // Shown in the tree and the CLI, so a prompt nobody answered is visible, not a silent hang.
       a.setActivity({ kind: 'waiting-approval', what: `bash \`${command.length > 80 ? `${command.slice(0, 80)}…` : command}\`` });
-      const decision = await h.approver.bash(a.name, command, a.signal, { reason: d.reason, suggestions: suggestRules(command) });
+      const decision = await h.approver.bash(a.name, command, a.signal, { reason: d.reason, suggestions: await suggestRules(command) });
       a.setActivity({ kind: 'tool', tool: 'bash' });
       if (decision !== 'allow') return fail('The user denied this command.');
     }
