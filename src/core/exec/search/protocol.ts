@@ -21,6 +21,9 @@ export interface SearchTotals {
   binary: number;
   tooLarge: string[];
   tooLargeCount: number;
+  /** Files grep could not open (no permission…), the first few named with the error code. */
+  unreadableFiles: string[];
+  unreadableFileCount: number;
   /** The worker's own deadline passed: what was found so far. */
   timedOut: boolean;
 }

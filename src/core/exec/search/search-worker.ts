@@ -31,7 +31,7 @@ function post(m: SearchReply): void {
 
 function run(req: SearchRequest): void {
   const walker = new Walker(req.root);
-  const totals: SearchTotals = { found: 0, filesWithMatches: 0, searched: 0, binary: 0, tooLarge: [], tooLargeCount: 0, timedOut: false };
+  const totals: SearchTotals = { found: 0, filesWithMatches: 0, searched: 0, binary: 0, tooLarge: [], tooLargeCount: 0, unreadableFiles: [], unreadableFileCount: 0, timedOut: false };
   let batch: Array<GrepMatch | string> = [];
   let lastPost = Date.now();
   let posts = 0;
@@ -128,7 +128,9 @@ class FileGrep {
     let fd: number;
     try {
       fd = openSync(e.abs, 'r');
-    } catch {
+    } catch (err) {
+      this.totals.unreadableFileCount++;
+      if (this.totals.unreadableFiles.length < MAX_TOO_LARGE_NAMED) this.totals.unreadableFiles.push(`${e.rel} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
       return undefined;
     }
     try {

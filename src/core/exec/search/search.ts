@@ -155,6 +155,7 @@ function walkNotes(out: Outcome<unknown>, budgetMs: number, what: string): strin
   } else if (t.timedOut) notes.push(`The ${what} was stopped after ${budgetMs / 1000} s; results are incomplete. Narrow the path.`);
   if (t.binary) notes.push(`Skipped ${t.binary} binary file${t.binary === 1 ? '' : 's'}.`);
   if (t.tooLargeCount) notes.push(`Skipped ${t.tooLargeCount} file${t.tooLargeCount === 1 ? '' : 's'} too large to search: ${t.tooLarge.join(', ')}${t.tooLargeCount > t.tooLarge.length ? ', …' : ''}.`);
+  if (t.unreadableFileCount) notes.push(`${t.unreadableFileCount} file${t.unreadableFileCount === 1 ? '' : 's'} could not be read: ${t.unreadableFiles.join(', ')}${t.unreadableFileCount > t.unreadableFiles.length ? ', …' : ''}.`);
   const s = out.stats;
   if (s?.unreadableCount) notes.push(`${s.unreadableCount} folder${s.unreadableCount === 1 ? '' : 's'} could not be read: ${s.unreadable.join(', ')}${s.unreadableCount > s.unreadable.length ? ', …' : ''}.`);
   return notes;
@@ -203,7 +204,7 @@ function runInWorker<T>(req: SearchRequest, budgetMs: number, signal?: AbortSign
       }
       fn();
     };
-    const partial = (): SearchTotals => ({ found: items.length, filesWithMatches: new Set(items.map((i) => (i as GrepMatch).file)).size, searched: 0, binary: 0, tooLarge: [], tooLargeCount: 0, timedOut: true });
+    const partial = (): SearchTotals => ({ found: items.length, filesWithMatches: new Set(items.map((i) => (i as GrepMatch).file)).size, searched: 0, binary: 0, tooLarge: [], tooLargeCount: 0, unreadableFiles: [], unreadableFileCount: 0, timedOut: true });
     const timer = setTimeout(() => finish(() => resolve({ items, totals: partial(), killed: true }), false), budgetMs + HARD_STOP_GRACE_MS);
     const onAbort = () => finish(() => reject(new Error('stopped')), false);
     signal?.addEventListener('abort', onAbort, { once: true });
