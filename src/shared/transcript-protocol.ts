@@ -38,11 +38,21 @@ export interface PanelStatus {
   canStop: boolean;
 }
 
+/**
+ * How the host sends a transcript it has read (docs/file-formats.md, "Transcripts"): the newest FIRST_ITEMS
+ * items as the reset, so the first paint waits for one screenful and not the whole history,
+ * then the older ones in chunks of OLDER_CHUNK, oldest first, which the panel puts in front.
+ */
+export const FIRST_ITEMS = 200;
+export const OLDER_CHUNK = 1000;
+
 // ── host → webview ──
 export type TranscriptToWebview =
   | { type: 'init'; agent: string; mode: TranscriptMode; trusted: boolean; skippedBytes: number }
   /** New or updated items, in order; `reset` replaces everything shown. */
   | { type: 'items'; reset: boolean; items: TranscriptItem[] }
+  /** Items older than everything shown since the reset, in order; `done` on the last chunk. */
+  | { type: 'older'; items: TranscriptItem[]; done: boolean }
   | { type: 'remove'; keys: string[] }
   /** A piece of streamed text for the item `key` (appended, never a re-render). */
   | { type: 'delta'; key: string; text: string; restart: boolean }

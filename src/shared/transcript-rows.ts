@@ -196,6 +196,11 @@ export class RowList {
     return this.items.get(key);
   }
 
+  /** Every item, in the order first put. */
+  allItems(): TranscriptItem[] {
+    return this.order.map((k) => this.items.get(k)!);
+  }
+
   put(item: TranscriptItem): RowChange | null {
     const known = this.items.has(item.key);
     this.items.set(item.key, item);

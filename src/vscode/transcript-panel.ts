@@ -11,7 +11,7 @@ import { NAME_RE } from '../core/util/names';
 import type { ItemChange } from '../core/watch/transcript-items';
 import { TranscriptFollower } from '../core/watch/transcript-reader';
 import type { TranscriptItem, TranscriptMode } from '../shared/transcript-items';
-import { TranscriptToHost, type PanelStatus, type PendingAsk, type TranscriptToWebview } from '../shared/transcript-protocol';
+import { FIRST_ITEMS, OLDER_CHUNK, TranscriptToHost, type PanelStatus, type PendingAsk, type TranscriptToWebview } from '../shared/transcript-protocol';
 import type { BashAsks } from './bash-asks';
 import type { CommandContext } from './command-context';
 import { nonce } from './inbox-html';
@@ -59,6 +59,8 @@ class TranscriptPanel implements vscode.Disposable {
   private ready = false;
   private loading: Map<string, TranscriptItem> | null = null;
   private disposed = false;
+  /** Bumped by every (re)load, so a load's older chunks stop once another begins. */
+  private generation = 0;
 
   constructor(readonly agent: string, readonly panel: vscode.WebviewPanel, private mode: TranscriptMode, private readonly d: Deps, private readonly onGone: () => void) {
     this.follower = new TranscriptFollower(d.host.team.paths.transcript(agent), agent, (c) => this.enqueue(c));
@@ -152,10 +154,23 @@ class TranscriptPanel implements vscode.Disposable {
     }
     this.loading = null;
     this.post({ type: 'init', agent: this.agent, mode: this.mode, trusted: vscode.workspace.isTrusted, skippedBytes: skipped });
-    this.post({ type: 'items', reset: true, items: [...all.values()] });
+    // The newest screenful first: the first paint does not wait for the whole history.
+    const items = [...all.values()];
+    const split = Math.max(0, items.length - FIRST_ITEMS);
+    this.post({ type: 'items', reset: true, items: items.slice(split) });
     this.ready = true;
+    void this.sendOlder(items.slice(0, split), ++this.generation);
     await Promise.all([this.sendStatus(), this.sendPending()]);
     if (!this.poll) this.schedulePoll();
+  }
+
+  /** The history before the first screenful, in chunks, yielding between them. */
+  private async sendOlder(items: TranscriptItem[], generation: number): Promise<void> {
+    for (let at = 0; at < items.length; at += OLDER_CHUNK) {
+      await new Promise<void>((r) => setImmediate(r));
+      if (this.disposed || generation !== this.generation) return;
+      this.post({ type: 'older', items: items.slice(at, at + OLDER_CHUNK), done: at + OLDER_CHUNK >= items.length });
+    }
   }
 
   private schedulePoll(): void {

@@ -52,6 +52,27 @@ function rebuild(): void {
   $('#empty').hidden = rows.rows.length > 0;
 }
 
+// ── older history: arrives in chunks after the newest screenful, put in front at the end ──
+let older: TranscriptItem[] = [];
+function olderChunk(items: TranscriptItem[], done: boolean): void {
+  for (const i of items) older.push(i);
+  $('#rows').setAttribute('aria-busy', String(!done));
+  if (!done) return;
+  if (pendingDelta) flushDelta();
+  const shown = rows.rows;
+  const next = new RowList(mode, agent);
+  for (const i of older) next.put(i);
+  // Items that came since the reset (live changes) follow; one already older updates in place.
+  for (const i of rows.allItems()) next.put(i);
+  older = [];
+  const added = next.rows.length - shown.length;
+  const sameTail = added >= 0 && shown.every((r, k) => next.rows[added + k]!.key === r.key);
+  rows = next;
+  if (sameTail) list.prepend(rows.rows, added);
+  else list.reset(rows.rows);
+  $('#empty').hidden = rows.rows.length > 0;
+}
+
 // ── streamed text: pieces gathered per frame, then one row updated ──
 let pendingDelta: { key: string; text: string; restart: boolean } | null = null;
 let deltaFrame = 0;
@@ -212,13 +233,19 @@ window.addEventListener('message', (ev: MessageEvent<TranscriptToWebview>) => {
       break;
     case 'items':
       if (m.reset) {
+        older = [];
         rows = new RowList(mode, agent);
         for (const i of m.items) rows.put(i);
         rebuild();
       } else {
         for (const i of m.items) apply(rows.put(i));
         if (m.items.length) $('#empty').hidden = true;
+        // On screen in this task, not a frame later.
+        list.flush();
       }
+      break;
+    case 'older':
+      olderChunk(m.items, m.done);
       break;
     case 'remove':
       if (pendingDelta) flushDelta();

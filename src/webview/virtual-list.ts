@@ -45,6 +45,33 @@ export class VirtualList<T> {
     this.update();
   }
 
+  /**
+   * `rows` is the list with `added` rows put in front of the current ones (older history):
+   * measured heights are kept, and a reader who scrolled up keeps seeing the same rows.
+   */
+  prepend(rows: T[], added: number): void {
+    const fromBottom = this.offset(this.rows.length) - this.scroller.scrollTop;
+    this.rows = rows.slice();
+    this.heights = [...new Array<number>(added).fill(ESTIMATE_PX), ...this.heights];
+    this.prefixValid = 0;
+    // Rendered rows carry their index (for remeasure): draw the window again.
+    for (const el of this.shown.values()) el.remove();
+    this.shown.clear();
+    this.update();
+    if (!this.stick) {
+      this.scroller.scrollTop = Math.max(0, this.offset(this.rows.length) - fromBottom);
+      this.update();
+    }
+  }
+
+  /** Draws now what a push or replace scheduled for the next frame (the end of a message). */
+  flush(): void {
+    if (!this.frame) return;
+    cancelAnimationFrame(this.frame);
+    this.frame = 0;
+    this.update();
+  }
+
   push(row: T): void {
     this.rows.push(row);
     this.heights.push(ESTIMATE_PX);
