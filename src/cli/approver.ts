@@ -7,7 +7,8 @@
 // one after another, never on top of each other; a cancelled turn (its signal) denies.
 import type { McpStartRequest } from '../core/mcp/manager';
 import { askReason } from '../core/permissions/decide';
-import { proposalText, type Approver, type BashDecision, type BashQuestion, type FileChangeQuestion, type TeammateProposal } from '../core/runtime/types';
+import { teamProposalText } from '../core/runtime/team-proposal';
+import type { Approver, BashDecision, BashQuestion, FileChangeQuestion, TeamAnswer, TeammateProposal } from '../core/runtime/types';
 import type { Terminal } from './terminal';
 
 type Choice = { key: string; word: string; label: string; then: () => BashDecision };
@@ -47,9 +48,22 @@ export class PromptApprover implements Approver {
     return d === 'allow';
   }
 
-  /** agentTeams.confirmTeam (--confirm-team): a teammate the lead proposes starts only on y. */
-  async confirmTeammate(p: TeammateProposal, signal: AbortSignal): Promise<boolean> {
-    return (await this.queued(() => this.question(`The lead proposes a teammate: ${proposalText(p)}`, signal, 'Start it?', []))) === 'allow';
+  /**
+   * agentTeams.confirmTeam (--confirm-team): the team the lead proposes starts only on y;
+   * "n: <why>" declines and tells the lead what to change.
+   */
+  confirmTeam(team: readonly TeammateProposal[], signal: AbortSignal): Promise<TeamAnswer> {
+    return this.queued(async () => {
+      this.term.print(teamProposalText(team));
+      const q = `Start ${team.length === 1 ? 'it' : 'this team'}? [y]es / [N]o (or n: <what to change>, the lead reads it):`;
+      for (;;) {
+        const line = await this.term.ask(q, signal, (l) => teamAnswer(l) !== null);
+        if (line === null) return { start: false };
+        const answer = teamAnswer(line);
+        if (answer) return answer;
+        this.term.print('Please answer y, n, or n: <what to change>.');
+      }
+    });
   }
 
   fileChange(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision> {
@@ -71,7 +85,7 @@ export class PromptApprover implements Approver {
     };
   }
 
-  private queued(fn: () => Promise<BashDecision>): Promise<BashDecision> {
+  private queued<T>(fn: () => Promise<T>): Promise<T> {
     const next = this.queue.then(fn);
     this.queue = next.catch(() => undefined);
     return next;
@@ -94,6 +108,15 @@ export class PromptApprover implements Approver {
       this.term.print(`Please answer ${['y', ...extra.map((c) => c.key), 'n'].join(', ')}.`);
     }
   }
+}
+
+/** y, n (or Enter), or a no with what to change ("n: two people are enough"); null: no answer. */
+export function teamAnswer(line: string): TeamAnswer | null {
+  const l = line.trim();
+  if (/^(y|yes)$/i.test(l)) return { start: true };
+  if (/^(n|no)?$/i.test(l)) return { start: false };
+  const why = /^(?:n|no)[\s:,-]+(\S.*)$/i.exec(l)?.[1];
+  return why ? { start: false, reason: why } : null;
 }
 
 /** Every answer any question takes: typed while another question is open, it is not a prompt. */

@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { McpStartRequest } from '../core/mcp/manager';
 import { askReason } from '../core/permissions/decide';
-import { proposalText, type Approver, type BashDecision, type BashQuestion, type FileChangeQuestion, type TeammateProposal } from '../core/runtime/types';
+import { proposalText, type Approver, type BashDecision, type BashQuestion, type FileChangeQuestion, type TeamAnswer, type TeammateProposal } from '../core/runtime/types';
 import type { BashAsks } from './bash-asks';
 
 /** Commands "always allowed" before rules existed (kept so nobody is asked again). */
@@ -20,6 +20,8 @@ const PROPOSED_SCHEME = 'agent-teams-proposed';
 const MCP_TOOLS_KEY = 'agentTeams.alwaysAllowedMcpTools';
 const MCP_ALWAYS = 'Always allow this tool';
 const MCP_STARTS_KEY = 'agentTeams.allowedMcpServerStarts';
+const TEAM_START = 'Start';
+const TEAM_DECLINE = 'Decline…';
 
 /** The user's choice, or undefined once `signal` aborts; the listener is taken back either way. */
 async function untilAborted<T>(answer: Thenable<T | undefined>, signal: AbortSignal): Promise<T | undefined> {
@@ -117,10 +119,19 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
       return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
     },
 
-    async confirmTeammate(p: TeammateProposal, signal: AbortSignal): Promise<boolean> {
-      if (signal.aborted) return false;
-      const answer = vscode.window.showInformationMessage(`The lead proposes a teammate: ${proposalText(p)}. Start it?`, 'Start', "Don't start");
-      return (await untilAborted(answer, signal)) === 'Start' && !signal.aborted;
+    async confirmTeam(team: readonly TeammateProposal[], signal: AbortSignal): Promise<TeamAnswer> {
+      if (signal.aborted) return { start: false };
+      // A toast shows one paragraph: the teammates one after another, each with role, model and plan mode.
+      const who = team.length === 1 ? `a teammate: ${proposalText(team[0]!)}` : `a team of ${team.length}: ${team.map(proposalText).join('; ')}`;
+      const answer = vscode.window.showInformationMessage(`The lead proposes ${who}. Start ${team.length === 1 ? 'it' : 'them'}?`, TEAM_START, TEAM_DECLINE);
+      const choice = await untilAborted(answer, signal);
+      if (choice === TEAM_START && !signal.aborted) return { start: true };
+      if (choice !== TEAM_DECLINE || signal.aborted) return { start: false };
+      // What to change goes back to the lead with the refusal; Escape declines without a reason.
+      const reason = await untilAborted(Promise.resolve(vscode.window.showInputBox({
+        title: 'Decline the proposed team', prompt: 'What should the lead change? (optional: the lead reads it)', placeHolder: 'e.g. two teammates are enough; no opus', ignoreFocusOut: true,
+      })), signal);
+      return reason?.trim() ? { start: false, reason: reason.trim() } : { start: false };
     },
 
     async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {

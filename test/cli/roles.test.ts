@@ -53,3 +53,28 @@ test('REPL: /spawn --agent --plan starts a read-only teammate from a definition;
   repl.send('/quit');
   await repl.exited;
 });
+
+test('REPL --confirm-team: the spawns of one lead reply are asked about as one team; "n: <why>" tells the lead, y starts them', async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  const spawn = (name: string, role: string) => toolUse('spawn_teammate', { name, role, prompt: 'Work.' });
+  api.script('lead',
+    reply(spawn('amy', 'architect'), spawn('bob', 'tester')),
+    reply(spawn('amy', 'architect')),
+    'Started.',
+  );
+  api.setDefault(reply(toolUse('idle', {})));
+  const repl = await session(t, root, api, ['--bash', 'allow', '--confirm-team']);
+  await repl.ready();
+  repl.send('Build a team.');
+  await repl.expect(/The lead proposes a team of 2:\n- amy \(architect\) on [\w.-]+\n- bob \(tester\) on [\w.-]+\nStart this team\? \[y\]es \/ \[N\]o/);
+  repl.send('n: one architect is enough');
+  await repl.expect(/The lead proposes a teammate: amy \(architect\)/);
+  repl.send('y');
+  await repl.expect(/Started\./);
+  const told = JSON.stringify(api.requests('lead')[1]!.body.messages.at(-1));
+  assert.match(told, /declined the proposed team \(amy, bob\), saying: \\"one architect is enough\\"/);
+  assert.equal(api.requests('bob').length, 0);
+  repl.send('/quit');
+  await repl.exited;
+});

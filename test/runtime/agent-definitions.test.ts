@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
-import type { TeammateProposal } from '../../src/core/runtime/types';
+import type { TeamAnswer, TeammateProposal } from '../../src/core/runtime/types';
 import { harness } from './harness';
 
 async function define(root: string, rel: string, text: string): Promise<void> {
@@ -110,28 +110,60 @@ test('a proxy user names any sane model id: it reaches the API as given, with a 
   assert.ok(h.events.some((e) => e.type === 'notice' && /proxied\.md: model "openrouter\/anthropic\/claude-opus-4" is not a Claude model id we know/.test(e.message)));
 });
 
-test('confirmTeam: the lead proposes each teammate (name, role, model) and only what the user confirms is spawned', async (t) => {
+test('confirmTeam: the spawns of one lead reply are one proposal, confirmed once; a refusal and its reason reach the lead, nobody starts', async (t) => {
   const h = await harness(t, { confirmTeam: true });
+  await define(h.root, '.team/agents/arch.md', '---\nname: arch\ndescription: Designs\nmodel: opus\n---\nDesign.\n');
   await h.rt.dispose();
-  const seen: TeammateProposal[] = [];
-  await h.restart({ approver: { bash: async () => 'allow', confirmTeammate: async (p) => (seen.push(p), p.name === 'bob') } });
+  const asked: TeammateProposal[][] = [];
+  const answers: TeamAnswer[] = [{ start: false, reason: 'two are enough, and no opus' }, { start: true }];
+  await h.restart({ approver: { bash: async () => 'allow', confirmTeam: async (team) => (asked.push([...team]), answers.shift()!) } });
+  const spawn = (name: string, extra: Record<string, unknown> = {}) => toolUse('spawn_teammate', { name, role: 'dev', prompt: 'Build.', ...extra });
   h.api.script('lead',
-    reply(toolUse('spawn_teammate', { name: 'amy', role: 'dev', prompt: 'Build.', model: 'opus' })),
-    reply(toolUse('spawn_teammate', { name: 'bob', role: 'qa', prompt: 'Test.', plan_mode_required: true })),
+    reply(spawn('amy', { agent_type: 'arch', role: 'architect', plan_mode_required: true }), spawn('bob', { model: 'haiku' }), spawn('cid'), spawn('Bad Name')),
+    reply(spawn('bob', { model: 'haiku' }), spawn('cid')),
     'Done.',
   );
   h.api.setDefault(reply(toolUse('idle', {})));
   await h.rt.askLead('Build a team.');
-  assert.deepEqual(seen, [
-    { name: 'amy', role: 'dev', model: 'claude-opus-4-5', agent_type: undefined, plan_mode: false },
-    { name: 'bob', role: 'qa', model: 'claude-sonnet-5-5', agent_type: undefined, plan_mode: true },
+  // Asked once per reply, with the whole team; a spawn that cannot start is left out (it fails on its own).
+  assert.deepEqual(asked, [
+    [
+      { name: 'amy', role: 'architect', model: 'claude-opus-4-5', agent_type: 'arch', plan_mode: true },
+      { name: 'bob', role: 'dev', model: 'claude-haiku-4-5', agent_type: undefined, plan_mode: false },
+      { name: 'cid', role: 'dev', model: 'claude-sonnet-5-5', agent_type: undefined, plan_mode: false },
+    ],
+    [
+      { name: 'bob', role: 'dev', model: 'claude-haiku-4-5', agent_type: undefined, plan_mode: false },
+      { name: 'cid', role: 'dev', model: 'claude-sonnet-5-5', agent_type: undefined, plan_mode: false },
+    ],
   ]);
-  assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /the user declined to start amy/);
+  const results = (h.api.requests('lead')[1]!.body.messages.at(-1)!.content as { content: string; is_error?: boolean }[]);
+  assert.equal(results.length, 4);
+  for (const r of results.slice(0, 3)) {
+    assert.equal(r.is_error, true);
+    assert.match(r.content, /the user declined the proposed team \(amy, bob, cid\), saying: "two are enough, and no opus"\. Nobody of it was started/);
+  }
+  assert.match(results[3]!.content, /Bad Name/);
   assert.equal(await h.rt.team.roster.get('amy'), undefined);
-  assert.equal((await h.rt.team.roster.get('bob'))?.role, 'qa');
+  assert.match(JSON.stringify(h.api.requests('lead')[2]!.body.messages.at(-1)), /Spawned bob.*Spawned cid/);
+  assert.equal((await h.rt.team.roster.get('bob'))?.model, 'claude-haiku-4-5');
+  // The lead is told how to propose: the whole team in one reply.
+  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.system), /make all its spawn_teammate calls in the same reply/);
   // The user's own spawns are not asked about.
-  await h.rt.spawnTeammate({ name: 'cid', role: 'dev', prompt: 'p' });
-  assert.equal(seen.length, 2);
+  await h.rt.spawnTeammate({ name: 'dan', role: 'dev', prompt: 'p' });
+  assert.equal(asked.length, 2);
+});
+
+test('confirmTeam: a spawn alone in its reply is a team of one; declined without a reason, the lead is told to ask', async (t) => {
+  const h = await harness(t, { confirmTeam: true });
+  await h.rt.dispose();
+  const asked: string[][] = [];
+  await h.restart({ approver: { bash: async () => 'allow', confirmTeam: async (team) => (asked.push(team.map((p) => p.name)), { start: false }) } });
+  h.api.script('lead', reply(toolUse('spawn_teammate', { name: 'amy', role: 'dev', prompt: 'Build.' })), 'ok');
+  await h.rt.askLead('Go.');
+  assert.deepEqual(asked, [['amy']]);
+  assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /the user declined to start amy \(no reason given\)/);
+  assert.equal(await h.rt.team.roster.get('amy'), undefined);
 });
 
 test('confirmTeam with no way to ask the user: the lead cannot spawn, and is told why', async (t) => {

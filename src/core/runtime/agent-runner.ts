@@ -8,7 +8,7 @@ import { createHostMcp } from '../mcp/host';
 import type { McpManager } from '../mcp/manager';
 import type { Disposable } from '../team/dir-watcher';
 import { assertTeammateName } from '../util/names';
-import type { Agent, AgentEnv } from './agent';
+import type { Agent, AgentEnv, ToolCall } from './agent';
 import { Lead } from './lead';
 import { LeaseKeeper } from './lease-keeper';
 import { teammateSystem } from './prompts';
@@ -28,7 +28,9 @@ import { RemoteMembers } from './remote-members';
 import { RunnerBase } from './runner-base';
 import { toolsFor, ToolSet } from './tools';
 import { McpToolSets } from './tools/mcp';
-import { proposalText, type Activity, type RuntimeSettings, type SpawnInput, type TeammateProposal } from './types';
+import { type Activity, type RuntimeSettings, type SpawnInput, type TeammateProposal } from './types';
+import { proposalOf, TeamProposals } from './team-proposal';
+import { spawnTeammate as spawnTool } from './tools/team';
 
 export class AgentRunner extends RunnerBase implements AgentEnv {
   readonly jobs = new JobManager(this.processes);
@@ -38,6 +40,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
   private leadRemote: string | null = null;
   private teammates = new Map<string, Teammate>();
   /** Members another live host runs, and those held back by maxTeammates. */
+  private readonly proposals = new TeamProposals(() => this.opts.approver);
   private readonly remote = new RemoteMembers((e) => this.emit(e), () => this.s.maxTeammates);
   lead!: Lead;
   private subs: Disposable[] = [];
@@ -73,7 +76,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     await this.killOrphans();
     const teamName = (await this.team.roster.read()).team_name;
     await this.loadDefinitions();
-    const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(toolsFor('lead')), this.defs.leadPrompt(teamName));
+    const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(toolsFor('lead')), this.defs.leadPrompt(teamName, this.s.confirmTeam));
     this.lead = lead;
     lead.model = this.opts.models(this.s.model, lead.onModelStatus);
     // One lead per workspace: its conversation is one transcript and its mail one inbox.
@@ -303,7 +306,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     const def = input.agent_type ? findDefinition(await this.loadDefinitions(), input.agent_type) : undefined;
     // Plan mode, model and tools go into the same roster write as the spawn: in force before the first model call.
     const role = roleFields(input, def, this.s, by);
-    if (by === 'lead' && this.s.confirmTeam) await this.confirmSpawn({ name, role: input.role || def?.name || 'teammate', model: role.model ?? this.s.model, agent_type: def?.name, plan_mode: !!role.plan_mode });
+    if (by === 'lead' && this.s.confirmTeam) await this.proposals.check(proposalOf(name, input, def, role, this.s.model), this.lead);
     const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
     const member = await this.team.spawnMember(name, input.role || def?.name || 'teammate', {
       ...role,
@@ -320,7 +323,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     // Definitions added or changed since: the lead sees them from this turn (not mid-turn, for the cache).
     if (!this.lead.busy) {
       await this.loadDefinitions();
-      this.lead.system = this.defs.leadPrompt((await this.team.roster.read()).team_name);
+      this.lead.system = this.defs.leadPrompt((await this.team.roster.read()).team_name, this.s.confirmTeam);
     }
     if (this.leadRemote) {
       // Nothing lost: the lead that runs elsewhere reads it as mail from the user.
@@ -351,14 +354,21 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     await t.done;
   }
 
-  /** agentTeams.confirmTeam: the user starts what the lead proposes, or the spawn fails with why (the lead reads it). */
-  private async confirmSpawn(p: TeammateProposal): Promise<void> {
-    const ask = this.opts.approver.confirmTeammate;
-    if (!ask) throw new RuntimeError(`not started: agentTeams.confirmTeam is on and this host cannot ask the user`);
-    this.lead.setActivity({ kind: 'waiting-approval', what: `start ${proposalText(p)}` });
-    const yes = await ask.call(this.opts.approver, p, this.lead.signal).catch(() => false);
-    this.lead.setActivity({ kind: 'tool', tool: 'spawn_teammate' });
-    if (!yes) throw new RuntimeError(`the user declined to start ${p.name}; ask them what team they want before proposing again`);
+  /** agentTeams.confirmTeam: the spawns of one lead reply are asked about as one team (team-proposal.ts). */
+  async beforeToolCalls(agent: Agent, calls: readonly ToolCall[]): Promise<void> {
+    if (agent !== this.lead || !this.s.confirmTeam) return;
+    const team: TeammateProposal[] = [];
+    const defs = calls.some((c) => c.name === 'spawn_teammate') ? await this.loadDefinitions() : null;
+    for (const c of calls) {
+      const p = c.name === 'spawn_teammate' ? spawnTool.parse(c.input) : null;
+      if (!p?.ok || !defs) continue;
+      const input = p.data as SpawnInput;
+      try {
+        const def = input.agent_type ? findDefinition(defs, input.agent_type) : undefined;
+        team.push(proposalOf(assertTeammateName(input.name), input, def, roleFields(input, def, this.s, 'lead'), this.s.model));
+      } catch { /* left out: its own spawn reports why */ }
+    }
+    await this.proposals.gather(team, this.lead);
   }
 
   /** Puts a running teammate into plan mode (the lead's request_plan). */

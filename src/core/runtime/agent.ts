@@ -42,6 +42,14 @@ export interface AgentEnv extends ToolHost {
   /** This host's MCP servers (docs/mcp.md): their tools join every agent's. */
   readonly mcp: McpManager;
   readonly mcpTools: McpToolSets;
+  /** Sees every tool call of a reply before the first runs. */
+  beforeToolCalls?(agent: Agent, calls: readonly ToolCall[]): Promise<void>;
+}
+
+/** A tool call as the model made it. */
+export interface ToolCall {
+  name: string;
+  input: unknown;
 }
 
 type Block = Anthropic.ContentBlockParam;
@@ -280,6 +288,8 @@ export abstract class Agent implements AgentHandle {
       // Cut off at max_tokens, the last block's input is whatever part of its JSON had arrived.
       const cut = result.stopReason === 'max_tokens' ? result.content.at(-1) : undefined;
       const blocks: Block[] = [];
+      // The whole reply's calls first (the lead's spawns are proposed to the user as one team).
+      if (!this.stopped && this.env.beforeToolCalls) await this.env.beforeToolCalls(this, uses.flatMap((u) => (u.type === 'tool_use' && u !== cut ? [{ name: u.name, input: u.input }] : [])));
       for (const u of uses) {
         if (u.type !== 'tool_use') continue;
         if (!this.stopped) await this.leaseHeld();

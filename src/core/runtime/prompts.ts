@@ -24,6 +24,13 @@ export function leadSystem(team: string, root: string): string {
   ].join('\n');
 }
 
+/** Under agentTeams.confirmTeam: how to propose a team so the user is asked once (core/runtime/team-proposal.ts). */
+export const CONFIRM_TEAM_NOTE = [
+  'The user confirms every team before it starts (agentTeams.confirmTeam): the spawn_teammate calls of one reply are shown to them as one proposal, which they start or decline as a whole.',
+  'So decide the whole team first and make all its spawn_teammate calls in the same reply, with the role, model and plan_mode_required you intend.',
+  'If they decline, the results say why: change the team accordingly and propose it again, or ask them what they want; do not spawn the same teammates one by one.',
+].join('\n');
+
 export function teammateSystem(id: Identity, root: string, approver: string): string {
   return [
     `You are ${id.name}, a teammate in team "${id.team}". Your role: ${id.role}.`,

@@ -4,7 +4,7 @@
 import type { Member } from '../../shared/team-schemas';
 import { definitionsForLead, type AgentDefinition, type Definitions } from '../roles/agent-definitions';
 import { loadTeamDefinitions } from '../roles/roles';
-import { leadSystem } from './prompts';
+import { CONFIRM_TEAM_NOTE, leadSystem } from './prompts';
 import type { RuntimeEvent } from './types';
 
 export class RunnerDefinitions {
@@ -41,8 +41,7 @@ export class RunnerDefinitions {
   }
 
   /** The lead's system prompt: byte-identical while the definitions stay the same. */
-  leadPrompt(teamName: string): string {
-    const defs = definitionsForLead(this.defs.definitions);
-    return defs ? `${leadSystem(teamName, this.root)}\n${defs}` : leadSystem(teamName, this.root);
+  leadPrompt(teamName: string, confirmTeam = false): string {
+    return [leadSystem(teamName, this.root), confirmTeam ? CONFIRM_TEAM_NOTE : '', definitionsForLead(this.defs.definitions)].filter(Boolean).join('\n');
   }
 }

@@ -90,11 +90,17 @@ export interface Approver extends McpAsker {
   fileChange?(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision>;
   /** Any other ask rule (Read, MCP tools): one line, Allow / Deny. Absent: deny. */
   tool?(agent: string, what: string, reason: string, signal: AbortSignal): Promise<BashDecision>;
-  /** Under agentTeams.confirmTeam: the lead proposes a teammate; true = spawn it. Absent = nobody to ask (declined). */
-  confirmTeammate?(proposal: TeammateProposal, signal: AbortSignal): Promise<boolean>;
+  /**
+   * Under agentTeams.confirmTeam: the lead proposes a team (the spawns of one reply), started
+   * only on the user's yes; a no may say why (the lead reads it). Absent = nobody to ask (declined).
+   */
+  confirmTeam?(team: readonly TeammateProposal[], signal: AbortSignal): Promise<TeamAnswer>;
 }
 
-/** What the user is shown before the lead's spawn starts a teammate (agentTeams.confirmTeam). */
+/** The user's answer to a proposed team: all of it starts, or none, with what to change. */
+export type TeamAnswer = { start: true } | { start: false; reason?: string };
+
+/** One teammate of a team the user is shown before the lead's spawns start it (agentTeams.confirmTeam). */
 export interface TeammateProposal {
   name: string;
   role: string;
