@@ -92,7 +92,11 @@ export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel): void 
   // transcript of the agent the notice is about, where it happened.
   const agent = e.agent;
   const actions = [...(e.mcpServer ? ['Restart'] : []), ...(agent ? ['Show'] : []), 'Show Log'];
-  void show(`Agent Teams: ${text}`, ...actions).then((b) => {
+  // A toast shows the first line: a long tail (an MCP server's stderr) would fill the corner
+  // and hide the toasts after it, such as the next approval. The whole notice is in the log.
+  const [first = '', ...more] = text.split('\n');
+  const toast = more.some((l) => l.trim()) ? `${first} (More in Show Log.)` : first;
+  void show(`Agent Teams: ${toast}`, ...actions).then((b) => {
     if (b === 'Restart') void vscode.commands.executeCommand('agentTeams.mcpRestart', { server: e.mcpServer });
     else if (b === 'Show' && agent) void vscode.commands.executeCommand('agentTeams.openTranscript', { agent });
     else if (b) log.show(true);
