@@ -6,6 +6,7 @@ import { ParticipantName } from '../shared/team-schemas';
 import type { TreeNode } from './nodes';
 import { askText, pickIsolation, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName } from './prompts';
 import { spec, type CommandSpec } from './command-spec';
+import { JOB_COMMANDS } from './job-commands';
 import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
 import { requestPlan } from '../core/roles/plan-mode';
@@ -158,6 +159,7 @@ export const COMMANDS: CommandSpec[] = [
   }),
   ...WORKTREE_COMMANDS,
   ...MCP_COMMANDS,
+  ...JOB_COMMANDS,
   ...WATCH_COMMANDS,
 ];
 

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { harness } from './harness';
+import { killJobForUser } from '../../src/core/runtime/job-wakes';
 import { waitFor } from '../helpers/tmp';
 import type { FileChangeQuestion } from '../../src/core/runtime/types';
 
@@ -140,4 +141,22 @@ test('a background job returns at once, and its end wakes its idle teammate once
   assert.equal(h.api.requests('bob').length, 4, 'woken once, not again');
   const wakes = JSON.stringify(h.api.requests('bob')[3]!.body.messages).split('[background job] job-1').length - 1;
   assert.equal(wakes, 1);
+});
+
+test('a job the user kills (Team tree Kill) tells its idle teammate so, once; no exit-code wake follows', async (t) => {
+  const h = await harness(t);
+  h.api.script('bob',
+    reply(toolUse('bash', { command: 'sleep 60', run_in_background: true })),
+    reply(toolUse('idle', {})),
+    (req) => (JSON.stringify(req.body.messages).includes('was killed by the user') ? reply(toolUse('idle', {})) : 'no wake'),
+  );
+  await h.rt.spawnTeammate({ name: 'bob', role: 'builder', prompt: 'Serve in the background.' });
+  await waitFor(() => h.rt.jobs('bob')[0]?.state === 'running' && h.api.requests('bob').length >= 2, 15_000, 'job running, bob idle');
+  const info = await killJobForUser(h.rt.runner!.jobs, h.rt.team, 'bob', 'job-1');
+  assert.equal(info.state, 'killed');
+  await waitFor(() => h.api.requests('bob').length >= 3, 15_000, 'bob told');
+  assert.match(JSON.stringify(h.api.requests('bob')[2]!.body.messages), /\[background job\] job-1 \(`sleep 60`\) was killed by the user\./);
+  await killJobForUser(h.rt.runner!.jobs, h.rt.team, 'bob', 'job-1'); // already ended: nothing more is sent
+  await new Promise((res) => setTimeout(res, 500));
+  assert.equal(h.api.requests('bob').length, 3, 'told once, not woken again');
 });

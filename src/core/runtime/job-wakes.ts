@@ -16,6 +16,21 @@ export function wireJobs(jobs: JobManager, team: Team, emit: (e: RuntimeEvent) =
   ];
 }
 
+/**
+ * The user stops a job (the Team tree's Kill action): its agent, told it would hear when the
+ * job ends, gets a note saying the user killed it, once. Nothing is sent for a job that had
+ * already ended.
+ */
+export async function killJobForUser(jobs: JobManager, team: Team, owner: string, id: string): Promise<JobInfo> {
+  const was = jobs.list(owner).find((j) => j.id === id)?.state;
+  const info = await jobs.kill(owner, id);
+  if (was === 'running') {
+    const cmd = info.command.length > 200 ? `${info.command.slice(0, 200)}…` : info.command;
+    await team.mailbox.send({ from: owner, to: owner, type: 'message', content: `[background job] ${info.id} (\`${cmd}\`) was killed by the user.`, job_id: info.id });
+  }
+  return info;
+}
+
 export function jobEndedText(j: JobInfo): string {
   const how = j.exitCode !== null ? `with exit code ${j.exitCode}` : `killed by signal ${j.signal}`;
   const cmd = j.command.length > 200 ? `${j.command.slice(0, 200)}…` : j.command;

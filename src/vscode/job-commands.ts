@@ -1,0 +1,34 @@
+// Background jobs in VS Code (docs/tools.md): "Kill Background Job" from a running job's row
+// in the Team view (inline and context menu; without a row it offers a pick of the running
+// jobs). The job's agent is told the user killed it.
+import * as vscode from 'vscode';
+import { z } from 'zod';
+import { killJobForUser } from '../core/runtime/job-wakes';
+import type { CommandContext } from './command-context';
+import { spec, type CommandSpec } from './command-spec';
+import type { TreeNode } from './nodes';
+import { CANCEL, type Asked } from './prompts';
+
+export const KILL_JOB = 'agentTeams.killJob';
+
+async function pickJob(ctx: CommandContext): Promise<Asked<{ owner: string; id: string }>> {
+  const running = ctx.session.jobs().filter((j) => j.state === 'running');
+  if (!running.length) throw new Error('No background job is running in this window.');
+  const picked = await vscode.window.showQuickPick(
+    running.map((j) => ({ label: `${j.owner}: ${j.id}`, description: j.command.split('\n')[0]!.slice(0, 80), value: { owner: j.owner, id: j.id } })),
+    { title: 'Kill Background Job', ignoreFocusOut: true });
+  return picked ? picked.value : CANCEL;
+}
+
+export const JOB_COMMANDS: CommandSpec[] = [spec({
+  id: KILL_JOB, title: 'Kill Background Job',
+  fields: [{ key: 'job', ask: pickJob }],
+  schema: z.object({ job: z.object({ owner: z.string().min(1), id: z.string().min(1) }) }),
+  fromNode: (n: TreeNode) => (n.nodeKind === 'job' ? { job: { owner: n.job.owner, id: n.job.id } } : undefined),
+  run: async (a, ctx) => {
+    const rt = ctx.session.runner;
+    if (!rt) throw new Error('The team is not running here.');
+    const info = await killJobForUser(rt.jobs, ctx.session.team, a.job.owner, a.job.id);
+    return info.state;
+  },
+})];
