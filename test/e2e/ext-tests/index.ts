@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Team } from '../../../src/core/team/team';
 import type { ExtensionApi } from '../../../src/vscode/extension';
+import { approverCases } from './approver-cases';
 import { treeCases } from './tree-cases';
 import { commandCases } from './command-cases';
 import { worktreeCases } from './worktree-cases';
@@ -41,7 +42,7 @@ export async function run(): Promise<void> {
   const team = await new Team(root).init();
   const env: Env = { root, team, api };
   const failures: string[] = [];
-  for (const [name, fn] of [...treeCases, ...commandCases, ...worktreeCases]) {
+  for (const [name, fn] of [...treeCases, ...commandCases, ...worktreeCases, ...approverCases]) {
     try {
       await fn(env);
       console.log(`ext-host ok - ${name}`);
