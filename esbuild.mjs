@@ -1,7 +1,7 @@
 // Builds the product bundles (dist/) and, with --tests, transpiles src/test/bench to out/
 // file by file so node:test and child-process fixtures can load them.
 import * as esbuild from 'esbuild';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const argv = process.argv.slice(2);
@@ -55,8 +55,19 @@ const zodEnglishOnly = {
   },
 };
 
+// The first bundle (extension.js) is activation's: views and commands on screen, nothing
+// else. It requires the engine (everything else: the team session, the providers, zod, yaml…)
+// from dist/engine.js right after activation, so no module is in both (docs/activation.md).
+const engineApart = {
+  name: 'engine-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/engine$/ }, () => ({ path: './engine.js', external: true }));
+  },
+};
+
 const nodeBundles = [
-  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [sdkApart, mcpSdkApart, zodEnglishOnly] },
+  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [engineApart], meta: 'extension' },
+  { in: 'src/vscode/engine.ts', out: join(distDir, 'engine.js'), external: ['vscode'], plugins: [sdkApart, mcpSdkApart, zodEnglishOnly], meta: 'engine' },
   // The bash parser behind permission rules (mvdan-sh, 1.5 MB) loads and parses in this worker
   // thread, never on the extension host's loop (src/core/permissions/shell-parser.ts finds it).
   { in: 'src/core/permissions/shell-worker.ts', out: join(distDir, 'shell-worker.js'), external: [] },
@@ -74,11 +85,19 @@ const browserBundles = [
 async function buildDist() {
   for (const b of nodeBundles) {
     if (!(await exists(b.in))) continue;
-    await esbuild.build({
+    const result = await esbuild.build({
       entryPoints: [b.in], outfile: b.out, bundle: true, platform: 'node', format: 'cjs',
       target: 'node20', external: b.external, sourcemap: !production, minify: production,
       banner: b.banner ? { js: b.banner } : undefined, logLevel: 'warning', plugins: b.plugins ?? [zodEnglishOnly],
+      metafile: !!b.meta,
     });
+    // What each of the extension's two bundles holds, for test/vscode/lean-bundle.test.ts and
+    // `node esbuild.mjs --analyze` (dist/meta/ does not ship: .vscodeignore is an allowlist).
+    if (b.meta) {
+      await mkdir(join(distDir, 'meta'), { recursive: true });
+      await writeFile(join(distDir, 'meta', `${b.meta}.json`), JSON.stringify(result.metafile));
+      if (args.has('--analyze')) console.log(`${b.out}:${await esbuild.analyzeMetafile(result.metafile)}`);
+    }
   }
   for (const b of browserBundles) {
     if (!(await exists(b.in))) continue;

@@ -1,4 +1,4 @@
-// Registers every command of command-specs.ts. A command takes an optional argument object
+// The handler of every command of command-specs.ts. A command takes an optional argument object
 // (or a tree element from a menu); missing fields are asked for in field order; the object
 // is validated with the spec's schema; failures are shown as an error notification naming
 // the command and returned to programmatic callers as undefined.
@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { z } from 'zod';
 import type { CommandContext } from './command-context';
 import type { CommandSpec } from './command-spec';
+import type { CommandHandler } from './engine-api';
 import { COMMANDS, showRestricted } from './command-specs';
 import { errorText } from './log';
 import { isTreeNode } from './nodes';
@@ -35,8 +36,9 @@ function formatIssues(error: z.ZodError): string {
   return error.issues.map((i) => (i.path.length ? `${i.path.join('.')} ${i.message}` : i.message)).join('; ');
 }
 
-export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
-  return COMMANDS.map((spec) => vscode.commands.registerCommand(spec.id, async (given?: unknown) => {
+/** A handler per command; the first bundle registered them all (extension.ts). */
+export function commandHandlers(ctx: CommandContext): [string, CommandHandler][] {
+  return COMMANDS.map((spec) => [spec.id, async (given?: unknown) => {
     if (spec.runsAgents && !vscode.workspace.isTrusted) {
       showRestricted();
       return undefined;
@@ -51,14 +53,14 @@ export function registerCommands(ctx: CommandContext): vscode.Disposable[] {
         .then((b) => b && ctx.log.show(true));
       return undefined;
     }
-  }));
+  }]);
 }
 
 /** Without a folder every command but Show Log explains that one is needed. */
-export function registerWithoutFolder(log: vscode.LogOutputChannel): vscode.Disposable[] {
-  return COMMANDS.map((spec) => vscode.commands.registerCommand(spec.id, () => {
+export function withoutFolderHandlers(log: vscode.LogOutputChannel): [string, CommandHandler][] {
+  return COMMANDS.map((spec) => [spec.id, () => {
     if (spec.id === 'agentTeams.showLog') return log.show(true);
     void vscode.window.showWarningMessage(`Agent Teams: ${spec.title} needs an open folder: the team lives in the workspace.`);
     return undefined;
-  }));
+  }]);
 }

@@ -1,12 +1,9 @@
-// The "Agent Teams" LogOutputChannel: engine problems (corrupt files, malformed lines) and
-// runtime events land here, so nothing the core reports is lost while VS Code runs it.
+// The "Agent Teams" LogOutputChannel (made at activation, extension.ts): engine problems
+// (corrupt files, malformed lines) and runtime events land here, so nothing the core reports
+// is lost while VS Code runs it.
 import * as vscode from 'vscode';
 import { onProblem } from '../core/util/problems';
 import type { RuntimeEvent } from '../core/runtime/types';
-
-export function createLog(): vscode.LogOutputChannel {
-  return vscode.window.createOutputChannel('Agent Teams', { log: true });
-}
 
 /** At most one problem notification per this long; the rest are in the log. */
 const NOTIFY_EVERY_MS = 60_000;

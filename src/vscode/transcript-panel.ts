@@ -274,14 +274,11 @@ class TranscriptPanel implements vscode.Disposable {
   }
 }
 
-/** All open transcript panels; restores them after a reload. */
+/** All open transcript panels; restores them after a reload (the first bundle registers it as the serializer). */
 export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.Disposable {
   private readonly panels = new Map<string, TranscriptPanel>();
-  private readonly reg: vscode.Disposable;
 
-  constructor(private readonly d: Deps) {
-    this.reg = vscode.window.registerWebviewPanelSerializer(TRANSCRIPT_VIEW_TYPE, this);
-  }
+  constructor(private readonly d: Deps) {}
 
   open(agent: string): void {
     if (!NAME_RE.test(agent)) throw new Error(`invalid agent name ${JSON.stringify(agent)}`);
@@ -312,7 +309,6 @@ export class TranscriptPanels implements vscode.WebviewPanelSerializer, vscode.D
   }
 
   dispose(): void {
-    this.reg.dispose();
     for (const p of [...this.panels.values()]) p.dispose();
   }
 }

@@ -7,6 +7,7 @@ import { ParticipantName } from '../shared/team-schemas';
 import type { ChangeNode, ChangesProvider } from './changes-view';
 import type { CommandSpec } from './command-spec';
 import type { CommandContext } from './command-context';
+import type { CommandHandler } from './engine-api';
 import { errorText } from './log';
 import type { TreeNode } from './nodes';
 import { pickParticipant } from './prompts';
@@ -40,7 +41,8 @@ function changeId(arg: unknown): string | undefined {
 }
 
 /** The Changes view's actions: open a change in the diff editor, revert it, a worktree's branch diff. */
-export function registerChangeCommands(changes: ChangesProvider, log: vscode.LogOutputChannel): vscode.Disposable[] {
+/** The Changes view's commands, and the content provider its diffs read. */
+export function changeCommands(changes: ChangesProvider, log: vscode.LogOutputChannel): { content: vscode.Disposable; handlers: [string, CommandHandler][] } {
   const withChange = (title: string, act: (c: NonNullable<Awaited<ReturnType<ChangesProvider['find']>>>) => Promise<unknown>) => async (arg: unknown) => {
     try {
       const id = changeId(arg);
@@ -53,13 +55,16 @@ export function registerChangeCommands(changes: ChangesProvider, log: vscode.Log
       return undefined;
     }
   };
-  return [
-    vscode.workspace.registerTextDocumentContentProvider('agent-teams-change', changes),
-    vscode.commands.registerCommand('agentTeams.openChange', withChange('Open Change', (c) => changes.openDiff(c))),
-    vscode.commands.registerCommand('agentTeams.revertChange', withChange('Revert Change', (c) => changes.revert(c))),
-    vscode.commands.registerCommand('agentTeams.showBranchDiff', (n: ChangeNode | undefined) => {
-      if (n?.nodeKind === 'changeAgent' && n.worktree) return vscode.commands.executeCommand('agentTeams.worktreeDiff', { name: n.worktree });
-      return undefined;
-    }),
-  ];
+  return {
+    content: vscode.workspace.registerTextDocumentContentProvider('agent-teams-change', changes),
+    handlers: [
+      ['agentTeams.openChange', withChange('Open Change', (c) => changes.openDiff(c))],
+      ['agentTeams.revertChange', withChange('Revert Change', (c) => changes.revert(c))],
+      ['agentTeams.showBranchDiff', (n?: unknown) => {
+        const node = n as ChangeNode | undefined;
+        if (node?.nodeKind === 'changeAgent' && node.worktree) return vscode.commands.executeCommand('agentTeams.worktreeDiff', { name: node.worktree });
+        return undefined;
+      }],
+    ],
+  };
 }

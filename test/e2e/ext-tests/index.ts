@@ -37,6 +37,10 @@ export async function run(): Promise<void> {
   const ext = vscode.extensions.getExtension<ExtensionApi>('agent-teams.agent-teams');
   assert.ok(ext, 'extension agent-teams.agent-teams is installed');
   const api = await ext.activate();
+  // The views' providers and the command handlers live in the engine, loaded after activation.
+  await api.ready;
+  const contributed = (ext.packageJSON as { contributes: { commands: { command: string }[] } }).contributes.commands.map((c) => c.command);
+  assert.deepEqual([...(api.commandIds ?? [])].sort(), [...contributed].sort(), 'every contributed command has a handler in the engine, and no other');
   const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
   assert.ok(root && api.root === root, 'the team lives in the first workspace folder');
   const team = await new Team(root).init();

@@ -1,0 +1,143 @@
+// The engine of the extension (dist/engine.js), loaded by the first bundle (extension.ts)
+// right after activation: builds the VS Code surface over the window's one team session
+// (core) for the first workspace folder — team host, agent host, the views' providers, the
+// command handlers, notifications, status bar — and registers every disposable in
+// context.subscriptions so deactivation releases it (docs/activation.md).
+import * as vscode from 'vscode';
+import { TeamSession } from '../core/session/team-session';
+import { createApprover } from './approver';
+import { BashAsks } from './bash-asks';
+import { ChangesProvider } from './changes-view';
+import { TranscriptPanels } from './transcript-panel';
+import { changeCommands } from './watch-commands';
+import { createCommandContext, type CommandContext } from './command-context';
+import { commandHandlers, withoutFolderHandlers } from './commands';
+import type { CommandHandler, Engine, Shell } from './engine-api';
+import { InboxViewProvider } from './inbox-view';
+import { routeProblems } from './log';
+import { RequestNotifier, showNotice } from './notifications';
+import { RuntimeHost } from './runtime-host';
+import { ApiKeyStore } from './secrets';
+import { onSettingsChange, readSettings } from './settings';
+import { TeamStatusBar } from './status-bar';
+import { TaskTreeProvider } from './task-tree';
+import { TeamHost } from './team-host';
+import { TeamTreeProvider } from './team-tree';
+
+let current: TeamSession | undefined;
+
+export function startEngine(shell: Shell): Engine {
+  const started = performance.now();
+  const { context, log, root, views } = shell;
+  const keys = new ApiKeyStore(context.secrets);
+  context.subscriptions.push(routeProblems(log), keys);
+  void keys.refreshContext();
+  if (!root || !views) {
+    // The welcome view offers Open Folder; opening one restarts the extension host.
+    log.info('no folder open: Agent Teams waits for one');
+    return { commands: new Map(withoutFolderHandlers(log)), api: {}, deactivate: async () => undefined };
+  }
+
+  const session = new TeamSession({ root, settings: readSettings() });
+  current = session;
+  const host = new TeamHost(session, log);
+  const asks = new BashAsks();
+  const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
+  const defaultModel = () => readSettings().model;
+  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a) };
+  const teamTree = new TeamTreeProvider(host, agents);
+  const taskTree = new TaskTreeProvider(host);
+  const statusBar = new TeamStatusBar(host, defaultModel);
+  let ctx: CommandContext | undefined;
+  const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
+  const changes = new ChangesProvider(root);
+  const changesView = views.changes;
+  const transcripts = new TranscriptPanels({ extensionUri: context.extensionUri, host, ctx: () => ctx!, asks, log });
+  const watch = {
+    openTranscript: (agent: string) => transcripts.open(agent),
+    async showChanges(agent?: string) {
+      changes.refresh();
+      await vscode.commands.executeCommand('agentTeams.changes.focus');
+      if (!agent) return;
+      await changes.getChildren();
+      const node = changes.agentNode(agent);
+      if (node) await changesView.reveal(node, { expand: true, select: true, focus: true });
+      else void vscode.window.showInformationMessage(`Agent Teams: ${agent} has changed no files yet.`);
+    },
+  };
+  ctx = createCommandContext({
+    log, host, runtime, keys, watch,
+    showInbox: (name) => inbox.show(name),
+    refreshViews: () => { teamTree.refresh(true); taskTree.refresh(); },
+  });
+  const notifier = new RequestNotifier(host, ctx);
+  const { team: teamView, tasks: taskView } = views;
+  const setRestrictedMessage = () => {
+    const msg = vscode.workspace.isTrusted ? undefined : 'Restricted Mode: agents do not run in this untrusted workspace.';
+    teamView.message = msg;
+    taskView.message = msg;
+  };
+  setRestrictedMessage();
+  // In a multi-root workspace the team lives in the first folder: say which.
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length > 1) {
+    const name = folders.find((f) => f.uri.fsPath === root)?.name ?? root;
+    teamView.description = name;
+    taskView.description = name;
+    log.info(`multi-root workspace: the team lives in "${name}" (the first folder)`);
+  }
+
+  const change = changeCommands(changes, log);
+  const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers]);
+  context.subscriptions.push(
+    host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content,
+    onSettingsChange((s, baseUrlChanged) => {
+      runtime.updateSettings(s);
+      if (baseUrlChanged) void runtime.refreshModelConfig();
+    }),
+    // A new key reaches running agents, or wakes a team that could not resume without one.
+    keys.onDidChange(() => void runtime.refreshModelConfig().then(() => resumeTeam(host, runtime, keys, log))),
+    // MCP server states live in memory, like activity (docs/mcp.md).
+    runtime.onMcpChange(() => host.fire(['activity'])),
+    runtime.onEvent((e) => {
+      // Usage lands in the roster file (its watcher says 'roster'); activity is only in memory.
+      if (e.type === 'activity' || e.type === 'jobs') host.fire(['activity']);
+      showNotice(e, log);
+    }),
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      setRestrictedMessage();
+      void resumeTeam(host, runtime, keys, log);
+    }),
+  );
+
+  // Not awaited: the views read the files themselves meanwhile.
+  void host.start().then(async () => {
+    await Promise.all([statusBar.update(), notifier.scan()]);
+    await resumeTeam(host, runtime, keys, log);
+  }).catch((err: unknown) => log.error(`could not open the team in ${root}: ${String(err)}`));
+  log.info(`engine started in ${(performance.now() - started).toFixed(1)} ms for ${root}`);
+  return {
+    commands,
+    trees: { team: teamTree, tasks: taskTree, changes },
+    inbox,
+    transcripts,
+    api: { teamTree, taskTree, transcripts, changes },
+    deactivate,
+  };
+}
+
+/** After a reload: a team that exists resumes when agents may run here. */
+async function resumeTeam(host: TeamHost, runtime: RuntimeHost, keys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
+  if (!vscode.workspace.isTrusted || runtime.running || !(await keys.hasKey()) || !(await host.hasTeam())) return;
+  try {
+    await runtime.ensure();
+  } catch (err) {
+    log.warn(`the team could not resume: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** Waits for the agents to stop and closes the team (disposables are synchronous; this is not). */
+export async function deactivate(): Promise<void> {
+  await current?.dispose();
+  current = undefined;
+}
