@@ -160,3 +160,25 @@ test('a job the user kills (Team tree Kill) tells its idle teammate so, once; no
   await new Promise((res) => setTimeout(res, 500));
   assert.equal(h.api.requests('bob').length, 3, 'told once, not woken again');
 });
+
+test('a Read ask rule: read_file asks first, and grep does not show those files\' lines without asking', async (t) => {
+  const asked: string[] = [];
+  const h = await harness(t, { permissions: { allow: [], ask: ['Read(secrets/**)'], deny: [] } }, 'allow', {
+    tool: async (_agent, what) => (asked.push(what), 'deny'),
+  });
+  await mkdir(join(h.root, 'secrets'));
+  await writeFile(join(h.root, 'secrets', 'key.txt'), 'TOKEN=needle');
+  await writeFile(join(h.root, 'notes.txt'), 'needle');
+  h.api.script('lead',
+    reply(toolUse('grep', { pattern: 'needle' }), toolUse('read_file', { path: 'secrets/key.txt' }), toolUse('glob', { pattern: '**/*.txt' })),
+    'Done.',
+  );
+  await h.rt.askLead('Look.');
+  const r = toolResults(h, 'lead');
+  assert.match(r[0]!, /^notes.txt:1:needle/);
+  assert.doesNotMatch(r[0]!, /TOKEN/);
+  assert.match(r[0]!, /1 match in files your Read rules ask about was left out \(secrets\/key.txt\); read_file asks the user for them\./);
+  assert.deepEqual(asked, ['read secrets/key.txt']);
+  assert.match(r[1]!, /The user denied this read/);
+  assert.match(r[2]!, /secrets\/key.txt/, 'names are not contents: glob still lists the file');
+});

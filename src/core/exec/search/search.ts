@@ -29,6 +29,8 @@ export interface SearchContext {
   maxFileBytes?: number;
   /** Paths (relative to the root) the agent may not read, e.g. by a `Read(.env)` deny rule. */
   hidden?: (rel: string) => boolean;
+  /** Paths whose contents only read_file may show, after asking (a `Read(…)` ask rule): grep leaves their lines out. */
+  askFirst?: (rel: string) => boolean;
 }
 
 interface Outcome<T> {
@@ -54,7 +56,9 @@ export async function grep(ctx: SearchContext, input: { pattern: string; path?: 
     op: 'grep', root: where.root, start: where.start, source: input.pattern, flags, glob: where.file ? null : input.glob ?? null,
     only: where.file, maxResults: max, maxFileBytes: ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, deadline: Date.now() + budget,
   }, budget, ctx.signal);
-  const visible = out.items.filter((m) => !ctx.hidden?.(m.file));
+  const denied = out.items.filter((m) => ctx.hidden?.(m.file)).length;
+  const asked = out.items.filter((m) => !ctx.hidden?.(m.file) && ctx.askFirst?.(m.file));
+  const visible = out.items.filter((m) => !ctx.hidden?.(m.file) && !ctx.askFirst?.(m.file));
   const lines = visible.map((m) => `${m.file}:${m.line}:${m.text}`);
   const hiddenCount = out.items.length - visible.length;
   const shown = capLines(lines);
@@ -64,7 +68,11 @@ export async function grep(ctx: SearchContext, input: { pattern: string; path?: 
   if (shown.length < t.found - hiddenCount) {
     notes.push(`[Showing ${shown.length} of ${t.found} matches in ${t.filesWithMatches} files; ${t.found - hiddenCount - shown.length} not shown. Narrow the pattern, path or glob, or raise max_results (up to ${MAX_RESULTS_LIMIT}).]`);
   }
-  if (hiddenCount) notes.push(`${hiddenCount} matches in files your Read rules deny were left out.`);
+  if (denied) notes.push(`${denied} match${denied === 1 ? '' : 'es'} in files your Read rules deny ${denied === 1 ? 'was' : 'were'} left out.`);
+  if (asked.length) {
+    const files = [...new Set(asked.map((m) => m.file))];
+    notes.push(`${asked.length} match${asked.length === 1 ? '' : 'es'} in files your Read rules ask about ${asked.length === 1 ? 'was' : 'were'} left out (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}); read_file asks the user for them.`);
+  }
   notes.push(...walkNotes(out, budget, 'search'));
   if (t.found) notes.push(`Searched ${t.searched} files${where.label}.`);
   return [...shown, ...(shown.length ? [''] : []), ...notes].join('\n').trim();

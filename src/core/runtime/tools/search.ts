@@ -1,6 +1,7 @@
 // The read-only search tools: list_dir, glob and grep (docs/tools.md). They never ask for
 // approval and are allowed in plan mode; they stay inside the agent's folder by real path,
-// respect .gitignore, and leave out files a Read deny rule covers.
+// respect .gitignore, and leave out files a Read deny rule covers (grep also the lines of files
+// a Read ask rule covers: only read_file, which asks, shows those).
 import path from 'node:path';
 import { z } from 'zod';
 import { glob as globFiles, grep as grepFiles, listDir as listFolder, type SearchContext } from '../../exec/search/search';
@@ -12,9 +13,11 @@ const both = ['lead', 'teammate'] as const;
 function searchContext(a: AgentHandle, h: ToolHost): SearchContext {
   const rules = h.settings().permissions;
   const root = a.fs.root;
+  const verdict = (rel: string) => decideFile(rules, 'Read', rel, path.join(root, rel))?.verdict;
   return {
     fs: a.fs, signal: a.signal,
-    hidden: rules.deny.length ? (rel) => decideFile(rules, 'Read', rel, path.join(root, rel))?.verdict === 'deny' : undefined,
+    hidden: rules.deny.length ? (rel) => verdict(rel) === 'deny' : undefined,
+    askFirst: rules.ask.length ? (rel) => verdict(rel) === 'ask' : undefined,
   };
 }
 
