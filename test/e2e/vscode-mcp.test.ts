@@ -7,7 +7,8 @@
 // approval" through "starting" to "ready, N tools", or to "failed: <reason>"; each tool call
 // asked about (Allow runs it once; "Always allow this tool" writes the rule to the
 // workspace's agentTeams.permissions.allow, after which the tool runs without asking); and
-// Restart from a failed server's row bringing it up once its cause is fixed.
+// Restart from a failed server's row bringing it up once its cause is fixed; edits to
+// .mcp.json applied while the window runs.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -149,6 +150,17 @@ describe('VS Code: MCP servers from .mcp.json', () => {
       await row('MCP server later, ready, ').waitFor();
       await wb!.notification('MCP server "later": ready, ').waitFor();
       assert.equal(await dialog.count(), 0, '"Always start" was remembered: no second dialog');
+
+      // .mcp.json is watched: a half-saved edit is reported once and changes nothing; removing
+      // later stops it and takes its row away, everything runs on untouched.
+      const mcpJson = join(workspace, '.mcp.json');
+      const everything = { command: process.execPath, args: [join(workspace, 'slow-everything.mjs')] };
+      await writeFile(mcpJson, '{"mcpServers": {"everything": ');
+      await wb!.notification('.mcp.json is not valid JSON').waitFor();
+      await writeFile(mcpJson, JSON.stringify({ mcpServers: { everything } }, null, 2));
+      await row('MCP server later').waitFor({ state: 'detached' });
+      assert.match(String(await ready.getAttribute('aria-label')), /^MCP server everything, ready, \d{2,} tools$/, 'everything was not restarted');
+      assert.equal(await wb!.notification('.mcp.json is not valid JSON').count(), 1);
     } catch (err) {
       await failureReport(err, { wb, api, server, workspace });
     }
