@@ -15,8 +15,8 @@ import { harness } from './harness';
 
 /** Alive and not a zombie (an init that does not reap leaves killed orphans as zombies). */
 async function running(pid: number): Promise<boolean> {
-  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-  return !!text && text.slice(text.lastIndexOf(')') + 2, text.lastIndexOf(')') + 3) !== 'Z';
+  const s = await procStat(pid);
+  return !!s && s.state !== 'Z';
 }
 
 async function records(dir: string): Promise<ProcessRecord[]> {

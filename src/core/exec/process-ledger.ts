@@ -10,25 +10,10 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { ProcessRecord } from '../../shared/team-schemas';
 import { writeJsonAtomic } from '../util/atomic-file';
+import { procStat, type ProcStat } from '../util/process-alive';
 import { DEFAULT_KILL_GRACE_MS, killGroup, type GroupLedger } from './process-group';
 
-interface ProcStat {
-  pgrp: number;
-  /** Start time after boot, in clock ticks (field 22), as text: it outgrows nothing but is compared only. */
-  start: string;
-}
-
-/** Fields 5 and 22 of /proc/<pid>/stat; null when the process is gone or there is no /proc. */
-export async function procStat(pid: number): Promise<ProcStat | null> {
-  const text = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
-  if (!text) return null;
-  // Field 2 (the command name, in parentheses) may hold spaces and ')': count from the last ')'.
-  const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  // rest[0] is field 3, so field n is rest[n - 3].
-  const pgrp = Number(rest[2]);
-  const start = rest[19];
-  return Number.isInteger(pgrp) && start ? { pgrp, start } : null;
-}
+export { procStat };
 
 let boot: Promise<string | null> | undefined;
 /** The kernel's boot id: start times count from boot, so they compare only within one. */

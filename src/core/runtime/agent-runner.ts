@@ -81,6 +81,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     lead.model = this.opts.models(this.s.model, lead.onModelStatus);
     // One lead per workspace: its conversation is one transcript and its mail one inbox.
     this.leadRemote = await this.leases.claimLead();
+    if (!this.leadRemote) await lead.fence(this.hostId);
     await lead.restore();
     this.subs.push(await this.team.mailbox.subscribe('lead', () => {
       if (!this.leadRemote) lead.onMail();
@@ -170,6 +171,15 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     return agent === 'lead' ? !this.leadRemote : this.running(agent);
   }
 
+  /** A write for `agent` was refused by its fence: whatever the roster says, `host` runs it now. */
+  fencedOut(agent: string, host: string): void {
+    if (this.disposed) return;
+    if (agent !== 'lead') return void this.yieldTo(agent, host);
+    if (this.leadRemote) return;
+    this.leadRemote = host;
+    this.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host } });
+  }
+
   private async renewOnce(): Promise<void> {
     const mine = [...this.teammates.keys()];
     const holdLead = !this.leadRemote;
@@ -197,6 +207,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
       return;
     }
     this.leadRemote = null;
+    await this.lead.fence(this.hostId);
     await this.lead.restore();
     this.emit({ type: 'activity', agent: 'lead', activity: this.lead.activity });
     this.lead.resumeTurn();
@@ -289,6 +300,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     t.allowedTools = m.tools ?? null;
     // The lease is already ours: taken by claim() on resume, written with the spawn.
     t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
+    await t.fence(this.hostId);
     await t.restore();
     this.teammates.set(m.name, t);
     t.start(prompt, resumeIdle);
@@ -321,7 +333,8 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
   async askLead(prompt: string): Promise<void> {
     if (this.disposed) throw new RuntimeError('the runtime is shut down');
     // Definitions added or changed since: the lead sees them from this turn (not mid-turn, for the cache).
-    if (!this.lead.busy) {
+    // Only between turns: the lead merely reading its mail is not in one.
+    if (!this.lead.inTurn) {
       await this.loadDefinitions();
       this.lead.system = this.defs.leadPrompt((await this.team.roster.read()).team_name, this.s.confirmTeam);
     }

@@ -16,6 +16,7 @@ import { formatMail, type Identity } from './prompts';
 import { phaseSystem } from './instructions';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { Transcript } from './transcript';
+import { FencedError } from '../team/fences';
 import type { Activity, RuntimeEvent } from './types';
 
 export type PhaseEnd = 'end_turn' | 'idle' | 'shutdown' | 'max_rounds' | 'stopped' | 'error';
@@ -36,6 +37,8 @@ export interface AgentEnv extends ToolHost {
    * and transcript write; false once another host took it over (it is then stopped here).
    */
   holdsLease(agent: string): Promise<boolean>;
+  /** The storage refused a write: `host` fenced `agent` (src/core/team/fences.ts); stop running it here. */
+  fencedOut(agent: string, host: string): void;
   /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
   keyRejected(): boolean;
   noteKeyRejected(): void;
@@ -179,11 +182,24 @@ export abstract class Agent implements AgentHandle {
     if (this.controller.signal.aborted) this.controller = new AbortController();
   }
 
+  /**
+   * This host takes the agent on (its lease just taken): a new fence, so that a host that ran
+   * it before and wakes from a pause can no longer write its transcript or move its cursor
+   * (src/core/team/fences.ts). Call before restore().
+   */
+  async fence(hostId: string): Promise<void> {
+    const fences = this.env.team.fences;
+    const epoch = await fences.open(this.name, hostId);
+    this.transcript.fence = { epoch, check: () => fences.check(this.name, epoch) };
+  }
+
   async restore(): Promise<void> {
-    const r = await this.transcript.restore();
+    const team = this.env.team;
+    // Lines a host wrote after losing the agent to a later fence are not part of it.
+    const r = await this.transcript.restore(await team.fences.list(this.name));
     this.messages = r.messages;
     this.pendingCursor = null;
-    this.inboxCursor = Math.max(r.inboxCursor, await this.env.team.mailbox.cursor(this.name));
+    this.inboxCursor = Math.max(r.inboxCursor, await team.mailbox.cursor(this.name));
     // A crash after a tool call was requested but before its result was stored.
     const last = this.messages[this.messages.length - 1];
     if (last?.role === 'assistant' && Array.isArray(last.content)) {
@@ -202,19 +218,37 @@ export abstract class Agent implements AgentHandle {
     // A host that lost this agent during a pause appends nothing more to its transcript.
     if (!(await this.leaseHeld())) return;
     const cursor = inboxCursor ?? this.pendingCursor ?? undefined;
+    if (!(await this.fenced(() => this.transcript.append(message, cursor)))) return;
     this.messages.push(message);
-    await this.transcript.append(message, cursor);
     if (cursor !== undefined) {
       this.inboxCursor = Math.max(this.inboxCursor, cursor);
       this.pendingCursor = null;
-      await this.env.team.mailbox.ack(this.name, this.inboxCursor);
+      await this.fenced(() => this.env.team.mailbox.ack(this.name, this.inboxCursor, this.transcript.fence?.epoch));
     }
   }
 
   async replaceConversation(messages: ModelMessage[]): Promise<void> {
     if (!(await this.leaseHeld())) return;
-    this.messages = messages;
-    await this.transcript.reset(messages, this.inboxCursor);
+    if (await this.fenced(() => this.transcript.reset(messages, this.inboxCursor))) this.messages = messages;
+  }
+
+  /** Runs a fenced write; false (and the agent handed over) when another host fenced it meanwhile. */
+  private async fenced(write: () => Promise<void>): Promise<boolean> {
+    try {
+      await write();
+      return true;
+    } catch (err) {
+      if (!(err instanceof FencedError)) throw err;
+      this.env.emit({ type: 'notice', level: 'warning', agent: this.name, message: `${err.message}; stopped here.` });
+      this.loseLease();
+      this.env.fencedOut(this.name, err.by.host);
+      return false;
+    }
+  }
+
+  /** Another host runs this agent now: stop without retiring it (Teammate: suspend; Lead: hand over). */
+  protected loseLease(): void {
+    this.stop();
   }
 
   /** Unread mail as text blocks, and the cursor that consumes it. */
@@ -230,8 +264,7 @@ export abstract class Agent implements AgentHandle {
   /** False (and stopped) once another host runs this agent; see AgentEnv.holdsLease. */
   private async leaseHeld(): Promise<boolean> {
     if (await this.env.holdsLease(this.name)) return true;
-    this.stopped = true;
-    this.controller.abort();
+    this.loseLease();
     return false;
   }
 

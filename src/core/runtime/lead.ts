@@ -46,6 +46,10 @@ export class Lead extends Agent {
   }
 
   /** Another host runs the lead now: stop here, leaving the conversation for it to carry on. */
+  protected override loseLease(): void {
+    this.handOver();
+  }
+
   handOver(): void {
     this.stopNote = null;
     this.resumePending = false;
@@ -72,6 +76,12 @@ export class Lead extends Agent {
 
   get busy(): boolean {
     return this.running !== null;
+  }
+
+  private turning = false;
+  /** In a turn (model calls under way): its system prompt must not change (the prompt cache). */
+  get inTurn(): boolean {
+    return this.turning;
   }
 
   private drive(): void {
@@ -137,7 +147,8 @@ export class Lead extends Agent {
   private async phase(): Promise<void> {
     const rounds = this.env.settings().maxRounds;
     this.stopNote = null;
-    const end = await this.runPhase(rounds);
+    this.turning = true;
+    const end = await this.runPhase(rounds).finally(() => (this.turning = false));
     // Not left "running bash" after a cancel; an error stays in view until the next turn.
     if (end === 'stopped' || end === 'max_rounds') this.setActivity({ kind: 'idle' });
     if (end === 'max_rounds') {

@@ -4,6 +4,7 @@
 import type { Task } from '../../shared/team-schemas';
 import type { Disposable } from '../team/dir-watcher';
 import { isDiskFull } from '../util/io-faults';
+import { LockLostError } from '../util/file-lock';
 import { waitForDisk } from './disk-pause';
 import { Agent, type PhaseEnd } from './agent';
 import { enterBound } from '../team/bound-claim';
@@ -62,6 +63,14 @@ export class Teammate extends Agent {
         }
         return await this.live(initial, resumeIdle);
       } catch (err) {
+        if (err instanceof LockLostError && !this.stopped) {
+          // This process was stopped (SIGSTOP) inside a team-file change and another took its
+          // lock: nothing was written. Carry on from the transcript if this host still runs it.
+          if (!(await this.env.holdsLease(this.name).catch(() => false))) return this.suspend();
+          resumeIdle = !this.inPhase;
+          again = true;
+          continue;
+        }
         if (!isDiskFull(err) || this.stopped) return this.crashed(err);
         resumeIdle = !this.inPhase;
         this.setActivity({ kind: 'paused', reason: 'disk full' });
@@ -74,6 +83,8 @@ export class Teammate extends Agent {
 
   private async crashed(err: unknown): Promise<void> {
     // Nothing runs it any more: no ghost that looks idle while holding its tasks.
+    // Retired only while this host still runs it: one that lost it (paused past its lease) must not.
+    if (!this.suspended && !(await this.env.holdsLease(this.name).catch(() => false))) this.suspended = true;
     let released = false;
     if (!this.suspended) {
       await this.env.processes.killAll(this.name).catch(() => undefined);
@@ -119,6 +130,10 @@ export class Teammate extends Agent {
   suspend(): void {
     this.suspended = true;
     this.stop();
+  }
+
+  protected override loseLease(): void {
+    this.suspend();
   }
 
   private async live(initial: string | null, resumeIdle: boolean): Promise<void> {

@@ -8,16 +8,18 @@ import { randomUUID } from 'node:crypto';
 import type { ModelMessage } from '../model';
 import { appendJsonLine, scanJsonLines } from '../team/jsonl';
 import { lastLineWith } from '../team/jsonl-read';
+import { isStale, type Fence } from '../team/fences';
 
 /** Seen by readers only; see src/core/watch/transcript-items.ts. */
 export type TranscriptEvent =
   | { type: 'usage'; input: number; output: number; cache_read: number; cache_write: number }
   | { type: 'notice'; what: 'error' | 'retry' | 'pause' | 'stop' | 'note'; level: 'info' | 'warning' | 'error'; text: string };
 
+/** `epoch`: the fence its writer held (src/core/team/fences.ts); absent before fences existed. */
 export type TranscriptEntry =
-  | { id: string; kind: 'msg'; ts?: number; message: ModelMessage; inbox_cursor?: number }
-  | { id: string; kind: 'reset'; ts?: number; messages: ModelMessage[]; inbox_cursor?: number }
-  | { id: string; kind: 'event'; ts: number; event: TranscriptEvent };
+  | { id: string; kind: 'msg'; ts?: number; message: ModelMessage; inbox_cursor?: number; epoch?: number }
+  | { id: string; kind: 'reset'; ts?: number; messages: ModelMessage[]; inbox_cursor?: number; epoch?: number }
+  | { id: string; kind: 'event'; ts: number; event: TranscriptEvent; epoch?: number };
 type Entry = TranscriptEntry;
 
 const now = (): number => Date.now() / 1000;
@@ -27,7 +29,16 @@ export interface Restored {
   inboxCursor: number;
 }
 
+/** The fence a writer holds: its epoch, and the check that it is still the latest. */
+export interface WriterFence {
+  epoch: number;
+  check(): Promise<void>;
+}
+
 export class Transcript {
+  /** Set once this host took the agent on: every line carries its epoch and is refused after a later fence. */
+  fence: WriterFence | null = null;
+
   /** `onEntry` hears every line once it is in the file (live views). */
   constructor(readonly path: string, private readonly onEntry?: (e: TranscriptEntry) => void) {}
 
@@ -47,6 +58,11 @@ export class Transcript {
   }
 
   private async write(e: Entry): Promise<void> {
+    const f = this.fence;
+    if (f) {
+      await f.check();
+      e.epoch = f.epoch;
+    }
     await appendJsonLine(this.path, e);
     this.onEntry?.(e);
   }
@@ -56,12 +72,17 @@ export class Transcript {
    * reading backwards from the end), so resuming costs what the context holds, not the
    * whole history.
    */
-  async restore(): Promise<Restored> {
-    const from = await lastLineWith(this.path, RESET_MARKER, RESET_MARKER_AT);
+  async restore(fences: readonly Fence[] = []): Promise<Restored> {
+    // A compaction written by a host that had lost the agent does not count: the one before it does.
+    let from = await lastLineWith(this.path, RESET_MARKER, RESET_MARKER_AT);
+    while (from > 0 && fences.length && isStale(fences, from, await epochAt(this.path, from))) {
+      from = await lastLineWith(this.path, RESET_MARKER, RESET_MARKER_AT, from);
+    }
     let messages: ModelMessage[] = [];
     let inboxCursor = 0;
     await scanJsonLines(this.path, from, (r) => {
       const e = r.value as Entry;
+      if (isStale(fences, r.offset, e?.epoch)) return;
       if (e?.kind === 'msg' && e.message) messages.push(e.message);
       else if (e?.kind === 'reset' && Array.isArray(e.messages)) messages = [...e.messages];
       else return;
@@ -69,6 +90,15 @@ export class Transcript {
     });
     return { messages, inboxCursor };
   }
+}
+
+/** The epoch of the line at `offset`. */
+async function epochAt(path: string, offset: number): Promise<number | undefined> {
+  let epoch: number | undefined;
+  await scanJsonLines(path, offset, (r) => {
+    epoch ??= (r.value as Entry | null)?.epoch ?? 0;
+  }, { maxBytes: 1 });
+  return epoch;
 }
 
 /** A reset record as written above: `{"id":"<36-character uuid>","kind":"reset",…`. */

@@ -132,10 +132,10 @@ export async function readJsonLines(path: string, fromOffset = 0, maxBytes = Inf
 
 /**
  * The offset of the last line that contains `marker` at `at` bytes from its start, reading
- * backwards from the end in chunks (bounded memory, and time only for what follows it);
- * 0 when there is none.
+ * backwards from the end (or from the line starting at `before`) in chunks (bounded memory,
+ * and time only for what follows it); 0 when there is none.
  */
-export async function lastLineWith(path: string, marker: string, at: number): Promise<number> {
+export async function lastLineWith(path: string, marker: string, at: number, before?: number): Promise<number> {
   let fh;
   try {
     ioFault('read', path);
@@ -148,7 +148,8 @@ export async function lastLineWith(path: string, marker: string, at: number): Pr
     const needle = Buffer.from(marker);
     const size = (await fh.stat()).size;
     const overlap = at + needle.length;
-    let end = size;
+    // Lines starting before `before` only: the line there is ended by the newline just before it.
+    let end = before === undefined ? size : Math.max(0, before - 1);
     while (end > 0) {
       const start = Math.max(0, end - CHUNK);
       const len = Math.min(size, end + overlap) - start;

@@ -13,6 +13,7 @@ import type { DirWatcher, Disposable } from './dir-watcher';
 import { parseInboxLine } from './inbox-lines';
 import { appendJsonLine, readJsonLines } from './jsonl';
 import type { TeamPaths } from './paths';
+import { latestEpoch, type Fences } from './fences';
 import type { Roster } from './roster';
 
 let lastTime = 0;
@@ -28,7 +29,8 @@ function messageTime(): number {
 
 export class MailboxError extends Error {}
 
-const Cursor = z.looseObject({ offset: z.number().int().nonnegative() });
+/** `epoch`: the fence (fences.ts) its writer held; one older than the last fence is ignored. */
+const Cursor = z.looseObject({ offset: z.number().int().nonnegative(), epoch: z.number().int().optional() });
 
 export type SendInput = {
   from: string;
@@ -58,6 +60,7 @@ export class Mailbox {
     private readonly paths: TeamPaths,
     private readonly roster: Roster,
     private readonly watcher: DirWatcher,
+    private readonly fences?: Fences,
   ) {}
 
   /** Throws MailboxError unless `name` can receive mail now. */
@@ -141,14 +144,20 @@ export class Mailbox {
 
   async cursor(name: string): Promise<number> {
     // Unreadable: from the start (an agent goes on from the cursor its transcript recorded).
-    const r = await readJsonRecord(this.paths.cursor(name), Cursor);
+    const [r, fences] = await Promise.all([readJsonRecord(this.paths.cursor(name), Cursor), this.fences?.list(name) ?? []]);
+    // Moved by a host that had lost the agent to another (paused past its lease): not delivered.
+    if (r && fences.length && (r.epoch ?? 0) < latestEpoch(fences)) return 0;
     return r?.offset ?? 0;
   }
 
-  /** Marks everything before `cursor` as delivered. Never moves backwards. */
-  async ack(name: string, cursor: number): Promise<void> {
+  /**
+   * Marks everything before `cursor` as delivered. Never moves backwards. With `epoch` (an
+   * agent's own delivery), refused with FencedError once another host fenced the agent.
+   */
+  async ack(name: string, cursor: number, epoch?: number): Promise<void> {
+    if (epoch !== undefined) await this.fences?.check(name, epoch);
     if (cursor <= (await this.cursor(name))) return;
-    await writeJsonAtomic(this.paths.cursor(name), { offset: cursor });
+    await writeJsonAtomic(this.paths.cursor(name), { offset: cursor, ...(epoch !== undefined ? { epoch } : {}) });
   }
 
   /** Undelivered messages (from the stored cursor or a later one the caller holds). */

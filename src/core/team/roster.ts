@@ -57,7 +57,7 @@ export class Roster {
 
   /** Applies `change` to a fresh copy of the roster under the lock and writes the result. */
   async update<T>(change: (config: TeamConfig) => T): Promise<T> {
-    return withFileLock(`${this.paths.config}.lock`, async () => {
+    return withFileLock(`${this.paths.config}.lock`, async (stillOurs) => {
       const text = await readFile(this.paths.config, 'utf8').catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') return null;
         throw err;
@@ -69,7 +69,9 @@ export class Roster {
       const kept = r?.ok ? r.invalid : [];
       const result = change(config);
       // Entries we cannot run (a name outside our rule, a reserved name) stay as they were.
-      await writeJsonAtomic(this.paths.config, { ...config, members: [...config.members, ...kept] });
+      // Read before this process was stopped and its lock taken, it would undo another's
+      // change: checked just before it replaces the file.
+      await writeJsonAtomic(this.paths.config, { ...config, members: [...config.members, ...kept] }, stillOurs);
       this.cache = null;
       return result;
     });

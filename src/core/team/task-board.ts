@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { Task } from '../../shared/team-schemas';
 import { readJsonFile, readJsonRecord, writeJsonAtomic } from '../util/atomic-file';
-import { withFileLock } from '../util/file-lock';
+import { withFileLock, type LockCheck } from '../util/file-lock';
 import { assertTeammateName } from '../util/names';
 import { reportProblem } from '../util/problems';
 import type { TeamPaths } from './paths';
@@ -91,14 +91,18 @@ export class TaskBoard {
     return (await this.snapshot()).filter(pick).map((t) => structuredClone(t));
   }
 
+  /** Throws unless the board lock is still this process's (it may be taken while it is stopped). */
+  private stillOurs: LockCheck = async () => undefined;
+
   private async write(task: Task): Promise<void> {
-    await writeJsonAtomic(this.paths.task(task.id), task);
+    await writeJsonAtomic(this.paths.task(task.id), task, this.stillOurs);
     this.touched.add(task.id);
   }
 
   /** Runs a change under the board lock, then publishes the ids it wrote. */
   private mutate<T>(fn: () => Promise<T>): Promise<T> {
-    return withFileLock(join(this.paths.tasksDir, '.lock'), async () => {
+    return withFileLock(join(this.paths.tasksDir, '.lock'), async (stillOurs) => {
+      this.stillOurs = stillOurs;
       this.touched.clear();
       try {
         return await fn();
@@ -107,7 +111,7 @@ export class TaskBoard {
           const g = await this.generation();
           const gen = g.gen + 1;
           const changes = [...g.changes, [gen, [...this.touched]] as [number, number[]]].slice(-KEEP_CHANGES);
-          await writeJsonAtomic(this.generationPath, { gen, changes });
+          await writeJsonAtomic(this.generationPath, { gen, changes }, this.stillOurs);
         }
       }
     });

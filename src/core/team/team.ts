@@ -7,6 +7,7 @@ import { sweepStaleTemps } from '../util/atomic-file';
 import { DirWatcher, type Disposable } from './dir-watcher';
 import { Mailbox } from './mailbox';
 import { TeamPaths } from './paths';
+import { Fences } from './fences';
 import { Requests, type RespondResult } from './requests';
 import { Roster } from './roster';
 import { TaskBoard } from './task-board';
@@ -26,12 +27,15 @@ export class Team {
   readonly requests: Requests;
   readonly tasks: TaskBoard;
   readonly watcher: DirWatcher;
+  /** Which host may write each agent's transcript and move its cursor (fences.ts). */
+  readonly fences: Fences;
 
   constructor(readonly root: string, opts: TeamOptions = {}) {
     this.paths = new TeamPaths(root);
     this.watcher = new DirWatcher(opts.pollMs ?? 5000);
     this.roster = new Roster(this.paths);
-    this.mailbox = new Mailbox(this.paths, this.roster, this.watcher);
+    this.fences = new Fences(this.paths);
+    this.mailbox = new Mailbox(this.paths, this.roster, this.watcher, this.fences);
     this.requests = new Requests(this.paths);
     // A task's owner is a live member (or the lead): a task owned by nobody who runs stays stuck.
     this.tasks = new TaskBoard(this.paths, async (name) => {

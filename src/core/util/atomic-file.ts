@@ -7,12 +7,16 @@ import type { z } from 'zod';
 import { ioFault, isUnreadable } from './io-faults';
 import { reportProblem } from './problems';
 
-/** Writes `data` to `path` so that readers see either the old or the new content. */
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+/**
+ * Writes `data` to `path` so that readers see either the old or the new content.
+ * `beforeRename` may refuse at the last moment (a lock lost while the process was stopped).
+ */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, beforeRename?: () => Promise<void>): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
   try {
     ioFault('write', path);
     await writeFile(tmp, data);
+    await beforeRename?.();
     await rename(tmp, path);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
@@ -20,6 +24,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
       // Parent directory missing: create it once and retry.
       await mkdir(dirname(path), { recursive: true });
       await writeFile(tmp, data);
+      await beforeRename?.();
       await rename(tmp, path);
       return;
     }
@@ -27,8 +32,8 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
   }
 }
 
-export async function writeJsonAtomic(path: string, value: unknown): Promise<void> {
-  await writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n');
+export async function writeJsonAtomic(path: string, value: unknown, beforeRename?: () => Promise<void>): Promise<void> {
+  await writeFileAtomic(path, JSON.stringify(value, null, 2) + '\n', beforeRename);
 }
 
 export class CorruptFileError extends Error {

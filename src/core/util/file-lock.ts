@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { ioFault } from './io-faults';
-import { isProcessAlive } from './process-alive';
+import { isProcessAlive, procStat } from './process-alive';
 
 const HOST = hostname();
 // One queue per process even if this module is loaded twice (two bundles), so waiters in
@@ -51,13 +51,37 @@ async function isStale(lockPath: string, staleMs: number): Promise<string | null
   try {
     const owner = JSON.parse(text) as { pid: number; host?: string };
     // No host: written on this machine by the earlier worktree lock format.
-    if (owner.host === HOST || owner.host === undefined) return isProcessAlive(owner.pid) ? null : text;
+    if (owner.host === HOST || owner.host === undefined) {
+      if (!isProcessAlive(owner.pid)) return text;
+      // Stopped (SIGSTOP, Ctrl-Z) while holding it: it would hold every other host up for as
+      // long as it is stopped. Its writes check the lock is still theirs (LockLostError).
+      return Date.now() - mtime > STOPPED_STALE_MS && (await isStopped(owner.pid)) ? text : null;
+    }
   } catch {
     // Half-written by an owner that died between create and write: judge by age.
     return Date.now() - mtime > 1000 ? text : null;
   }
   return Date.now() - mtime > staleMs ? text : null;
 }
+
+/** How long a stopped process may hold a lock before others take it (locks are held for milliseconds). */
+const STOPPED_STALE_MS = 2000;
+
+/** Whether `pid` is stopped by a signal (state T or t; false without /proc). */
+async function isStopped(pid: number): Promise<boolean> {
+  const state = (await procStat(pid))?.state;
+  return state === 'T' || state === 't';
+}
+
+/** The lock was taken from this process while it was stopped: its change must not be written. */
+export class LockLostError extends Error {
+  constructor(readonly lockPath: string) {
+    super(`lost lock ${lockPath} while stopped; the change was not written`);
+  }
+}
+
+/** Checks the lock is still ours before a write made under it; throws LockLostError if not. */
+export type LockCheck = () => Promise<void>;
 
 /** A breaker left by a process that died while breaking (breaking takes milliseconds). */
 const BREAKER_STALE_MS = 5000;
@@ -117,9 +141,9 @@ async function holderPid(lockPath: string): Promise<number | undefined> {
   }
 }
 
-async function release(lockPath: string): Promise<void> {
-  // Only a dead owner's lock is ever broken, so while we run the lock is still ours.
-  await unlink(lockPath).catch(() => undefined);
+async function release(lockPath: string, token: string): Promise<void> {
+  // Broken while this process was stopped: the lock there now is another's.
+  await unlinkIfSame(lockPath, undefined, token);
 }
 
 export interface LockOptions {
@@ -127,15 +151,22 @@ export interface LockOptions {
   timeoutMs?: number;
 }
 
-/** Runs `fn` holding the lock at `lockPath` (in this process and across processes). */
-export async function withFileLock<T>(lockPath: string, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+/**
+ * Runs `fn` holding the lock at `lockPath` (in this process and across processes). `fn` gets
+ * a check to call before each write it makes under the lock (see LockLostError).
+ */
+export async function withFileLock<T>(lockPath: string, fn: (check: LockCheck) => Promise<T>, opts: LockOptions = {}): Promise<T> {
   const prev = inProcess.get(lockPath) ?? Promise.resolve();
   const run = prev.then(async () => {
-    await acquire(lockPath, opts.staleMs ?? 30_000, opts.timeoutMs ?? 30_000);
+    const token = await acquire(lockPath, opts.staleMs ?? 30_000, opts.timeoutMs ?? 30_000);
+    const check = async () => {
+      const now = await readFile(lockPath, 'utf8').catch(() => '');
+      if (!now.includes(`"token":"${token}"`)) throw new LockLostError(lockPath);
+    };
     try {
-      return await fn();
+      return await fn(check);
     } finally {
-      await release(lockPath);
+      await release(lockPath, token);
     }
   });
   const tail = run.catch(() => undefined);
