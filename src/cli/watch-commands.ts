@@ -80,21 +80,15 @@ export async function logCommand(ctx: CommandContext): Promise<number> {
   if (!ctx.opts.follow) return 0;
   // Follows until interrupted (Ctrl-C) or the reader goes away (a closed pipe).
   await new Promise<void>((resolve) => {
-    let stopped = false;
+    const unfollow = follower.follow({ pollMs: FOLLOW_POLL_MS, onError: (e) => ctx.io.stderr.write(`agent-teams: ${e.message}\n`) });
+    let off = (): void => undefined;
     const stop = (): void => {
-      stopped = true;
+      unfollow();
+      off();
       resolve();
     };
-    const off = ctx.io.onSigint(stop);
+    off = ctx.io.onSigint(stop);
     ctx.io.stdout.once('error', stop);
-    const tick = async (): Promise<void> => {
-      while (!stopped) {
-        await follower.more().catch((e: Error) => ctx.io.stderr.write(`agent-teams: ${e.message}\n`));
-        await new Promise((r) => setTimeout(r, FOLLOW_POLL_MS));
-      }
-      off();
-    };
-    void tick();
   });
   return 0;
 }

@@ -20,8 +20,11 @@ import type { TeamHost } from './team-host';
 import { transcriptHtml } from './transcript-html';
 
 export const TRANSCRIPT_VIEW_TYPE = 'agentTeams.transcript';
-/** How often a panel looks for lines other processes appended (a stat when nothing changed). */
-const POLL_MS = 400;
+/**
+ * Lines other processes append are read when the file system reports them; this poll (a stat
+ * when nothing changed) is the fallback when it does not.
+ */
+const POLL_MS = 500;
 
 function activityWords(a: Activity | undefined): string {
   switch (a?.kind) {
@@ -55,7 +58,7 @@ class TranscriptPanel implements vscode.Disposable {
   private readonly subs: vscode.Disposable[] = [];
   private queue: ItemChange[] = [];
   private flushTimer: NodeJS.Timeout | undefined;
-  private poll: NodeJS.Timeout | undefined;
+  private stopFollow: (() => void) | undefined;
   private ready = false;
   private loading: Map<string, TranscriptItem> | null = null;
   private disposed = false;
@@ -145,13 +148,18 @@ class TranscriptPanel implements vscode.Disposable {
     // Loaded items are collected and sent as one reset message, then changes flow one by one.
     const all = new Map<string, TranscriptItem>();
     this.loading = all;
-    this.follower = new TranscriptFollower(this.d.host.team.paths.transcript(this.agent), this.agent, (c) => this.enqueue(c));
+    this.stopFollow?.();
+    this.stopFollow = undefined;
+    const follower = new TranscriptFollower(this.d.host.team.paths.transcript(this.agent), this.agent, (c) => this.enqueue(c));
+    this.follower = follower;
     let skipped = 0;
     try {
-      skipped = (await this.follower.load()).skippedBytes;
+      skipped = (await follower.load()).skippedBytes;
     } catch (err) {
       this.d.log.warn(`transcript of ${this.agent}: ${errorText(err)}`);
     }
+    // A later load (the page asked again, the file was replaced) took over.
+    if (this.follower !== follower) return;
     this.loading = null;
     this.post({ type: 'init', agent: this.agent, mode: this.mode, trusted: vscode.workspace.isTrusted, skippedBytes: skipped });
     // The newest screenful first: the first paint does not wait for the whole history.
@@ -160,8 +168,14 @@ class TranscriptPanel implements vscode.Disposable {
     this.post({ type: 'items', reset: true, items: items.slice(split) });
     this.ready = true;
     void this.sendOlder(items.slice(0, split), ++this.generation);
+    if (!this.disposed) {
+      this.stopFollow = this.follower.follow({
+        pollMs: POLL_MS,
+        onReplaced: () => void this.start(),
+        onError: (err) => this.d.log.warn(`transcript of ${this.agent}: ${errorText(err)}`),
+      });
+    }
     await Promise.all([this.sendStatus(), this.sendPending()]);
-    if (!this.poll) this.schedulePoll();
   }
 
   /** The history before the first screenful, in chunks, yielding between them. */
@@ -171,17 +185,6 @@ class TranscriptPanel implements vscode.Disposable {
       if (this.disposed || generation !== this.generation) return;
       this.post({ type: 'older', items: items.slice(at, at + OLDER_CHUNK), done: at + OLDER_CHUNK >= items.length });
     }
-  }
-
-  private schedulePoll(): void {
-    this.poll = setTimeout(async () => {
-      try {
-        if (await this.follower.more()) await this.start();
-      } catch (err) {
-        this.d.log.warn(`transcript of ${this.agent}: ${errorText(err)}`);
-      }
-      if (!this.disposed) this.schedulePoll();
-    }, POLL_MS);
   }
 
   private async sendStatus(): Promise<void> {
@@ -266,7 +269,7 @@ class TranscriptPanel implements vscode.Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    if (this.poll) clearTimeout(this.poll);
+    this.stopFollow?.();
     if (this.flushTimer) clearTimeout(this.flushTimer);
     for (const s of this.subs) s.dispose();
     this.panel.dispose();

@@ -15,8 +15,9 @@ import { changeRecorder, currentTask } from '../watch/changes';
 import { formatMail, type Identity } from './prompts';
 import { phaseSystem } from './instructions';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
-import { Transcript } from './transcript';
 import { FencedError } from '../team/fences';
+import { bounded } from '../../shared/transcript-items';
+import { LIVE_RESULT_CHARS, Transcript } from './transcript';
 import type { Activity, RuntimeEvent } from './types';
 
 export type PhaseEnd = 'end_turn' | 'idle' | 'shutdown' | 'max_rounds' | 'stopped' | 'error';
@@ -290,9 +291,14 @@ export abstract class Agent implements AgentHandle {
         this.setActivity({ kind: 'requesting' });
         result = await this.model.send({
           system, tools: withMcpTools(this.tools.definitions, mcp.definitions), messages: mergeConsecutive(this.messages), signal: this.signal,
-          onText: (text, attempt) => this.env.emit({ type: 'text_delta', agent: this.name, text, attempt }),
+          onText: (text, attempt) => {
+            this.env.emit({ type: 'text_delta', agent: this.name, text, attempt });
+            this.transcript.streamText(text, attempt);
+          },
         });
+        this.transcript.endStream();
       } catch (err) {
+        this.transcript.endStream();
         if (this.stopped || isAbortError(err)) return 'stopped';
         // Our estimate of the context was short: summarise now and ask again, once.
         if (!forceCompact && promptTooLong(err)) {
@@ -349,6 +355,7 @@ export abstract class Agent implements AgentHandle {
         // the transcript and the model's context.
         const text = redact(r.text);
         this.env.emit({ type: 'tool', agent: this.name, tool: u.name, input: u.input, result: text, isError: r.isError, id: u.id });
+        void this.transcript.note({ type: 'tool_result', id: u.id, tool: u.name, is_error: r.isError, text: bounded(text, LIVE_RESULT_CHARS), chars: text.length });
         blocks.push({ type: 'tool_result', tool_use_id: u.id, content: text, ...(r.isError ? { is_error: true } : {}) });
       }
       const mail = this.stopped ? null : await this.takeMail();

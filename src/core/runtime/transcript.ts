@@ -13,7 +13,16 @@ import { isStale, type Fence } from '../team/fences';
 /** Seen by readers only; see src/core/watch/transcript-items.ts. */
 export type TranscriptEvent =
   | { type: 'usage'; input: number; output: number; cache_read: number; cache_write: number }
-  | { type: 'notice'; what: 'error' | 'retry' | 'pause' | 'stop' | 'note'; level: 'info' | 'warning' | 'error'; text: string };
+  | { type: 'notice'; what: 'error' | 'retry' | 'pause' | 'stop' | 'note'; level: 'info' | 'warning' | 'error'; text: string }
+  /** Streamed text of the reply being received, for views in other processes; the stored message replaces it. */
+  | { type: 'text'; attempt: number; text: string }
+  /** One tool call's result as soon as it is known (the round's message has them all, later). */
+  | { type: 'tool_result'; id: string; tool: string; is_error: boolean; text: string; chars: number };
+
+/** How often streamed text is written for other processes' views. */
+const TEXT_FLUSH_MS = 250;
+/** A tool_result event carries at most this much of the result (the message has all of it). */
+export const LIVE_RESULT_CHARS = 4000;
 
 /** `epoch`: the fence its writer held (src/core/team/fences.ts); absent before fences existed. */
 export type TranscriptEntry =
@@ -38,9 +47,33 @@ export interface WriterFence {
 export class Transcript {
   /** Set once this host took the agent on: every line carries its epoch and is refused after a later fence. */
   fence: WriterFence | null = null;
+  private streamed = '';
+  private streamAttempt = 0;
+  private streamTimer: NodeJS.Timeout | undefined;
 
   /** `onEntry` hears every line once it is in the file (live views). */
   constructor(readonly path: string, private readonly onEntry?: (e: TranscriptEntry) => void) {}
+
+  /** A piece of streamed reply text: written in batches, so a view in another process follows it. */
+  streamText(text: string, attempt: number): void {
+    if (attempt !== this.streamAttempt) this.flushStream();
+    this.streamAttempt = attempt;
+    this.streamed += text;
+    this.streamTimer ??= setTimeout(() => this.flushStream(), TEXT_FLUSH_MS);
+  }
+
+  /** The reply ended (stored next, or failed): text not written yet is dropped. */
+  endStream(): void {
+    if (this.streamTimer) clearTimeout(this.streamTimer);
+    this.streamTimer = undefined;
+    this.streamed = '';
+  }
+
+  private flushStream(): void {
+    const text = this.streamed;
+    this.endStream();
+    if (text) void this.note({ type: 'text', attempt: this.streamAttempt, text });
+  }
 
   append(message: ModelMessage, inboxCursor?: number): Promise<void> {
     const e: Entry = { id: randomUUID(), kind: 'msg', ts: now(), message, ...(inboxCursor !== undefined ? { inbox_cursor: inboxCursor } : {}) };
@@ -59,11 +92,10 @@ export class Transcript {
 
   private async write(e: Entry): Promise<void> {
     const f = this.fence;
-    if (f) {
-      await f.check();
-      e.epoch = f.epoch;
-    }
-    await appendJsonLine(this.path, e);
+    // The line's place in the file is fixed now, while the fence is checked: lines keep the
+    // order they were written in (a streamed-text line never lands after its stored reply).
+    await appendJsonLine(this.path, f ? f.check().then(() => ({ ...e, epoch: f.epoch })) : e);
+    if (f) e.epoch = f.epoch;
     this.onEntry?.(e);
   }
 

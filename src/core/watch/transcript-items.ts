@@ -52,6 +52,8 @@ export class ItemBuilder {
   private readonly tools = new Map<string, Tool>();
   private liveAttempt = -1;
   private liveText = '';
+  /** The reply streaming now reaches this view as runtime events: its text lines in the file are not needed. */
+  private streamingHere = false;
   private n = 0;
 
   constructor(readonly agent: string) {}
@@ -87,27 +89,33 @@ export class ItemBuilder {
   live(e: RuntimeEvent): ItemChange[] {
     if (!('agent' in e) || e.agent !== this.agent) return [];
     switch (e.type) {
-      case 'text_delta': {
-        if (e.attempt !== this.liveAttempt) {
-          this.liveAttempt = e.attempt;
-          this.liveText = '';
-        }
-        this.liveText += e.text;
-        return [{ op: 'put', item: { kind: 'text', key: LIVE, text: bounded(this.liveText, MAX_TEXT_CHARS), streaming: true } }];
-      }
+      case 'text_delta':
+        this.streamingHere = true;
+        return this.stream(e.text, e.attempt);
       case 'transcript':
         return this.entry(e.entry);
       case 'tool_start':
-        return [this.putTool(e.id, e.tool, e.input, undefined)];
+        return this.putTool(e.id, e.tool, e.input, undefined);
       case 'tool':
-        return e.id ? [this.putTool(e.id, e.tool, e.input, { text: e.result, isError: e.isError })] : [];
+        return e.id ? this.putTool(e.id, e.tool, e.input, { text: e.result, isError: e.isError }) : [];
       default:
         return [];
     }
   }
 
+  /** Streamed text (a runtime event, or a `text` line another process wrote) grows one item. */
+  private stream(text: string, attempt: number): ItemChange[] {
+    if (attempt !== this.liveAttempt) {
+      this.liveAttempt = attempt;
+      this.liveText = '';
+    }
+    this.liveText += text;
+    return [{ op: 'put', item: { kind: 'text', key: LIVE, text: bounded(this.liveText, MAX_TEXT_CHARS), streaming: true } }];
+  }
+
   private assistant(id: string, ts: number | undefined, content: unknown): ItemChange[] {
     const out: ItemChange[] = [];
+    this.streamingHere = false;
     // The stored message replaces what was streamed of it.
     if (this.liveAttempt !== -1) {
       out.push({ op: 'remove', key: LIVE });
@@ -118,7 +126,7 @@ export class ItemBuilder {
       if (b.type === 'text' && typeof b.text === 'string' && b.text.trim()) {
         out.push({ op: 'put', item: { kind: 'text', key: `${id}:${i}`, ts, text: bounded(b.text, MAX_TEXT_CHARS) } });
       } else if (b.type === 'tool_use' && typeof b.id === 'string') {
-        out.push(this.putTool(b.id, typeof b.name === 'string' ? b.name : '?', b.input, undefined, ts));
+        out.push(...this.putTool(b.id, typeof b.name === 'string' ? b.name : '?', b.input, undefined, ts));
       }
     });
     return out;
@@ -129,7 +137,7 @@ export class ItemBuilder {
     blocksOf(content).forEach((b, i) => {
       const key = `${id}:${i}`;
       if (b.type === 'tool_result' && typeof b.tool_use_id === 'string') {
-        out.push(this.putTool(b.tool_use_id, undefined, undefined, { text: resultText(b.content), isError: b.is_error === true }, ts));
+        out.push(...this.putTool(b.tool_use_id, undefined, undefined, { text: resultText(b.content), isError: b.is_error === true }, ts));
         return;
       }
       if (b.type !== 'text' || typeof b.text !== 'string' || !b.text.trim()) return;
@@ -149,6 +157,13 @@ export class ItemBuilder {
     if (ev.type === 'usage') {
       return [{ op: 'put', item: { kind: 'usage', key: id, ts, input: n(ev.input), output: n(ev.output), cacheRead: n(ev.cache_read), cacheWrite: n(ev.cache_write) } }];
     }
+    if (ev.type === 'text' && typeof ev.text === 'string') return this.streamingHere ? [] : this.stream(ev.text, n(ev.attempt));
+    if (ev.type === 'tool_result' && typeof ev.id === 'string' && typeof ev.text === 'string') {
+      // A result this view already has (from a runtime event) is not replaced by the shorter copy.
+      if (this.tools.get(ev.id)?.result !== undefined) return [];
+      const r = { text: ev.text, isError: ev.is_error === true, chars: n(ev.chars) || ev.text.length };
+      return this.putTool(ev.id, typeof ev.tool === 'string' ? ev.tool : undefined, undefined, r, ts);
+    }
     if (ev.type === 'notice' && typeof ev.text === 'string') {
       const level = ev.level === 'error' || ev.level === 'warning' ? ev.level : 'info';
       const what = (typeof ev.what === 'string' ? ev.what : 'note') as NoticeWhat;
@@ -157,8 +172,11 @@ export class ItemBuilder {
     return [];
   }
 
-  private putTool(id: string, name: string | undefined, input: unknown, result: { text: string; isError: boolean } | undefined, ts?: number): ItemChange {
+  private putTool(id: string, name: string | undefined, input: unknown, result: { text: string; isError: boolean; chars?: number } | undefined, ts?: number): ItemChange[] {
     const prev = this.tools.get(id);
+    // The round's message bringing a result already shown (from a tool_result line) changes nothing.
+    if (result && prev?.result !== undefined && !prev.running && prev.isError === result.isError
+      && prev.result === bounded(result.text, MAX_RESULT_CHARS) && (input === undefined || prev.input === inputJson(input))) return [];
     const item: Tool = {
       kind: 'tool', key: id, ts: prev?.ts ?? ts,
       tool: name ?? prev?.tool ?? '(earlier call)',
@@ -168,13 +186,13 @@ export class ItemBuilder {
     const r = result ? { text: result.text, isError: result.isError } : prev?.result !== undefined ? { text: prev.result, isError: !!prev.isError } : undefined;
     if (r) {
       item.result = result ? bounded(r.text, MAX_RESULT_CHARS) : r.text;
-      item.resultChars = result ? r.text.length : prev?.resultChars;
+      item.resultChars = result ? result.chars ?? r.text.length : prev?.resultChars;
       item.isError = r.isError;
       item.running = false;
     }
     this.tools.set(id, item);
     // A finished call needs no more merging; keep the map small on long transcripts.
     if (!item.running && this.tools.size > 4096) this.tools.delete(this.tools.keys().next().value!);
-    return { op: 'put', item };
+    return [{ op: 'put', item }];
   }
 }

@@ -2,7 +2,7 @@
 // `export`), never all at once: a view starts from the last few megabytes of a file of any
 // size and then follows what is appended. Lines that are not JSON are reported by offset
 // and skipped. Opened with O_NOFOLLOW: a transcript that is a symbolic link is not shown.
-import { constants } from 'node:fs';
+import { constants, watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { TranscriptItem } from '../../shared/transcript-items';
 import { ItemBuilder, type ItemChange } from './transcript-items';
@@ -10,6 +10,8 @@ import { ItemBuilder, type ItemChange } from './transcript-items';
 /** How much of the end of a transcript a view starts with. */
 export const DEFAULT_TAIL_BYTES = 16 * 1024 * 1024;
 const CHUNK = 1 << 20;
+/** How often a follower without a file watch looks for appends. */
+const UNWATCHED_POLL_MS = 250;
 
 export type Line = { offset: number; value: unknown } | { offset: number; bad: true };
 
@@ -97,17 +99,82 @@ export class TranscriptFollower {
     return { skippedBytes: from, next: r.next };
   }
 
-  /** Reads what was appended since the last read; true if the file was replaced (start over). */
+  /**
+   * Reads what was appended since the last read. True if the file was replaced, or grew by
+   * more than a view starts with: the next read is then from that much before its end, and
+   * a view starts over.
+   */
   async more(): Promise<boolean> {
     const size = await fileSize(this.path);
-    if (size < this.next) {
-      this.next = 0;
+    if (size < this.next || size - this.next > DEFAULT_TAIL_BYTES) {
+      this.next = Math.max(0, size - DEFAULT_TAIL_BYTES);
       return true;
     }
     if (size === this.next) return false;
     const r = await scanLines(this.path, this.next, (l) => this.line(l));
     this.next = r.next;
     return false;
+  }
+
+  /**
+   * Follows appends as they are written: reads when the file system reports a change
+   * (fs.watch) and every `pollMs` in case it does not (the file not there yet, replaced, a
+   * file system without notifications). Returns the function that stops following.
+   */
+  follow(opts: { pollMs: number; onReplaced?: () => void; onError?: (err: Error) => void }): () => void {
+    let stopped = false;
+    let reading = false;
+    let again = false;
+    let watcher: FSWatcher | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const unwatch = (): void => {
+      watcher?.close();
+      watcher = undefined;
+    };
+    const arm = (): void => {
+      if (watcher || stopped) return;
+      try {
+        watcher = watch(this.path, { persistent: false }, () => void read());
+        watcher.on('error', unwatch);
+      } catch {
+        watcher = undefined; // not there yet: the poll tries again
+      }
+    };
+    const read = async (): Promise<void> => {
+      if (reading) {
+        again = true;
+        return;
+      }
+      reading = true;
+      try {
+        do {
+          again = false;
+          if (stopped) return;
+          if (await this.more()) {
+            unwatch(); // the watch is on the file that was replaced
+            if (!stopped) opts.onReplaced?.();
+          }
+        } while (again);
+      } catch (err) {
+        opts.onError?.(err as Error);
+      } finally {
+        reading = false;
+      }
+    };
+    // Without a watch (no file yet, or no notifications here) the poll is the only way: often.
+    const tick = (): void => {
+      timer = setTimeout(() => {
+        arm();
+        void read().then(() => { if (!stopped) tick(); });
+      }, watcher ? opts.pollMs : Math.min(opts.pollMs, UNWATCHED_POLL_MS));
+    };
+    arm();
+    tick();
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      unwatch();
+    };
   }
 
   private line(l: Line): void {
