@@ -23,7 +23,8 @@ test('a teammate\'s transcript reads back with its words, tool calls and results
     reply('Writing the notes now.', toolUse('write_file', { path: 'notes.md', content: '# Notes\n' })),
     reply(toolUse('edit_file', { path: 'notes.md', old_text: '# Notes', new_text: '# Notes\n\nDone.' })),
     reply(toolUse('send_message', { to: 'lead', content: 'notes.md is ready' })),
-    reply(toolUse('idle', {})),
+    // Completed before idling: an idle owner of a task in progress is told to resume it (a fifth round).
+    reply(toolUse('task_update', { task_id: task.id, status: 'completed' }), toolUse('idle', {})),
   );
   await h.rt.spawnTeammate({ name: 'alice', role: 'writer', prompt: 'Write notes.md.' });
   await waitFor(async () => (await h.rt.team.roster.get('alice'))?.status === 'idle' && h.api.requests('alice').length >= 4, 30_000, 'alice idle');
@@ -38,7 +39,7 @@ test('a teammate\'s transcript reads back with its words, tool calls and results
     const text = items.find((i) => i.kind === 'text');
     assert.equal(text?.kind === 'text' && text.text, 'Writing the notes now.');
     const tools = items.filter((i) => i.kind === 'tool');
-    assert.deepEqual(tools.map((i) => i.kind === 'tool' && i.tool), ['write_file', 'edit_file', 'send_message', 'idle']);
+    assert.deepEqual(tools.map((i) => i.kind === 'tool' && i.tool), ['write_file', 'edit_file', 'send_message', 'task_update', 'idle']);
     assert.ok(tools.every((i) => i.kind === 'tool' && !i.running && i.result !== undefined), 'every call has its result');
   }
   assert.equal(fromFile.filter((i) => i.kind === 'usage').length, 4, 'one usage record per round');
@@ -48,7 +49,7 @@ test('a teammate\'s transcript reads back with its words, tool calls and results
   assert.deepEqual(summary.map((r) => r.kind).filter((k) => k !== 'prompt'), ['text', 'group', 'mail_out', 'group']);
   assert.equal(summary.find((r) => r.kind === 'mail_out')?.body, 'notes.md is ready');
   const normal = toRows(fromFile, 'normal', 'alice');
-  assert.equal(normal.filter((r) => r.kind === 'tool').length, 3);
+  assert.equal(normal.filter((r) => r.kind === 'tool').length, 4);
   assert.equal(normal.filter((r) => r.kind === 'usage').length, 4);
 
   // Both writes are recorded, with the task alice was working on and the content either side.
