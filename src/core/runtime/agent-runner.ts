@@ -17,11 +17,9 @@ import { wireJobs } from './job-wakes';
 import { compileRules } from '../permissions/decide';
 import { whyNotResumable } from './resumable';
 import { Teammate } from './teammate';
-import type { Definitions } from '../roles/agent-definitions';
 import { requestPlan as putInPlanMode, PLAN_MODE_START } from '../roles/plan-mode';
 import { definitionPrompt, findDefinition, roleFields, toolAllowed } from '../roles/roles';
 import { knownModel, unknownModelWarning } from '../roles/models';
-import { RunnerDefinitions } from './runner-definitions';
 import { RuntimeError, type RunnerOptions } from './runner-options';
 import { checkSpawn } from './spawn-rules';
 import { RemoteMembers } from './remote-members';
@@ -52,7 +50,6 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     super(opts);
     this.leases = new LeaseKeeper(opts.team.roster, opts.hostId, opts.heartbeatMs);
     this.hostId = opts.hostId;
-    this.defs = new RunnerDefinitions(this.root, () => this.s.model, (e) => this.emit(e));
     // MCP calls are judged by the same rules as bash: the settings' (CLI: --allow, .team/settings.json, "always").
     const { mcp, gate } = createHostMcp(this.root, { rules: () => this.s.permissions, ...opts.mcp }, opts.approver, (level, message, mcpServer) => this.emit({ type: 'notice', level, message, ...(mcpServer ? { mcpServer } : {}) }));
     this.mcp = mcp;
@@ -98,18 +95,6 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     this.opts.events.started();
   }
 
-  // ── agent definitions (runner-definitions.ts) ──
-  private readonly defs: RunnerDefinitions;
-
-  /** Agent definitions as last read (.team/agents, .claude/agents). */
-  get definitions(): Definitions {
-    return this.defs.current;
-  }
-
-  /** Re-reads the definitions; a problem is reported once per file and message. */
-  loadDefinitions(): Promise<Definitions> {
-    return this.defs.load();
-  }
 
   activity(agent: string): Activity {
     if (agent === 'lead') return this.leadRemote ? { kind: 'remote', host: this.leadRemote } : this.lead.activity;
@@ -173,11 +158,17 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
 
   /** A write for `agent` was refused by its fence: whatever the roster says, `host` runs it now. */
   fencedOut(agent: string, host: string): void {
-    if (this.disposed) return;
-    if (agent !== 'lead') return void this.yieldTo(agent, host);
-    if (this.leadRemote) return;
+    if (agent === 'lead') this.leadTakenBy(host);
+    else if (!this.disposed) void this.yieldTo(agent, host);
+  }
+
+  /** Another host runs the lead now: stopped here (not "the user stopped this turn": that host carries it on). */
+  private leadTakenBy(host: string): void {
+    if (this.disposed || this.leadRemote) return;
     this.leadRemote = host;
+    this.lead.handOver();
     this.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host } });
+    this.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead is now run by another window (host ${host}); stopped here.` });
   }
 
   private async renewOnce(): Promise<void> {
@@ -189,13 +180,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     this.leases.clock.confirm();
     const { lost, leadLostTo } = r;
     for (const { name, host } of lost) await this.yieldTo(name, host);
-    if (leadLostTo && !this.disposed) {
-      this.leadRemote = leadLostTo;
-      // Not "the user stopped this turn": the other host carries the conversation on.
-      this.lead.handOver();
-      this.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host: leadLostTo } });
-      this.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead is now run by another window (host ${leadLostTo}); stopped here.` });
-    }
+    if (leadLostTo) this.leadTakenBy(leadLostTo);
   }
 
   /** The other host that ran the lead went away: run it here, from its transcript as that host left it. */

@@ -7,6 +7,8 @@ import type { ModelMessage, SendResult } from '../model';
 import type { Team } from '../team/team';
 import type { WorktreeManager } from '../worktree/manager';
 import type { Agent } from './agent';
+import type { Definitions } from '../roles/agent-definitions';
+import { RunnerDefinitions } from './runner-definitions';
 import { BudgetGate } from './budget-gate';
 import { compact, estimateTokens } from './compaction';
 import { maxMessageChars } from './context-cut';
@@ -31,6 +33,7 @@ export abstract class RunnerBase {
     // Each group is written down while it runs, for the host that outlives this one.
     this.processes = new ProcessRegistry(new ProcessLedger(base.team.paths.processesDir, base.hostId));
     this.s = { ...base.settings };
+    this.defs = new RunnerDefinitions(this.root, () => this.s.model, (e) => this.emit(e));
     this.approver = base.approver;
     this.worktrees = base.worktrees;
     this.budget = new BudgetGate(
@@ -52,6 +55,19 @@ export abstract class RunnerBase {
       const what = k.kind === 'job' ? 'background job' : 'command';
       this.emit({ type: 'notice', level: 'info', agent: k.agent, message: `Stopped the ${what} \`${k.command}\` that ${k.agent} started on a host that went away.` });
     }
+  }
+
+  // ── agent definitions (runner-definitions.ts) ──
+  protected readonly defs: RunnerDefinitions;
+
+  /** Agent definitions as last read (.team/agents, .claude/agents). */
+  get definitions(): Definitions {
+    return this.defs.current;
+  }
+
+  /** Re-reads the definitions; a problem is reported once per file and message. */
+  loadDefinitions(): Promise<Definitions> {
+    return this.defs.load();
   }
 
   /** The agent called `name` that runs here. */
