@@ -4,7 +4,7 @@
 // the tool's default (`agentTeams.toolApproval.bash` for shell commands). See
 // docs/permissions.md.
 import { reportProblem } from '../util/problems';
-import { parseRuleSet, RULE_KINDS, type Rule, type RuleKind, type RuleSet, type RuleSource } from './rules';
+import { parseRuleSet, RULE_KINDS, wildcardMatches, type Rule, type RuleKind, type RuleSet, type RuleSource } from './rules';
 import { analyzeShell, warmShellParser } from './shell-parser';
 
 export type Verdict = 'allow' | 'ask' | 'deny';
@@ -76,7 +76,7 @@ function bashMatches(rule: Extract<Rule, { tool: 'Bash' }>, words: string[]): bo
     case 'any': return true;
     case 'exact': return m.words.length === words.length && m.words.every((w, i) => w === words[i]);
     case 'prefix': return m.words.length <= words.length && m.words.every((w, i) => w === words[i]);
-    case 'wildcard': return !words.includes('\u0000') && m.re.test(words.join(' '));
+    case 'wildcard': return !words.includes('\u0000') && wildcardMatches(m.parts, words.join(' '));
   }
 }
 

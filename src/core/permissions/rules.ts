@@ -8,7 +8,7 @@ export type RuleKind = 'allow' | 'ask' | 'deny';
 export const RULE_KINDS: readonly RuleKind[] = ['deny', 'ask', 'allow'];
 
 export type Rule =
-  | { tool: 'Bash'; text: string; match: { kind: 'any' } | { kind: 'exact'; words: string[] } | { kind: 'prefix'; words: string[] } | { kind: 'wildcard'; re: RegExp } }
+  | { tool: 'Bash'; text: string; match: { kind: 'any' } | { kind: 'exact'; words: string[] } | { kind: 'prefix'; words: string[] } | { kind: 'wildcard'; parts: string[] } }
   | { tool: 'Edit' | 'Write' | 'Read'; text: string; path: ((rel: string, abs: string) => boolean) | null }
   | { tool: 'mcp'; text: string; server: string; name: string | null };
 
@@ -84,10 +84,7 @@ function bashRule(text: string, spec: string | undefined): Rule | { error: strin
     return { tool: 'Bash', text, match: { kind: 'prefix', words } };
   }
   if (s.includes(':*')) return { error: '":*" is only allowed at the end of a Bash rule' };
-  if (s.includes('*')) {
-    const re = new RegExp(`^${s.split('*').map(escapeRe).join('.*')}$`, 's');
-    return { tool: 'Bash', text, match: { kind: 'wildcard', re } };
-  }
+  if (s.includes('*')) return { tool: 'Bash', text, match: { kind: 'wildcard', parts: s.split('*') } };
   return { tool: 'Bash', text, match: { kind: 'exact', words: splitWords(s) } };
 }
 
@@ -95,8 +92,25 @@ function splitWords(s: string): string[] {
   return s.trim().split(/\s+/).filter(Boolean);
 }
 
-function escapeRe(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * Whether `text` matches a pattern whose `*`s (between `parts`) stand for any text. Matched
+ * by scanning, not as a regular expression: `.*` repeated backtracks exponentially, and a rule
+ * such as `Bash(* * * * * * * * * * * * z)` froze the host for minutes on one command.
+ * Each middle part taken at its leftmost place is always right when `*` matches anything.
+ */
+export function wildcardMatches(parts: readonly string[], text: string): boolean {
+  const first = parts[0]!;
+  const last = parts[parts.length - 1]!;
+  if (parts.length === 1) return text === first;
+  if (first.length + last.length > text.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  let at = first.length;
+  const end = text.length - last.length;
+  for (const p of parts.slice(1, -1)) {
+    const i = text.indexOf(p, at);
+    if (i < 0 || i + p.length > end) return false;
+    at = i + p.length;
+  }
+  return true;
 }
 
 /**
