@@ -18,6 +18,8 @@ interface Decided {
   answer: TeamAnswer;
   /** Everyone the answer was about, for the words the lead reads. */
   team: string[];
+  /** The refusal's whole text went into one result already: the others point to it. */
+  told?: string;
 }
 
 /** What the user is shown of one spawn: its role as roleFields resolved it (core/roles/roles.ts). */
@@ -50,11 +52,14 @@ export class TeamProposals {
     if (!this.approver().confirmTeam) throw new RuntimeError('not started: agentTeams.confirmTeam is on and this host cannot ask the user');
     const d = this.decided.get(p.name);
     this.decided.delete(p.name);
-    const { answer, team } = d ?? { answer: await this.ask([p], lead), team: [p.name] };
+    const { answer, team, told } = d ?? { answer: await this.ask([p], lead), team: [p.name] };
     if (answer.start) return;
+    if (told) throw new RuntimeError(`not started: part of the declined team (${team.join(', ')}); the user's words are in the result for ${told}.`);
+    // The same words once, not once per spawn of the reply.
+    for (const x of this.decided.values()) if (x.answer === answer) x.told = p.name;
     const why = answer.reason?.trim() ? `, saying: "${answer.reason.trim().slice(0, 2000)}"` : ' (no reason given)';
     throw new RuntimeError(team.length > 1
-      ? `not started: the user declined the proposed team (${team.join(', ')})${why}. Nobody of it was started. Change the team accordingly and propose it again (every spawn_teammate in one reply), or ask the user what team they want.`
+      ? `not started: the user declined the proposed team (${team.join(', ')})${why}. None of them was started. Change the team accordingly and propose it again (every spawn_teammate in one reply), or ask the user what team they want.`
       : `not started: the user declined to start ${p.name}${why}. Change the proposal accordingly, or ask the user what team they want before proposing again.`);
   }
 
