@@ -4,13 +4,13 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { ParticipantName } from '../shared/team-schemas';
 import type { TreeNode } from './nodes';
-import { askText, pickIsolation, pickParticipant, pickPendingPlan, pickTask, pickTasks, validateName } from './prompts';
+import { askText, pickParticipant, pickPendingPlan, pickTask, pickTasks } from './prompts';
 import { spec, type CommandSpec } from './command-spec';
 import { JOB_COMMANDS } from './job-commands';
 import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
 import { requestPlan } from '../core/roles/plan-mode';
-import { pickAgentType, pickModel, pickPlanMode } from './role-prompts';
+import { askFirstPrompt, askNameAndRole, spawnOptions } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 
 const text = z.string().trim().min(1, 'must not be empty');
@@ -32,18 +32,17 @@ export const COMMANDS: CommandSpec[] = [
   }),
   spec({
     id: 'agentTeams.spawnTeammate', title: 'Spawn Teammate', runsAgents: true,
+    // Asked when run without arguments: "name: role", the first instructions, then one menu
+    // whose first row (Enter) starts it and whose other rows change definition, model, plan
+    // mode and worktree (role-prompts.ts).
     fields: [
-      { key: 'name', ask: () => askText({ title: 'Spawn Teammate (1/3)', prompt: 'Name', placeHolder: 'alice', validate: validateName }) },
-      // Asked first among the optional ones: a definition gives the role, so it is not asked then.
-      { key: 'agent_type', optional: true, ask: async (ctx) => pickAgentType((await ctx.team()).root) },
+      { key: 'name', ask: async (ctx, s) => askNameAndRole((await ctx.team()).root, s) },
       {
         key: 'role',
-        ask: async (_c, s) => (s.agent_type ? String(s.agent_type) : askText({ title: 'Spawn Teammate (2/3)', prompt: 'Role', placeHolder: 'backend engineer' })),
+        ask: async (_c, s) => (s.agent_type ? String(s.agent_type) : askText({ title: 'Spawn Teammate', prompt: 'Role', placeHolder: 'backend engineer' })),
       },
-      { key: 'prompt', ask: () => askText({ title: 'Spawn Teammate (3/3)', prompt: 'First instructions' }) },
-      { key: 'model', optional: true, ask: (_c, s) => pickModel(s.agent_type) },
-      { key: 'plan_mode_required', optional: true, ask: () => pickPlanMode() },
-      { key: 'isolation', optional: true, ask: () => pickIsolation() },
+      { key: 'prompt', ask: (_c, s) => askFirstPrompt(s) },
+      { key: 'model', optional: true, ask: async (ctx, s) => spawnOptions((await ctx.team()).root, s) },
     ],
     schema: z.object({
       name: ParticipantName, role: text, prompt: text, isolation: z.enum(['none', 'worktree']).optional(),

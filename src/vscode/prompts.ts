@@ -74,15 +74,6 @@ export async function pickTasks(team: Team, title: string): Promise<Asked<number
   return picked ? picked.map((p) => p.value) : CANCEL;
 }
 
-/** Where a new teammate works: the shared checkout, or its own git worktree on branch wt/<name>. */
-export async function pickIsolation(): Promise<Asked<'none' | 'worktree'>> {
-  const picked = await vscode.window.showQuickPick([
-    { label: 'Shared checkout', description: 'edits the workspace directly', value: 'none' as const },
-    { label: 'Own git worktree', description: 'works on branch wt/<name> in .worktrees/<name>; merge it when done', value: 'worktree' as const },
-  ], { title: 'Spawn Teammate: where does it work?', ignoreFocusOut: true });
-  return picked ? picked.value : CANCEL;
-}
-
 export function validateName(v: string): string | undefined {
   if (!isParticipantName(v)) return 'Lowercase letters, digits, - and _; starts with a letter; at most 32 characters.';
   if (v === 'lead' || v === 'user') return `"${v}" is reserved.`;

@@ -4,6 +4,7 @@
 // (streamed text, tool calls as they start and finish). Panels come back after a reload
 // (WebviewPanelSerializer). Every message from a panel is validated before it acts.
 import * as vscode from 'vscode';
+import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
 import { estimateCost, formatCost } from '../core/runtime/pricing';
 import type { Activity, RuntimeEvent } from '../core/runtime/types';
 import { usageTotal } from '../core/runtime/usage';
@@ -83,7 +84,8 @@ class TranscriptPanel implements vscode.Disposable {
       panel.onDidDispose(() => this.dispose()),
       d.ctx().session.onEvent((e) => this.onRuntimeEvent(e)),
       d.host.onDidChange((kinds) => {
-        if (kinds.has('roster') || kinds.has('activity')) void this.sendStatus();
+        // A plan approved (requests) ends "planning — waiting for approval" in the header.
+        if (kinds.has('roster') || kinds.has('activity') || kinds.has('requests')) void this.sendStatus();
         if (kinds.has('requests')) void this.sendPending();
       }),
       d.asks.onDidChange(() => void this.sendPending()),
@@ -196,8 +198,10 @@ class TranscriptPanel implements vscode.Disposable {
     const usage = this.agent === 'lead' ? lead?.usage : m?.usage;
     const model = (this.agent === 'lead' ? lead?.model : m?.model) ?? vscode.workspace.getConfiguration('agentTeams').get<string>('model');
     const activity = rt.activity(this.agent);
+    // Held by plan mode: said first, in the tree's words (docs/file-formats.md, "Plan mode").
+    const plans = m?.plan_mode ? await this.d.host.team.requests.list({ kind: 'plan' }).catch(() => []) : [];
     const status: PanelStatus = {
-      activity: activityWords(activity),
+      activity: [m && isPlanning(m, plans) ? PLANNING_WORDS : '', activityWords(activity)].filter(Boolean).join(', '),
       status: this.agent === 'lead' ? 'lead' : m?.status ?? 'unknown',
       tokens: usageTotal(usage),
       cost: formatCost(estimateCost(model, usage)),

@@ -179,12 +179,10 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       await until('task 1 written', async () => JSON.parse(await s.file('.tasks/task_1.json')).status === 'pending');
 
       await wb.runCommand('Agent Teams: Spawn Teammate');
-      await wb.answer('Spawn Teammate (1/3)', 'tim');
-      await wb.answer('Spawn Teammate (2/3)', 'runner');
-      await wb.answer('Spawn Teammate (3/3)', TIM_PROMPT);
-      await wb.pick('Spawn Teammate: which model?', 'Team model');
-      await wb.pick('Spawn Teammate: plan first?', 'Start working');
-      await wb.pick('Spawn Teammate: where does it work?', 'Shared checkout');
+      await wb.answer('Spawn Teammate', 'tim: runner');
+      await wb.answer('Spawn tim: first instructions', TIM_PROMPT);
+      // The defaults (team model, works at once, shared checkout): Enter on the first row.
+      await wb.pick('Spawn tim: Enter to start', 'Spawn tim');
 
       // tim claims the task and starts the long command (allowed once).
       const ask = approval('tim', CMD_LONG);

@@ -1,8 +1,8 @@
 // Roles in a real VS Code (code-server + Chromium, the packaged extension, the fake Messages
 // API as the model): Spawn Teammate offers the workspace's agent definitions in a quick pick;
 // the teammate spawned from one runs on its model and in plan mode, its Team row says
-// "planning — waiting for approval" while its write is refused, and Approve in the plan's
-// notification lets the write through.
+// "planning — waiting for approval" while its write is refused — as does the header of its
+// transcript panel — and Approve in the plan's notification lets the write through.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -58,14 +58,24 @@ describe('VS Code roles: spawn from a definition, plan mode, approve from the no
         reply(toolUse('idle', {})),
       );
       await wb.runCommand('Agent Teams: Spawn Teammate');
-      await wb.answer('Spawn Teammate (1/3)', 'ari');
-      await wb.pick('Spawn Teammate: from an agent definition?', 'architect');
-      await wb.answer('Spawn Teammate (3/3)', 'Design the cache.');
-      await wb.pick('Spawn Teammate: which model?', 'As its definition says');
-      await wb.pick('Spawn Teammate: plan first?', 'Plan first');
-      await wb.pick('Spawn Teammate: where does it work?', 'Shared checkout');
+      // One input for name and role (a role naming a definition uses it), the instructions,
+      // then the choices menu: toggle plan first, and Enter on its first row.
+      await wb.answer('Spawn Teammate', 'ari: architect');
+      await wb.answer('Spawn ari: first instructions', 'Design the cache.');
+      await wb.asked('Spawn ari: Enter to start');
+      await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'from architect' }).first().waitFor();
+      await wb.pick('Spawn ari: Enter to start', 'Plan first');
+      await wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'plans first' }).first().waitFor();
+      await wb.pick('Spawn ari: Enter to start', 'Spawn ari');
 
       await wb.treeRow(CONTAINER, 'planning — waiting for approval').first().waitFor({ timeout: 30_000 });
+      // Its transcript panel says so in its header, in the same words.
+      await wb.treeRow(CONTAINER, 'ari, architect').first().click();
+      const header = await until('the transcript panel of ari', async () => {
+        for (const f of wb.page.frames()) if (await f.locator('#activity').count().catch(() => 0)) return f.locator('#activity');
+        return undefined;
+      });
+      await until('the panel says planning', async () => /planning — waiting for approval/.test(await header.textContent() ?? ''), 30_000);
       const first = await until('ari asked the model', async () => api.requests('ari')[0]);
       assert.equal((first.body as { model: string }).model, 'claude-opus-4-5');
       assert.match(JSON.stringify(first.body.system), /ARCHITECT-RULES/);
@@ -77,6 +87,7 @@ describe('VS Code roles: spawn from a definition, plan mode, approve from the no
       await toast.getByRole('button', { name: 'Approve', exact: true }).click();
       await until('design.md written after approval', async () => (await readFile(join(s.workspace, 'design.md'), 'utf8').catch(() => '')) === '# design\n', 30_000);
       await until('the row no longer says planning', async () => (await wb.treeRow(CONTAINER, 'planning — waiting for approval').count()) === 0, 30_000);
+      await until('the panel no longer says planning', async () => !/planning/.test(await header.textContent() ?? 'planning'), 30_000);
     } catch (err) {
       await failureReport(err, s);
     }
