@@ -2,7 +2,7 @@
 // `Read(.env)`, `mcp__server__tool`), parsed once from settings or CLI flags. A rule
 // that does not parse is reported and dropped — never read as "allow". See
 // docs/permissions.md for the syntax.
-import picomatch from 'picomatch';
+import { globMatcher } from './path-glob';
 
 export type RuleKind = 'allow' | 'ask' | 'deny';
 export const RULE_KINDS: readonly RuleKind[] = ['deny', 'ask', 'allow'];
@@ -120,18 +120,18 @@ export function wildcardMatches(parts: readonly string[], text: string): boolean
  */
 function pathMatcher(spec: string): (rel: string, abs: string) => boolean {
   if (spec.startsWith('//')) {
-    const isMatch = picomatch(spec.slice(1), { dot: true });
+    const isMatch = globMatcher(spec.slice(1));
     return (_rel, abs) => isMatch(abs);
   }
   if (spec.startsWith('~/')) {
     const home = process.env.HOME ?? '';
-    const isMatch = picomatch(`${home}${spec.slice(1)}`, { dot: true });
+    const isMatch = globMatcher(`${home}${spec.slice(1)}`);
     return (_rel, abs) => isMatch(abs);
   }
   const pattern = spec.replace(/^\.?\//, '');
   const anywhere = !pattern.replace(/\/$/, '').includes('/');
-  const isMatch = picomatch(pattern.endsWith('/') ? `${pattern}**` : pattern, { dot: true, basename: anywhere });
-  const under = picomatch(`${pattern.replace(/\/$/, '')}/**`, { dot: true, basename: false });
+  const isMatch = globMatcher(pattern.endsWith('/') ? `${pattern}**` : pattern, { basename: anywhere });
+  const under = globMatcher(`${pattern.replace(/\/$/, '')}/**`);
   // `Read(secrets)` also covers what is inside a folder named so.
   return (rel) => isMatch(rel) || under(rel) || (anywhere && rel.split('/').some((seg) => isMatch(seg)));
 }
