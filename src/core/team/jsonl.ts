@@ -109,7 +109,9 @@ async function flush(path: string): Promise<void> {
         else p.reject(r.reason);
       });
     } catch (err) {
-      handles.delete(path);
+      // The next append opens afresh; this handle is closed, not left for the GC (an fd a
+      // day-long host would leak on every failed write, e.g. each one while the disk is full).
+      dropHandle(path);
       for (const p of batch) p.reject(err);
     }
   }
