@@ -54,6 +54,22 @@ describe('VS Code: watching a teammate work (transcript panel, Changes view)', (
     }, 60_000);
   }
 
+  /**
+   * Opens a file row of the Changes view until its change row shows. A click that lands while
+   * the tree redraws the row (a new change record arrives) can be lost, as for a user, who
+   * would click again; so does this.
+   */
+  async function expandUntil(file: string, change: string) {
+    const child = row(change).first();
+    await until(`${file} opened to show "${change}"`, async () => {
+      if (await child.isVisible()) return true;
+      const parent = row(file).first();
+      if ((await parent.getAttribute('aria-expanded', { timeout: 2_000 })) !== 'true') await parent.click({ timeout: 2_000 });
+      return child.waitFor({ timeout: 3_000 }).then(() => true, () => false);
+    }, 30_000);
+    return child;
+  }
+
   /** The tool row of the bash call whose input is CMD_WAIT. */
   const bashRow = (f: Frame) => f.locator('#rows .row.kind-tool', { hasText: 'while [ ! -f' });
 
@@ -161,11 +177,8 @@ describe('VS Code: watching a teammate work (transcript panel, Changes view)', (
         if ((await header.getAttribute('aria-expanded').catch(() => null)) === 'true') await header.click();
       }
       // agent → file (collapsed) → change.
-      const notesFile = row('notes.txt').first();
-      await notesFile.waitFor({ timeout: 30_000 });
-      if ((await notesFile.getAttribute('aria-expanded')) !== 'true') await notesFile.click();
-      const edit = row('wes edited notes.txt at').first();
-      await edit.waitFor();
+      await row('notes.txt').first().waitFor({ timeout: 30_000 });
+      const edit = await expandUntil('notes.txt', 'wes edited notes.txt at');
       await edit.click();
 
       // VS Code's diff editor: before on the left, after on the right.
@@ -182,11 +195,8 @@ describe('VS Code: watching a teammate work (transcript panel, Changes view)', (
 
       // hand.txt changed by hand after wes wrote it: the revert is refused with the reason, the file kept.
       await writeFile(join(workspace, HAND_FILE), 'changed by hand\n');
-      const handFile = row(HAND_FILE).first();
-      await handFile.waitFor();
-      if ((await handFile.getAttribute('aria-expanded')) !== 'true') await handFile.click();
-      const created = row(`wes created ${HAND_FILE} at`).first();
-      await created.waitFor();
+      await row(HAND_FILE).first().waitFor();
+      const created = await expandUntil(HAND_FILE, `wes created ${HAND_FILE} at`);
       await wb!.contextMenu(created, 'Revert Change');
       await wb!.notification(`Not reverted: ${HAND_FILE} has changed since wes's change`).first().waitFor();
       assert.equal(await file(HAND_FILE), 'changed by hand\n');
