@@ -213,7 +213,10 @@ test('a folder swapped for a symlink to outside while writing never takes the wr
   await mkdir(out);
   const { spawn } = await import('node:child_process');
   // Another process flips ws/sub between the real folder and a link to outside, as fast as it can.
-  const racer = spawn('bash', ['-c', `cd "${ws}"; while true; do mv sub subd; ln -s "${out}" sub; rm sub; mv subd sub; done`], { stdio: 'ignore' });
+  // Its own process group, killed whole: killing bash alone left a running `mv` behind, which
+  // raced the clean-up (ENOTEMPTY) once in CI.
+  const racer = spawn('bash', ['-c', `cd "${ws}"; while true; do mv sub subd; ln -s "${out}" sub; rm sub; mv subd sub; done`], { stdio: 'ignore', detached: true });
+  const gone = new Promise((r) => racer.once('exit', r));
   try {
     const w = new WorkspaceFs(ws);
     let written = 0;
@@ -227,7 +230,8 @@ test('a folder swapped for a symlink to outside while writing never takes the wr
     }
     assert.ok(written > 0, 'some writes went through');
   } finally {
-    racer.kill('SIGKILL');
+    process.kill(-racer.pid!, 'SIGKILL');
+    await gone;
   }
   assert.deepEqual(await readdir(out), [], 'nothing landed outside, not even a temporary file');
 });
