@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
@@ -144,10 +144,12 @@ test('stop lands at once even when it arrives while an idle teammate is checking
     if (!stopping) {
       const t0 = Date.now();
       stopping = h.rt.stopTeammate('vic').then(() => Date.now() - t0);
+      return null; // nothing for vic: it goes back to waiting unless the stop's wake counts
     }
     return nextWorkFor(name);
   };
-  await writeFile(join(h.root, '.tasks', 'poke.txt'), 'x'); // wakes vic into its checks
+  // A new task file wakes vic into its checks (idle teammates wake on task files only).
+  await h.rt.createTask({ subject: 'poke' });
   await waitFor(async () => stopping !== undefined, 5000, 'stop issued during the checks');
   const ms = await stopping!;
   assert.ok(ms < 2000, `stopped after ${ms} ms`);
