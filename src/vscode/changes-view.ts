@@ -2,6 +2,8 @@
 // change records every process appends (docs/file-formats.md, "Changes"). Opening a change
 // shows VS Code's diff editor over a read-only document provider; Revert Change restores the
 // content before it only while the file still holds what the change wrote.
+// A new record redraws only its agent's rows (the tree is redrawn whole only when an agent
+// comes or goes): a redraw rebuilds rows under the pointer and can swallow a click.
 import * as vscode from 'vscode';
 import { ChangeLog, type ChangeRecord } from '../core/watch/change-log';
 import { revertChange } from '../core/watch/changes';
@@ -9,9 +11,26 @@ import { revertChange } from '../core/watch/changes';
 export const CHANGE_SCHEME = 'agent-teams-change';
 
 export type ChangeNode =
-  | { nodeKind: 'changeAgent'; agent: string; worktree?: string; count: number }
+  | ChangeAgentNode
   | { nodeKind: 'changeFile'; agent: string; file: string; changes: ChangeRecord[] }
   | { nodeKind: 'change'; change: ChangeRecord };
+
+/** Kept from one load to the next (updated in place), so a change event can name the row. */
+interface ChangeAgentNode { nodeKind: 'changeAgent'; agent: string; worktree?: string; count: number }
+
+/** Coalesces a burst of appends (an agent writing several files) into one reload. */
+const RELOAD_DELAY_MS = 100;
+
+/** Per agent: how many records and the newest one's id — what its rows show. */
+function signatures(all: ChangeRecord[]): Map<string, string> {
+  const count = new Map<string, number>();
+  const last = new Map<string, string>();
+  for (const c of all) {
+    count.set(c.agent, (count.get(c.agent) ?? 0) + 1);
+    last.set(c.agent, c.id);
+  }
+  return new Map([...count].map(([agent, n]) => [agent, `${n} ${last.get(agent)}`]));
+}
 
 const where = (c: ChangeRecord): string => (c.root ? `${c.root}/${c.path}` : c.path);
 
@@ -28,25 +47,65 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   readonly log: ChangeLog;
   private cache: Promise<ChangeRecord[]> | undefined;
   private readonly watcher: vscode.FileSystemWatcher;
-  private agentsNodes = new Map<string, ChangeNode>();
+  private agentsNodes = new Map<string, ChangeAgentNode>();
+  /** Per agent, what its rows showed at the last load: count and newest record. */
+  private shown: Map<string, string> | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(root: string) {
     this.log = new ChangeLog(root);
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '.team/changes/*.jsonl'));
-    const refresh = (): void => this.refresh();
-    this.watcher.onDidChange(refresh);
-    this.watcher.onDidCreate(refresh);
-    this.watcher.onDidDelete(refresh);
+    const soon = (): void => {
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.refresh(), RELOAD_DELAY_MS);
+    };
+    this.watcher.onDidChange(soon);
+    this.watcher.onDidCreate(soon);
+    this.watcher.onDidDelete(soon);
   }
 
-  refresh(): void {
-    this.cache = undefined;
-    this.changed.fire(undefined);
+  /** Reads the records again and redraws what differs: the agents' rows that changed, or the tree when an agent came or went. */
+  async refresh(): Promise<void> {
+    const loading = this.log.list().then((r) => r.changes, () => []);
+    this.cache = loading;
+    const all = await loading;
+    if (this.cache !== loading) return; // a newer load is under way and will redraw
+    const before = this.shown;
+    const now = signatures(all);
+    this.shown = now;
+    const sameAgents = before !== undefined && before.size === now.size && [...now.keys()].every((a) => before.has(a));
+    if (!sameAgents) {
+      this.changed.fire(undefined);
+      return;
+    }
+    // Only rows the view was given can be named; any other change redraws the tree.
+    const given = this.agentsNodes;
+    this.syncAgents(all);
+    const rows = [...now].filter(([agent, sig]) => before.get(agent) !== sig).map(([agent]) => given.get(agent));
+    if (rows.some((r) => r === undefined)) this.changed.fire(undefined);
+    else for (const r of rows) this.changed.fire(r);
   }
 
   all(): Promise<ChangeRecord[]> {
     this.cache ??= this.log.list().then((r) => r.changes, () => []);
     return this.cache;
+  }
+
+  /** The agents' nodes for `all`, the existing objects updated in place. */
+  private syncAgents(all: ChangeRecord[]): ChangeAgentNode[] {
+    const by = new Map<string, ChangeRecord[]>();
+    for (const c of all) by.set(c.agent, [...(by.get(c.agent) ?? []), c]);
+    const nodes = new Map<string, ChangeAgentNode>();
+    for (const [agent, cs] of by) {
+      const node = this.agentsNodes.get(agent) ?? { nodeKind: 'changeAgent', agent, count: 0 };
+      node.count = cs.length;
+      const wt = cs.find((c) => c.root.startsWith('.worktrees/'))?.root.slice('.worktrees/'.length);
+      if (wt) node.worktree = wt;
+      else delete node.worktree;
+      nodes.set(agent, node);
+    }
+    this.agentsNodes = nodes;
+    return [...nodes.values()];
   }
 
   async find(id: string): Promise<ChangeRecord | undefined> {
@@ -56,13 +115,8 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   async getChildren(node?: ChangeNode): Promise<ChangeNode[]> {
     const all = await this.all();
     if (!node) {
-      const by = new Map<string, ChangeRecord[]>();
-      for (const c of all) by.set(c.agent, [...(by.get(c.agent) ?? []), c]);
-      this.agentsNodes = new Map([...by].map(([agent, cs]) => {
-        const wt = cs.find((c) => c.root.startsWith('.worktrees/'))?.root.slice('.worktrees/'.length);
-        return [agent, { nodeKind: 'changeAgent', agent, count: cs.length, ...(wt ? { worktree: wt } : {}) } as ChangeNode];
-      }));
-      return [...this.agentsNodes.values()];
+      this.shown ??= signatures(all);
+      return this.syncAgents(all);
     }
     if (node.nodeKind === 'changeAgent') {
       const files = new Map<string, ChangeRecord[]>();
@@ -133,13 +187,14 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
 
   async revert(c: ChangeRecord): Promise<boolean> {
     const r = await revertChange(this.log, c, 'user');
-    this.refresh();
+    await this.refresh();
     if (r.ok) void vscode.window.showInformationMessage(r.message);
     else void vscode.window.showWarningMessage(r.message);
     return r.ok;
   }
 
   dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
     this.watcher.dispose();
     this.changed.dispose();
     this.docChanged.dispose();

@@ -56,7 +56,7 @@ export function startEngine(shell: Shell): Engine {
   const watch = {
     openTranscript: (agent: string) => transcripts.open(agent),
     async showChanges(agent?: string) {
-      changes.refresh();
+      await changes.refresh();
       await vscode.commands.executeCommand('agentTeams.changes.focus');
       if (!agent) return;
       await changes.getChildren();

@@ -1,7 +1,8 @@
 // Watching an agent work must not disturb the Team tree: the lines a working agent appends to
 // its transcript (streamed text, tool results, messages, usage), followed by an open
 // transcript panel, redraw no tree row — a redraw rebuilds a row's inline actions, and a click
-// on one (Approve Plan) landing mid-redraw is lost.
+// on one (Approve Plan) landing mid-redraw is lost. Likewise a new change record redraws only
+// its agent's rows in the Changes view, and the whole view only when an agent comes.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
@@ -9,7 +10,46 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { Case, Env } from './index';
 
+/** Appends one change record (docs/file-formats.md, "Changes") as an agent's write would. */
+async function changeRecord(root: string, agent: string, file: string): Promise<void> {
+  const dir = join(root, '.team', 'changes');
+  await mkdir(dir, { recursive: true });
+  const rec = {
+    id: `chg_${Date.now().toString(36)}_${randomUUID().slice(0, 8)}`, agent, ts: Date.now() / 1000, task: null, tool: 'write_file',
+    root: '', path: file, before: null, after: { bytes: 1, stored: false, why: 'not_written' },
+  };
+  await appendFile(join(dir, `${agent}.jsonl`), `${JSON.stringify(rec)}\n`);
+}
+
+async function eventually(what: string, ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 100 && !ok(); i++) await new Promise((r) => setTimeout(r, 100));
+  assert.ok(ok(), `not in time: ${what}`);
+}
+
 export const watchCases: Case[] = [
+  ['a new change record redraws its agent\'s rows in the Changes view; a new agent redraws the view', async ({ api, root }: Env) => {
+    const view = api.changes as vscode.TreeDataProvider<{ agent?: string }>;
+    await changeRecord(root, 'cleo', 'a.txt');
+    const agents = async () => (await view.getChildren()) ?? [];
+    for (let i = 0; i < 100 && !(await agents()).some((n) => n.agent === 'cleo'); i++) await new Promise((r) => setTimeout(r, 100));
+    const cleo = (await agents()).find((n) => n.agent === 'cleo');
+    assert.ok(cleo, 'cleo has a row');
+    await new Promise((r) => setTimeout(r, 500)); // the watcher's own event for the first record
+    const redrawn: unknown[] = [];
+    const sub = view.onDidChangeTreeData!((e) => redrawn.push(e));
+    try {
+      await changeRecord(root, 'cleo', 'b.txt');
+      await eventually('a redraw for cleo\'s second change', () => redrawn.length > 0);
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(redrawn, [cleo], "cleo's row alone, not the whole view");
+      assert.equal(String((await view.getTreeItem(cleo)).description), '2 changes');
+      await changeRecord(root, 'dora', 'c.txt');
+      await eventually('a redraw for dora', () => redrawn.length > 1);
+      assert.equal(redrawn[1], undefined, 'an agent that comes redraws the view');
+    } finally {
+      sub.dispose();
+    }
+  }],
   ['a working agent\'s transcript lines, followed by its open panel, redraw no Team tree row', async ({ api, root }: Env) => {
     const tree = api.teamTree as vscode.TreeDataProvider<unknown>;
     await vscode.commands.executeCommand('agentTeams.openTranscript', { agent: 'bob' });
