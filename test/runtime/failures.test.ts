@@ -104,7 +104,13 @@ test('bash approval: while the user has not answered, the teammate shows it is w
   const h = await harness(t, { bashPolicy: 'ask' });
   let answer!: (d: 'allow' | 'deny') => void;
   await h.rt.dispose();
-  await h.restart({ approver: { bash: () => new Promise((r) => { answer = r; }) } });
+  // Answered by the test; a stop (the clean-up of a failed run) answers deny, as the real approvers do, so a failure ends the test instead of hanging it.
+  await h.restart({ approver: { bash: (_a, _c, signal) => new Promise((r) => {
+    answer = r;
+    if (signal?.aborted) r('deny');
+    signal?.addEventListener('abort', () => r('deny'));
+  }) } });
+  // The user is asked only once the agent shows it is waiting: never a prompt the tree does not mention, nor the reverse.
   h.api.script('uma', reply(toolUse('bash', { command: 'echo approved > ok.txt' })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'uma', role: 'dev', prompt: 'Go.' });
   await waitFor(async () => h.rt.activity('uma').kind === 'waiting-approval', 5000, 'waiting for approval');

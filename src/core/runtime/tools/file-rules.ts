@@ -16,16 +16,18 @@ export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string
   const d = decideFile(rules, tool, rel, abs);
   if (!d || d.verdict === 'allow') return undefined;
   if (d.verdict === 'deny') return fail(`Refused: ${d.reason}.`);
+  const asksChange = tool !== 'Read' && after !== undefined;
+  // The current content is read first, so "waiting for approval" shows once the question is out.
+  const before = asksChange && h.approver.fileChange ? await readFile(abs, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  }) : null;
   a.setActivity({ kind: 'waiting-approval', what: `${tool === 'Read' ? 'read' : 'change'} ${rel}` });
   let answer: 'allow' | 'deny' = 'deny';
-  if (tool === 'Read' || !after) {
+  if (!asksChange) {
     answer = h.approver.tool ? await h.approver.tool(a.name, `read ${rel}`, d.reason, a.signal) : 'deny';
   } else if (h.approver.fileChange) {
-    const before = await readFile(abs, 'utf8').catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return null;
-      throw e;
-    });
-    answer = await h.approver.fileChange(a.name, { path: userPath, abs, before, after: after(before), rule: d.rule ?? '' }, a.signal);
+    answer = await h.approver.fileChange(a.name, { path: userPath, abs, before, after: after!(before), rule: d.rule ?? '' }, a.signal);
   }
   a.setActivity({ kind: 'tool', tool: tool === 'Read' ? 'read_file' : tool === 'Edit' ? 'edit_file' : 'write_file' });
   return answer === 'allow' ? undefined : fail(`The user denied this ${tool === 'Read' ? 'read' : 'change'} (${d.reason}).`);

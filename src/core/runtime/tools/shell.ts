@@ -25,9 +25,12 @@ export const bash = defineTool({
       return fail(d.rule ? `Refused: ${d.reason}.` : `Refused: shell commands are disabled (agentTeams.toolApproval.bash = deny) and no allow rule covers this one: ${d.reason}.`);
     }
     if (d.verdict === 'ask') {
+      // The rules "Always allow" may offer are worked out first (a parse, off the loop), so
+      // "waiting for approval" is shown only once the question is really put to the user.
+      const suggestions = await suggestRules(command);
       // Shown in the tree and the CLI, so a prompt nobody answered is visible, not a silent hang.
       a.setActivity({ kind: 'waiting-approval', what: `bash \`${command.length > 80 ? `${command.slice(0, 80)}…` : command}\`` });
-      const decision = await h.approver.bash(a.name, command, a.signal, { reason: d.reason, suggestions: await suggestRules(command) });
+      const decision = await h.approver.bash(a.name, command, a.signal, { reason: d.reason, suggestions });
       a.setActivity({ kind: 'tool', tool: 'bash' });
       if (decision !== 'allow') return fail('The user denied this command.');
     }
