@@ -2,6 +2,7 @@
 // error kinds, caching and key hygiene.
 import { test, describe, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import {
   backoffDelay, createModelClient, isAbortError, ModelError, parseRetryAfter, redact, resolveModelConfig,
   withCacheBreakpoints, type ModelClientOptions, type ModelMessage, type ModelStatus, type ModelTool,
@@ -38,6 +39,27 @@ describe('model client', () => {
     assert.equal(second, words);
     assert.ok(pieces.filter(([, a]) => a === 2).length > 1, 'in several pieces');
     assert.deepEqual(r.content, [{ type: 'text', text: words }]);
+  });
+
+  test('calls made under an agent\'s long-lived signal leave nothing attached to it', async () => {
+    // An agent's signal lives as long as the agent; each model call must take back what it hung
+    // on it. AbortSignal.any left a WeakRef per call in the signal's dependants on Node 20.
+    const agent = new AbortController();
+    const dependants = () => {
+      const sym = Object.getOwnPropertySymbols(agent.signal).find((x) => x.description === 'kDependantSignals');
+      return sym ? ((agent.signal as unknown as Record<symbol, Set<unknown> | undefined>)[sym]?.size ?? 0) : 0;
+    };
+    for (let i = 0; i < 20; i++) {
+      api.script('alice', reply('ok'));
+      await client().send({ system: SYSTEM, messages: hello, signal: agent.signal });
+    }
+    assert.equal(dependants(), 0, 'signals derived from the agent\'s and kept by it');
+    assert.equal(getEventListeners(agent.signal, 'abort').length, 0, 'abort listeners left on the agent\'s signal');
+    // And the signal still stops a call.
+    api.script('alice', shaped('A reply that streams slowly enough to be stopped midway through.', { delayMs: 200 }));
+    const pending = client().send({ system: SYSTEM, messages: hello, signal: agent.signal });
+    setTimeout(() => agent.abort(), 100);
+    assert.ok(isAbortError(await rejection(pending)));
   });
 
   test('the default model is one the SDK does not warn about as deprecated', async (t) => {

@@ -76,7 +76,15 @@ async function streamOnce(
   idleMs: number, onStreaming: () => void, onText?: (delta: string) => void,
 ): Promise<Omit<SendResult, 'attempts'>> {
   const stall = new AbortController();
-  const stream = sdk.messages.stream(params, { signal: signal ? AbortSignal.any([signal, stall.signal]) : stall.signal });
+  // This request's own signal, aborted by a stall or by the agent's signal. Not
+  // AbortSignal.any: on Node 20 every call left a WeakRef in the agent's long-lived signal that
+  // was never dropped (a 10-minute soak grew the heap by ~45 bytes a model call).
+  const call = new AbortController();
+  const relay = (): void => call.abort();
+  stall.signal.addEventListener('abort', relay, { once: true });
+  signal?.addEventListener('abort', relay, { once: true });
+  if (signal?.aborted) call.abort();
+  const stream = sdk.messages.stream(params, { signal: call.signal });
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = () => {
     clearTimeout(timer);
@@ -114,6 +122,7 @@ async function streamOnce(
   } finally {
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
+    signal?.removeEventListener('abort', relay);
     stream.abort(); // no-op once finished; frees the connection otherwise
   }
 }
