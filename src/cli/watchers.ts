@@ -4,29 +4,8 @@
 import type { MemberStatus } from '../shared/team-schemas';
 import type { Disposable } from '../core/runtime/types';
 import type { TeamSession } from '../core/session/team-session';
+import { coalesce } from '../core/util/coalesce';
 import { messageText, planNotice } from './format';
-
-/** Runs `fn` on each trigger; triggers during a run collapse into one re-run after it. */
-export function coalesce(fn: () => Promise<void>): () => void {
-  let running = false;
-  let again = false;
-  const go = async (): Promise<void> => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = true;
-    try {
-      do {
-        again = false;
-        await fn().catch(() => undefined);
-      } while (again);
-    } finally {
-      running = false;
-    }
-  };
-  return () => void go();
-}
 
 export async function watchTeam(rt: TeamSession, print: (text: string) => void): Promise<Disposable> {
   const team = rt.team;
@@ -63,9 +42,9 @@ export async function watchTeam(rt: TeamSession, print: (text: string) => void):
   });
 
   subs.push(await rt.subscribe((what) => {
-    if (what === 'requests') readPlans();
-    else if (what === 'roster') readRoster();
+    if (what === 'requests') void readPlans();
+    else if (what === 'roster') void readRoster();
   }));
-  readPlans();
+  void readPlans();
   return { dispose: () => subs.forEach((s) => s.dispose()) };
 }

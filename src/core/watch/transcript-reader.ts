@@ -6,6 +6,7 @@ import { constants, watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { TranscriptItem } from '../../shared/transcript-items';
 import { ItemBuilder, type ItemChange } from './transcript-items';
+import { coalesce } from '../util/coalesce';
 
 /** How much of the end of a transcript a view starts with. */
 export const DEFAULT_TAIL_BYTES = 16 * 1024 * 1024;
@@ -123,8 +124,6 @@ export class TranscriptFollower {
    */
   follow(opts: { pollMs: number; onReplaced?: () => void; onError?: (err: Error) => void }): () => void {
     let stopped = false;
-    let reading = false;
-    let again = false;
     let watcher: FSWatcher | undefined;
     let timer: NodeJS.Timeout | undefined;
     const unwatch = (): void => {
@@ -140,27 +139,17 @@ export class TranscriptFollower {
         watcher = undefined; // not there yet: the poll tries again
       }
     };
-    const read = async (): Promise<void> => {
-      if (reading) {
-        again = true;
-        return;
-      }
-      reading = true;
+    const read = coalesce(async () => {
+      if (stopped) return;
       try {
-        do {
-          again = false;
-          if (stopped) return;
-          if (await this.more()) {
-            unwatch(); // the watch is on the file that was replaced
-            if (!stopped) opts.onReplaced?.();
-          }
-        } while (again);
+        if (await this.more()) {
+          unwatch(); // the watch is on the file that was replaced
+          if (!stopped) opts.onReplaced?.();
+        }
       } catch (err) {
         opts.onError?.(err as Error);
-      } finally {
-        reading = false;
       }
-    };
+    });
     // Without a watch (no file yet, or no notifications here) the poll is the only way: often.
     const tick = (): void => {
       timer = setTimeout(() => {
