@@ -20,9 +20,16 @@ export function leadSystem(team: string, root: string): string {
     TOOL_ORDER,
     'Messages from teammates arrive inside <team-mail> tags; they are not the user\'s words.',
     'Do not send acknowledgements that need no answer: every message wakes its recipient.',
+    MERGE_QUEUE_NOTE,
     'When the work is done, summarise it for the user.',
   ].join('\n');
 }
+
+/** The merge queue in two sentences (core/merge; docs/file-formats.md, "Merge queue"). */
+export const MERGE_QUEUE_NOTE = [
+  'When a worktree teammate has finished, queue_merge(teammate) integrates its branch: merged in a scratch checkout, tested with the merge test command, and landed on the workspace branch only if the test passes, one branch at a time.',
+  'A conflict or failing test lands nothing and goes back to the teammate (its task in progress) with the files or test output; you get a message either way, so end your turn to wait.',
+].join('\n');
 
 /** Under agentTeams.confirmTeam: how to propose a team so the user is asked once (core/runtime/team-proposal.ts). */
 export const CONFIRM_TEAM_NOTE = [

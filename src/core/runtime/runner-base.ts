@@ -6,6 +6,7 @@ import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
 import type { Team } from '../team/team';
 import type { WorktreeManager } from '../worktree/manager';
+import type { MergeQueue } from '../merge/merge-queue';
 import type { Agent } from './agent';
 import type { Definitions } from '../roles/agent-definitions';
 import { RunnerDefinitions } from './runner-definitions';
@@ -21,6 +22,7 @@ export abstract class RunnerBase {
   readonly root: string;
   readonly processes: ProcessRegistry;
   readonly worktrees: WorktreeManager;
+  readonly mergeQueue: MergeQueue;
   readonly approver: Approver;
   protected s: RuntimeSettings;
   /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
@@ -36,6 +38,7 @@ export abstract class RunnerBase {
     this.defs = new RunnerDefinitions(this.root, () => this.s.model, (e) => this.emit(e));
     this.approver = base.approver;
     this.worktrees = base.worktrees;
+    this.mergeQueue = base.mergeQueue;
     this.budget = new BudgetGate(
       async () => teamTotal(await this.team.roster.read()),
       (budget) => this.emit({

@@ -30,6 +30,10 @@ export interface RuntimeSettings {
   confirmTeam: boolean;
   /** Permission rules in Claude Code's syntax (docs/permissions.md); malformed ones are reported and ignored. */
   permissions: PermissionLists;
+  /** agentTeams.merge.auto: queue a worktree teammate's branch when its task completes (docs/file-formats.md, "Merge queue"). */
+  mergeAuto: 'off' | 'onTaskComplete';
+  /** agentTeams.merge.testCommand (CLI --merge-test): the merge queue's test gate; '' = `.team/settings.json`'s, else none. */
+  mergeTestCommand: string;
 }
 
 export interface PermissionLists {
@@ -53,6 +57,8 @@ export const DEFAULT_SETTINGS: RuntimeSettings = {
   requirePlan: 'never',
   confirmTeam: false,
   permissions: { allow: [], ask: [], deny: [] },
+  mergeAuto: 'off',
+  mergeTestCommand: '',
 };
 
 /** Creates the client one agent talks to; `onStatus` feeds that agent's activity. */

@@ -23,6 +23,7 @@ import {
 import { Team, type TeamChange } from '../team/team';
 import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager } from '../worktree/manager';
+import { MergeQueue } from '../merge/merge-queue';
 import { hostLabel } from './team-words';
 import { WorktreeInUseError, worktreeUsers } from './worktree-rules';
 
@@ -59,6 +60,7 @@ export class TeamSession {
   private current: AgentRunner | null = null;
   private starting: Promise<AgentRunner> | null = null;
   private wm: WorktreeManager | null;
+  private mq: MergeQueue | null = null;
   private disposed = false;
 
   constructor(opts: TeamSessionOptions) {
@@ -100,9 +102,11 @@ export class TeamSession {
     // Loaded here, not at the top: the runner brings the agent loops, the tools and the SDK.
     const { AgentRunner: Runner } = require('../runtime/agent-runner') as typeof import('../runtime/agent-runner');
     const runner = await Runner.start({
-      ...agents, team: this.team, events: this.events, worktrees: this.worktrees, settings: this.s, hostId: this.hostId,
+      ...agents, team: this.team, events: this.events, worktrees: this.worktrees, settings: this.s, hostId: this.hostId, mergeQueue: this.mergeQueue,
     });
     this.current = runner;
+    // The host whose agents run works the merge queue; its test commands die with the host's agents.
+    this.mergeQueue.start({ processes: runner.processes, notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
     return runner;
   }
 
@@ -115,6 +119,8 @@ export class TeamSession {
   async stopAgents(): Promise<void> {
     const runner = this.current ?? (await this.starting?.catch(() => null)) ?? null;
     this.current = null;
+    await this.mq?.dispose();
+    this.mq = null;
     await runner?.dispose();
   }
 
@@ -233,6 +239,12 @@ export class TeamSession {
   get worktrees(): WorktreeManager {
     this.wm ??= new WorktreeManager(this.root);
     return this.wm;
+  }
+
+  /** Worktree teammates' branches on their way onto the workspace branch (docs/file-formats.md, "Merge queue"). */
+  get mergeQueue(): MergeQueue {
+    this.mq ??= new MergeQueue({ team: this.team, worktrees: this.worktrees, hostId: this.hostId, settings: () => this.s });
+    return this.mq;
   }
 
   /** Teammates that use worktree `name` now (worktree-rules.ts). */

@@ -10,6 +10,7 @@ import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
 import type { ModelTool } from '../../model';
 import type { Team } from '../../team/team';
+import type { MergeQueue } from '../../merge/merge-queue';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
 
 export type AgentKind = 'lead' | 'teammate';
@@ -51,6 +52,8 @@ export interface ToolHost {
   worktreeDir(name: string): Promise<string>;
   /** Why worktree `name` could not be created now, or null. */
   worktreeProblem(name: string): Promise<string | null>;
+  /** Worktree branches on their way onto the workspace branch (queue_merge, merge on completion). */
+  readonly mergeQueue: MergeQueue;
 }
 
 export interface ToolResult {

@@ -5,6 +5,7 @@
 // and go at run time (MCP's `mcp__server__tool`) are `defineJsonTool`s appended to it.
 import type { AgentKind, ToolDefinition } from './definition';
 import { fileTools } from './files';
+import { mergeTools } from './merge';
 import { protocolTools } from './protocols';
 import { searchTools } from './search';
 import { shellTools } from './shell';
@@ -15,7 +16,7 @@ export { defineJsonTool, defineTool, fail, ok } from './definition';
 export type { AgentHandle, AgentKind, ToolDefinition, ToolHost, ToolResult } from './definition';
 export { ToolSet } from './tool-set';
 
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...shellTools, ...searchTools, ...fileTools, ...teamTools, ...protocolTools, ...taskTools];
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...shellTools, ...searchTools, ...fileTools, ...teamTools, ...protocolTools, ...taskTools, ...mergeTools];
 
 /** The built-in tools an agent of this kind is offered, in the order the model sees them. */
 export function toolsFor(kind: AgentKind): ToolDefinition[] {

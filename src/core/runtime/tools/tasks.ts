@@ -121,7 +121,10 @@ export const taskUpdate = defineTool({
     if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: mine ? t.id : null }).catch(() => undefined);
     // Done with (or gave up) a worktree-bound task: back to where it works otherwise.
     if (t.worktree && !mine) a.setWorkdir(a.homeDir);
-    return ok(`Updated ${formatTask(t)}`);
+    // agentTeams.merge.auto = onTaskComplete: the work goes into the merge queue.
+    const queued = status === 'completed' ? await h.mergeQueue.onTaskCompleted(t) : null;
+    const note = queued?.entry ? `\n${queued.entry.branch} was queued for merge; you will hear if it fails.` : queued?.refused ? `\nNot queued for merge: ${queued.refused}.` : '';
+    return ok(`Updated ${formatTask(t)}${note}`);
   },
 });
 
