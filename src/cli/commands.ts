@@ -29,8 +29,8 @@ export const COMMANDS: Command[] = [
   { words: ['team'], synopsis: '[--json]', summary: 'roster: status, role, current task, tokens, pending requests', options: json, run: teamCommand },
   { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand },
   {
-    words: ['task', 'add'], synopsis: '<subject> [--description <text>] [--blocked-by <id,id…>] [--json]',
-    summary: 'create a task', options: { ...json, description: { type: 'string' }, 'blocked-by': { type: 'string' } }, run: taskAddCommand,
+    words: ['task', 'add'], synopsis: '<subject> [--description <text>] [--blocked-by <id,id…>] [--files <glob,…>] [--json]',
+    summary: 'create a task', options: { ...json, description: { type: 'string' }, 'blocked-by': { type: 'string' }, files: { type: 'string' } }, run: taskAddCommand,
   },
   { words: ['task', 'done'], synopsis: '<id> [--json]', summary: 'complete a task (unblocks the tasks waiting for it)', options: json, run: taskDoneCommand },
   {

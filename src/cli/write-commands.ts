@@ -2,6 +2,7 @@
 // requests. Each is one engine call, so a VS Code window or REPL over the same folder
 // sees the change through its file watchers within milliseconds.
 import { text } from 'node:stream/consumers';
+import { normalizeGlobs } from '../core/team/file-ownership';
 import { CliError, intList, positiveInt, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { taskLine } from './format';
@@ -28,13 +29,25 @@ async function openChecked(ctx: CommandContext, check: (team: Team) => Promise<u
   return ctx.open(true);
 }
 
+/** --files <glob,…>: what the task may change (file ownership); checked before anything is written. */
+function filesOpt(ctx: CommandContext): string[] | undefined {
+  const raw = stringOpt(ctx.opts, 'files');
+  if (raw === undefined) return undefined;
+  try {
+    return normalizeGlobs(raw.split(',').map((g) => g.trim()).filter(Boolean)) ?? [];
+  } catch (err) {
+    throw new UsageError(`--files: ${(err as Error).message.replace(/^files: /, '')}`, ctx.usage);
+  }
+}
+
 export async function taskAddCommand(ctx: CommandContext): Promise<number> {
   const subject = ctx.args.join(' ').trim();
   if (!subject) throw new UsageError('missing subject', ctx.usage);
   const blockedRaw = stringOpt(ctx.opts, 'blocked-by');
   const blockedBy = blockedRaw === undefined ? [] : intList(blockedRaw, '--blocked-by', ctx.usage);
+  const files = filesOpt(ctx);
   const team = await ctx.open(true);
-  const task = await team.tasks.create({ subject, description: stringOpt(ctx.opts, 'description'), blockedBy });
+  const task = await team.tasks.create({ subject, description: stringOpt(ctx.opts, 'description'), blockedBy, files });
   ctx.emit(task, () => `Created ${taskLine(task)}`);
   return 0;
 }

@@ -16,6 +16,8 @@ import { WORKTREE_COMMANDS } from './worktree-commands';
 const text = z.string().trim().min(1, 'must not be empty');
 const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a request id');
 const taskId = z.coerce.number().int().positive();
+/** File ownership globs: a list, or one comma-separated string as typed. */
+const globList = z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((g) => g.trim()).filter(Boolean) : v), z.array(z.string()).optional());
 const live = (s: string) => s !== 'shutdown';
 
 const memberName = (n: TreeNode) => (n.nodeKind === 'member' ? n.name : n.nodeKind === 'request' ? (n.record.subject ?? n.record.from) : undefined);
@@ -117,8 +119,9 @@ export const COMMANDS: CommandSpec[] = [
       { key: 'subject', ask: () => askText({ title: 'Create Task', prompt: 'Subject' }) },
       { key: 'description', optional: true, ask: () => askText({ title: 'Create Task', prompt: 'Description (optional)', optional: true }) },
       { key: 'blockedBy', optional: true, ask: async (ctx) => pickTasks(await ctx.team(), 'Create Task: blocked by') },
+      { key: 'files', optional: true, ask: () => askText({ title: 'Create Task', prompt: 'Files it may change, as globs separated by commas (optional): nobody else edits them while it is in progress', placeHolder: 'src/parser/**, docs/parser.md', optional: true }) },
     ],
-    schema: z.object({ subject: text, description: z.string().optional(), blockedBy: z.array(taskId).optional() }),
+    schema: z.object({ subject: text, description: z.string().optional(), blockedBy: z.array(taskId).optional(), files: globList }),
     run: async (a, ctx) => (await ctx.ready()).createTask(a),
   }),
   spec({

@@ -223,7 +223,7 @@ export class TeamSession {
     return putInPlanMode(this.team, by, teammate, reason);
   }
 
-  async createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task> {
+  async createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null; files?: string[] }): Promise<Task> {
     const problem = input.worktree ? await this.worktrees.problemWith(input.worktree) : null;
     if (problem) throw new SessionError(`worktree "${input.worktree}" cannot be used: ${problem}`);
     return this.team.tasks.create(input);

@@ -15,6 +15,7 @@ import { assertTeammateName } from '../util/names';
 import { reportProblem } from '../util/problems';
 import type { TeamPaths } from './paths';
 import { TaskView } from './task-view';
+import { claimOverlap, normalizeGlobs } from './file-ownership';
 import { planBatch, type NewTask, type NewTaskInBatch } from './task-batch';
 import {
   applyUpdate, chainText, claimRefusal, cycleThrough, isClaimable, TaskError,
@@ -140,7 +141,7 @@ export class TaskBoard {
       // A task file moved aside as corrupt (task_7.json.corrupt-…) keeps its id taken: a new
       // task must not inherit the old one's blockers, mail or worktree by number.
       const taken = Math.max(ids[ids.length - 1] ?? 0, ...(await this.quarantinedIds()));
-      const planned = planBatch(items, taken + 1);
+      const planned = planBatch(items, taken + 1).map((t) => ({ ...t, files: normalizeGlobs(t.files) }));
       const tasks: Task[] = [];
       for (const [i, input] of planned.entries()) {
         const open: number[] = [];
@@ -163,6 +164,7 @@ export class TaskBoard {
           owner: input.owner ?? '',
           blockedBy: open,
           ...(input.worktree ? { worktree: assertTeammateName(input.worktree) } : {}),
+          ...(input.files ? { files: input.files } : {}),
         });
       }
       for (const t of tasks) await this.write(t);
@@ -191,10 +193,17 @@ export class TaskBoard {
         add.push(b);
       }
       const next = applyUpdate(task, change, actor, add);
+      if (next.status === 'in_progress' && task.status !== 'in_progress') this.refuseOverlap(next, await this.snapshot());
       await this.write(next);
       if (change.status === 'completed') await this.unblockDependents(id);
       return next;
     });
+  }
+
+  /** File ownership: no two in-progress tasks whose files may overlap (file-ownership.ts). */
+  private refuseOverlap(task: Task, board: readonly Task[]): void {
+    const why = claimOverlap(task, board);
+    if (why) throw new TaskError(`cannot start task ${task.id}: ${why}`);
   }
 
   private async unblockDependents(id: number): Promise<void> {
@@ -216,7 +225,7 @@ export class TaskBoard {
     const task = await this.get(id);
     if (!task) return { ok: false, reason: `task ${id} not found` };
     if (task.owner === owner && task.status === 'in_progress') return { ok: true, task };
-    const why = claimRefusal(task, owner);
+    const why = claimRefusal(task, owner) ?? claimOverlap(task, await this.snapshot());
     if (why) return { ok: false, reason: why };
     task.owner = owner;
     task.status = 'in_progress';

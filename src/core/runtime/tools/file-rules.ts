@@ -4,15 +4,30 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decideFile } from '../../permissions/decide';
+import { ownedElsewhere, ownershipRefusal } from '../../team/file-ownership';
 import { fail, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+
+/** The file's path relative to the agent's folder (workspace or worktree: the same relative path). */
+async function relPath(userPath: string, a: AgentHandle): Promise<{ abs: string; rel: string }> {
+  const abs = await a.fs.resolve(userPath);
+  const root = await a.fs.resolve('.');
+  return { abs, rel: path.relative(root, abs).split(path.sep).join('/') };
+}
+
+/** File ownership (core/team/file-ownership.ts): a change to a file another's in-progress task owns is refused. */
+export async function ownershipGate(userPath: string, a: AgentHandle, h: ToolHost): Promise<ToolResult | undefined> {
+  const owners = await h.team.tasks.select((t) => t.status === 'in_progress' && !!t.files?.length && t.owner !== a.name);
+  if (!owners.length) return undefined;
+  const { rel } = await relPath(userPath, a);
+  const t = ownedElsewhere(owners, rel, a.name);
+  return t ? fail(`Refused: ${ownershipRefusal(t, rel)}.`) : undefined;
+}
 
 /** Undefined to go ahead, or the refusal to return. `after` gives the proposed content of a change. */
 export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string, a: AgentHandle, h: ToolHost, after?: (before: string | null) => string): Promise<ToolResult | undefined> {
   const rules = h.settings().permissions;
   if (!rules.allow.length && !rules.ask.length && !rules.deny.length) return undefined;
-  const abs = await a.fs.resolve(userPath);
-  const root = await a.fs.resolve('.');
-  const rel = path.relative(root, abs).split(path.sep).join('/');
+  const { abs, rel } = await relPath(userPath, a);
   const d = decideFile(rules, tool, rel, abs);
   if (!d || d.verdict === 'allow') return undefined;
   if (d.verdict === 'deny') return fail(`Refused: ${d.reason}.`);

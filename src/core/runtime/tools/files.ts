@@ -2,7 +2,7 @@
 // every path to its workspace (or worktree) by real path.
 import { z } from 'zod';
 import { defineTool, ok } from './definition';
-import { fileGate } from './file-rules';
+import { fileGate, ownershipGate } from './file-rules';
 
 const both = ['lead', 'teammate'] as const;
 
@@ -30,7 +30,7 @@ export const writeFile = defineTool({
   agents: both,
   changesWorkspace: true,
   async run({ path, content }, a, h) {
-    const refused = await fileGate('Write', path, a, h, () => content);
+    const refused = (await ownershipGate(path, a, h)) ?? (await fileGate('Write', path, a, h, () => content));
     if (refused) return refused;
     const r = await a.fs.writeFile(path, content);
     return ok(`${r.created ? 'Created' : 'Wrote'} ${path} (${r.bytes} bytes)`);
@@ -48,7 +48,7 @@ export const editFile = defineTool({
   agents: both,
   changesWorkspace: true,
   async run({ path, old_text, new_text }, a, h) {
-    const refused = await fileGate('Edit', path, a, h, (before) => (before ?? '').replace(old_text, () => new_text));
+    const refused = (await ownershipGate(path, a, h)) ?? (await fileGate('Edit', path, a, h, (before) => (before ?? '').replace(old_text, () => new_text)));
     if (refused) return refused;
     await a.fs.editFile(path, old_text, new_text);
     return ok(`Edited ${path}`);

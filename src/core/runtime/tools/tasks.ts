@@ -50,6 +50,7 @@ const newTaskFields = {
   description: z.string().nullish().describe('Details, acceptance criteria.'),
   owner: z.string().nullish().describe('Reserve the task for this teammate: it is woken for it and nobody else takes it. Without an owner, the first idle teammate gets it.'),
   worktree: z.string().nullish().describe('Bind the task to this git worktree name: whoever claims it works there.'),
+  files: z.array(z.string()).nullish().describe('Globs of the files this task may change, relative to the workspace (e.g. ["src/parser/**"]). While it is in progress nobody else may edit them, and no task whose files overlap can be started.'),
 };
 
 export const taskCreate = defineTool({
