@@ -12,6 +12,7 @@ import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, 
 import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
 import { ChangeLog } from '../watch/change-log';
 import { changeRecorder, currentTask } from '../watch/changes';
+import { overlapNote, warnOverlaps } from '../watch/overlaps';
 import { formatMail, type Identity } from './prompts';
 import { phaseSystem } from './instructions';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
@@ -118,7 +119,8 @@ export abstract class Agent implements AgentHandle {
   private workspaceFs(dir: string): WorkspaceFs {
     const team = this.env.team;
     const log = new ChangeLog(team.root);
-    return new WorkspaceFs(dir, undefined, changeRecorder(log, this.identity.name, dir, () => currentTask((pick) => team.tasks.select(pick), this.identity.name)));
+    const tell = overlapNote(team.mailbox);
+    return new WorkspaceFs(dir, undefined, changeRecorder(log, this.identity.name, dir, () => currentTask((pick) => team.tasks.select(pick), this.identity.name), (rec) => warnOverlaps(log, rec, tell)));
   }
 
   get name(): string {
