@@ -9,6 +9,7 @@ import {
   approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand, taskUnblockCommand,
 } from './write-commands';
 import { mcpCommand } from './mcp-commands';
+import { queueAddCommand, queueCancelCommand, queueCommand } from './queue-commands';
 import { changesCommand, exportCommand, logCommand } from './watch-commands';
 import {
   worktreeDiffCommand, worktreeKeepCommand, worktreeMergeCommand, worktreeRemoveCommand, worktreesCommand,
@@ -83,6 +84,13 @@ export const COMMANDS: Command[] = [
     summary: 'remove checkout and branch; refuses uncommitted or unmerged work, or git-ignored files, unless --force',
     options: { ...json, force: { type: 'boolean' } }, run: worktreeRemoveCommand,
   },
+  { words: ['queue'], synopsis: '[--json]', summary: 'the merge queue: each entry\'s state (queued, testing, waiting, merged, failed with why)', options: json, run: queueCommand },
+  {
+    words: ['queue', 'add'], synopsis: '<name> [--merge-test <command>] [--wait] [--json]',
+    summary: 'queue wt/<name>: merged in a scratch checkout, tested, landed only if the test passes (--wait: work it here, exit 1 unless merged)',
+    options: { ...json, 'merge-test': { type: 'string' }, wait: { type: 'boolean' } }, run: queueAddCommand,
+  },
+  { words: ['queue', 'cancel'], synopsis: '<name> [--json]', summary: "cancel a teammate's queued merge", options: json, run: queueCancelCommand },
 ];
 
 /** Options of the interactive session (no command). */
@@ -96,6 +104,7 @@ export const SESSION_OPTIONS: OptionSpec = {
   'max-teammates': { type: 'string' },
   'require-plan': { type: 'string' },
   'confirm-team': { type: 'boolean' },
+  'merge-test': { type: 'string' },
   allow: { type: 'string', multiple: true },
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
@@ -107,7 +116,7 @@ export function usageOf(c: Command): string {
 
 export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [--bash ask|allow|deny] [--plan-approval user|lead]\n'
   + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]\n'
-  + '                   [--require-plan never|always] [--confirm-team]\n'
+  + '                   [--require-plan never|always] [--confirm-team] [--merge-test <command>]\n'
   + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)';
 
 /** The usage lines of the commands starting with `first` (all commands without it). */
