@@ -12,6 +12,7 @@ import { WATCH_COMMANDS } from './watch-commands';
 import { requestPlan } from '../core/roles/plan-mode';
 import { askFirstPrompt, askNameAndRole, spawnOptions } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
+import { QUEUE_COMMANDS } from './queue-commands';
 
 const text = z.string().trim().min(1, 'must not be empty');
 const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a request id');
@@ -160,6 +161,7 @@ export const COMMANDS: CommandSpec[] = [
     run: async (_a, ctx) => ctx.refresh(),
   }),
   ...WORKTREE_COMMANDS,
+  ...QUEUE_COMMANDS,
   ...MCP_COMMANDS,
   ...JOB_COMMANDS,
   ...WATCH_COMMANDS,

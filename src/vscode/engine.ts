@@ -23,6 +23,7 @@ import { TeamStatusBar } from './status-bar';
 import { TaskTreeProvider } from './task-tree';
 import { TeamHost } from './team-host';
 import { TeamTreeProvider } from './team-tree';
+import { mergeDiffContent } from './queue-commands';
 
 let current: TeamSession | undefined;
 
@@ -90,7 +91,7 @@ export function startEngine(shell: Shell): Engine {
   const change = changeCommands(changes, log);
   const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers]);
   context.subscriptions.push(
-    host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content,
+    host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {
       runtime.updateSettings(s);
       if (baseUrlChanged) void runtime.refreshModelConfig();

@@ -5,6 +5,7 @@
 import type { McpServerInfo } from '../core/mcp/manager';
 import type { JobInfo } from '../core/exec/jobs';
 import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
+import type { MergeEntry } from '../shared/merge-queue-schema';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };
 export type RequestNode = { nodeKind: 'request'; record: RequestRecord };
@@ -12,7 +13,9 @@ export type JobNode = { nodeKind: 'job'; job: JobInfo };
 export type TaskGroupNode = { nodeKind: 'taskGroup'; status: TaskStatus; count: number };
 export type TaskNode = { nodeKind: 'task'; task: Task };
 export type McpServerNode = { nodeKind: 'mcpServer'; server: McpServerInfo };
-export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode;
+/** A teammate's merge-queue entry under its row (`position`: its place in line while open). */
+export type MergeEntryNode = { nodeKind: 'mergeEntry'; entry: MergeEntry; position?: number };
+export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | MergeEntryNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';

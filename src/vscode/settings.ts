@@ -28,6 +28,8 @@ export function readSettings(): RuntimeSettings {
     maxTeammates: num(c, 'maxTeammates', DEFAULT_SETTINGS.maxTeammates, 1),
     requirePlan: oneOf<'never' | 'always'>(c.get('requirePlan'), ['never', 'always'], DEFAULT_SETTINGS.requirePlan),
     confirmTeam: c.get<boolean>('confirmTeam') === true,
+    mergeAuto: oneOf<RuntimeSettings['mergeAuto']>(c.get('merge.auto'), ['off', 'onTaskComplete'], DEFAULT_SETTINGS.mergeAuto),
+    mergeTestCommand: c.get<string>('merge.testCommand')?.trim() ?? '',
     permissions: readPermissions(c),
   };
 }

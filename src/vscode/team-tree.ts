@@ -9,10 +9,13 @@ import type { JobInfo } from '../core/exec/jobs';
 import type { McpServerInfo } from '../core/mcp/manager';
 import { activityWords, leadUsage, spendWords } from '../core/session/team-words';
 import { mcpServerItem } from './mcp-commands';
-import { ago, requestLabel, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
+import { ago, requestLabel, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode } from './nodes';
 import type { TeamHost } from './team-host';
+import { QueueStore } from '../core/merge/queue-store';
+import { positions, shownEntries } from '../core/merge/queue-words';
+import { mergeEntryItem } from './merge-entry-item';
 
-type Node = MemberNode | RequestNode | McpServerNode | JobNode;
+type Node = MemberNode | RequestNode | McpServerNode | JobNode | MergeEntryNode;
 
 interface Snapshot {
   members: Member[];
@@ -22,6 +25,8 @@ interface Snapshot {
   plans: RequestRecord[];
   tasks: Map<number, Task>;
   hasTeam: boolean;
+  /** Each teammate's entry in the merge queue (its open one, else its latest). */
+  merges: Map<string, MergeEntryNode>;
 }
 
 export interface ActivitySource {
@@ -45,10 +50,12 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   /** One object per root row, kept across reads: VS Code redraws a row it is handed by identity. */
   private readonly rowNodes = new Map<string, MemberNode | McpServerNode>();
   private readonly sub: vscode.Disposable;
+  private readonly queue: QueueStore;
 
   constructor(private readonly host: Pick<TeamHost, 'team' | 'hasTeam' | 'onDidChange'>, private readonly agents: ActivitySource) {
+    this.queue = new QueueStore(host.team.root);
     this.sub = host.onDidChange((kinds) => {
-      if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks')) this.refresh();
+      if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks') || kinds.has('queue')) this.refresh();
       // Activity words come from the runtime, not from files: redraw without re-reading them.
       else if (kinds.has('activity')) void this.redrawIfChanged(this.load());
     });
@@ -91,9 +98,11 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       const item = this.memberItem(m, s);
       const requests = requestsOf(s, m.name).map((r) => [r.request_id, r.kind, r.plan]);
       const jobs = this.jobsOf(m.name).map((j) => { const i = jobItem(j); return [i.id, i.description]; });
-      const shape = [item.id, requests.map((r) => r[0]), jobs.map((j) => j[0])];
+      const merge = s.merges.get(m.name);
+      const mergeRow = merge ? [merge.entry.id, merge.entry.state, merge.entry.waiting, merge.position, merge.entry.updated_at] : null;
+      const shape = [item.id, requests.map((r) => r[0]), jobs.map((j) => j[0]), merge ? 'merge' : ''];
       return { key: rowKey(m), node: m, shape, brief: JSON.stringify([item.description, item.contextValue, item.accessibilityInformation?.label,
-        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs]) };
+        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs, mergeRow]) };
     });
     const mcp = this.mcpNodes(s).map((n) => {
       const i = mcpServerItem(n);
@@ -130,8 +139,10 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       team.requests.list({ status: 'pending' }).catch(() => []),
       team.tasks.list().catch(() => []),
       this.host.hasTeam(),
-    ]).then(([config, plans, pending, tasks, hasTeam]) => ({
+      this.queue.read().catch(() => []),
+    ]).then(([config, plans, pending, tasks, hasTeam, queue]) => ({
       members: config?.members ?? [], leadUsage: leadUsage(config), pending, plans, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam,
+      merges: mergeNodes(queue),
     }));
     return this.snapshot;
   }
@@ -143,6 +154,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     return [
       ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
       ...this.jobsOf(node.name).map((job): JobNode => ({ nodeKind: 'job', job })),
+      ...(s.merges.has(node.name) ? [s.merges.get(node.name)!] : []),
     ];
   }
 
@@ -153,6 +165,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   async getTreeItem(node: Node): Promise<vscode.TreeItem> {
     const s = await this.load();
     if (node.nodeKind === 'mcpServer') return mcpServerItem(node);
+    if (node.nodeKind === 'mergeEntry') return mergeEntryItem(node);
     return node.nodeKind === 'member' ? this.memberItem(node, s) : node.nodeKind === 'job' ? jobItem(node.job) : requestItem(node.record);
   }
 
@@ -175,10 +188,11 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     const jobs = this.jobsOf(node.name).length;
-    item.collapsibleState = children || jobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
+    const merge = s.merges.has(node.name);
+    item.collapsibleState = children || jobs || merge ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
     // A row that gains children needs a new id: VS Code keeps a known row's collapse state, so
     // a former leaf would stay collapsed and hide its new pending request.
-    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}`;
+    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}${merge ? ':merge' : ''}`;
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
     // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove).
@@ -197,6 +211,14 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     this.sub.dispose();
     this.changed.dispose();
   }
+}
+
+function mergeNodes(entries: Parameters<typeof shownEntries>[0]): Map<string, MergeEntryNode> {
+  const pos = positions(entries);
+  const out = new Map<string, MergeEntryNode>();
+  // Open entries come after the teammate's finished ones: the open one is what its row shows.
+  for (const entry of shownEntries(entries)) out.set(entry.teammate, { nodeKind: 'mergeEntry', entry, position: pos.get(entry.id) });
+  return out;
 }
 
 function rowKey(n: MemberNode | McpServerNode): string {

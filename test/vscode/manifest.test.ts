@@ -54,7 +54,8 @@ describe('package.json contributions', () => {
     const m = await load();
     const hidden = new Set(m.contributes.menus.commandPalette!.filter((e) => e.when === 'false').map((e) => e.command));
     // Besides SPEC §7, the worktree commands are for users too (palette and tree menu).
-    const worktree = ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove'];
+    const worktree = ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove',
+      'agentTeams.queueMerge', 'agentTeams.retryMerge', 'agentTeams.cancelMerge'];
     for (const id of m.contributes.commands.map((c) => c.command)) {
       const isPublic = id.replace('agentTeams.', '') in SPEC_TITLES || worktree.includes(id);
       assert.equal(hidden.has(id), !isPublic, id);
@@ -67,6 +68,7 @@ describe('package.json contributions', () => {
       'agentTeams.model': 'claude-sonnet-5-5', 'agentTeams.baseUrl': '', 'agentTeams.maxRounds': 50, 'agentTeams.idlePollSeconds': 5,
       'agentTeams.idleTimeoutSeconds': 60, 'agentTeams.planApproval': 'user', 'agentTeams.toolApproval.bash': 'ask',
       'agentTeams.tokenBudget': 0, 'agentTeams.maxTeammates': 8, 'agentTeams.requirePlan': 'never', 'agentTeams.confirmTeam': false,
+      'agentTeams.merge.auto': 'off', 'agentTeams.merge.testCommand': '',
     };
     // The core's defaults (the CLI, or a cleared setting) are the manifest's.
     const core = { ...DEFAULT_SETTINGS } as Record<string, unknown>;
@@ -74,6 +76,7 @@ describe('package.json contributions', () => {
       assert.equal(core[k], defaults[`agentTeams.${k}`], `DEFAULT_SETTINGS.${k}`);
     }
     assert.equal(core.bashPolicy, defaults['agentTeams.toolApproval.bash']);
+    assert.deepEqual([core.mergeAuto, core.mergeTestCommand], [defaults['agentTeams.merge.auto'], defaults['agentTeams.merge.testCommand']]);
     for (const [key, value] of Object.entries(defaults)) {
       assert.equal(props[key]?.default, value, key);
       assert.ok(props[key]?.description ?? props[key]?.markdownDescription, `${key} has a description`);

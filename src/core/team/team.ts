@@ -18,7 +18,8 @@ export interface TeamOptions {
   pollMs?: number;
 }
 
-export type TeamChange = 'roster' | 'inbox' | 'requests' | 'tasks';
+/** `queue`: the merge queue (`.team/merge-queue.json`, core/merge). */
+export type TeamChange = 'roster' | 'inbox' | 'requests' | 'tasks' | 'queue';
 
 export class Team {
   readonly paths: TeamPaths;
@@ -181,7 +182,10 @@ export class Team {
   async subscribe(onChange: (what: TeamChange) => void): Promise<Disposable> {
     const p = this.paths;
     const subs = await Promise.all([
-      this.watcher.watchDir(p.teamDir, (f) => f === 'config.json' && onChange('roster'), ['config.json']),
+      this.watcher.watchDir(p.teamDir, (f) => {
+        if (f === 'config.json') onChange('roster');
+        else if (f === 'merge-queue.json') onChange('queue');
+      }, ['config.json', 'merge-queue.json']),
       this.watcher.watchDir(p.inboxDir, (f) => f.endsWith('.jsonl') && onChange('inbox')),
       this.watcher.watchDir(p.requestsDir, (f) => /\.json$/.test(f) && onChange('requests')),
       this.watcher.watchDir(p.tasksDir, (f) => /^task_\d+\.json$/.test(f) && onChange('tasks')),
