@@ -1,13 +1,13 @@
 // The merge queue end to end: real git, the real SDK against the fake Messages API, the
 // lead's queue_merge and the teammates' fixes scripted (docs/file-formats.md, "Merge queue").
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import type { MergeEntry } from '../../src/shared/merge-queue-schema';
-import { harness, type Harness } from './harness';
+import { harness, sentText, type Harness } from './harness';
 import { git, initRepo, status } from './git-helpers';
 
 const COMMIT = 'git -c user.name=t -c user.email=t@t commit -qam';
@@ -18,7 +18,7 @@ async function entryOf(h: Harness, who: string, state?: MergeEntry['state']): Pr
 }
 
 async function waitEntry(h: Harness, who: string, state: MergeEntry['state'], what: string): Promise<MergeEntry> {
-  return (await waitFor(() => entryOf(h, who, state), 20_000, what))!;
+  return (await waitFor(() => entryOf(h, who, state), 30_000, what))!;
 }
 
 test('two worktree teammates finish; the lead queues both: the first passes its test and lands, the second conflicts and goes back with the file; fixed, its retry lands', async (t) => {
@@ -157,4 +157,24 @@ test('a host killed mid-merge left the repository as it was: the entry is retrie
   const e = await waitEntry(h, 'ann', 'merged', 'retried and merged');
   assert.equal((await git(h.root, 'rev-parse', 'main')).stdout.trim(), e.commit);
   assert.equal(await readFile(join(h.root, 'shared.txt'), 'utf8'), 'from ann\n');
+});
+
+test('merge.auto = onTaskComplete in .team/settings.json: a worktree teammate completing its task queues its branch, tested with the file\'s test command', async (t) => {
+  const h = await harness(t);
+  await initRepo(h.root, 'f.txt');
+  await mkdir(join(h.root, '.team'), { recursive: true });
+  await writeFile(join(h.root, '.team', 'settings.json'), JSON.stringify({ merge: { auto: 'onTaskComplete', testCommand: 'grep -q cal f.txt' } }));
+  const task = await h.rt.createTask({ subject: 'cal part' });
+  h.api.script('cal',
+    reply(toolUse('claim_task', { task_id: task.id })),
+    reply(toolUse('write_file', { path: 'f.txt', content: 'by cal\n' }), toolUse('task_update', { task_id: task.id, status: 'completed' })),
+    reply(toolUse('idle', {})),
+  );
+  await h.rt.spawnTeammate({ name: 'cal', role: 'dev', prompt: 'Take it.', isolation: 'worktree' });
+  const e = await waitEntry(h, 'cal', 'merged', 'cal merged');
+  assert.equal(e.by, 'auto');
+  assert.equal(e.task, task.id);
+  assert.equal(e.test_command, 'grep -q cal f.txt');
+  assert.equal(await readFile(join(h.root, 'f.txt'), 'utf8'), 'by cal\n');
+  assert.match(sentText(h.api, 'cal', 2), /wt\/cal was queued for merge/);
 });
