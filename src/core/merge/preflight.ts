@@ -6,9 +6,9 @@ import { runShell } from '../exec/shell';
 import type { Team } from '../team/team';
 import { git, type GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
-import { commitAll, currentBranch, dirtyFiles } from '../worktree/repo';
+import { commitAll, dirtyFiles } from '../worktree/repo';
 import { isTeammateName } from '../util/names';
-import { repoBusy } from './integrate';
+import { busyReason } from './integrate';
 
 export class MergeQueueError extends Error {}
 
@@ -38,12 +38,19 @@ export function commandProgram(command: string): string {
 
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** Programs found on PATH before (a path relative to a folder is looked up every time). */
+const found = new Set<string>();
+
 /** Why `command` cannot run in `cwd` (its program is not found), or null. Asks bash itself. */
 export async function missingProgram(command: string, cwd: string): Promise<string | null> {
   const program = commandProgram(command);
   if (!program) return `the test command "${command}" names no program`;
+  if (found.has(program)) return null;
   const r = await runShell(`command -v -- ${quote(program)}`, { cwd, timeoutMs: 10_000, maxOutputBytes: 4096 });
-  if (r.exitCode === 0) return null;
+  if (r.exitCode === 0) {
+    if (!program.includes('/')) found.add(program);
+    return null;
+  }
   return `the test command's program "${program}" was not found (not on PATH, not a shell builtin${program.includes('/') ? ', no such executable file' : ''})`;
 }
 
@@ -53,9 +60,10 @@ export async function preflight(team: Team, worktrees: WorktreeManager, teammate
   if (!member && !wt) throw new MergeQueueError(`unknown teammate "${teammate}": no member and no worktree has that name`);
   if (!wt) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
   const root = worktrees.root;
-  const busy = await repoBusy(root, ctx);
-  if (busy) throw new MergeQueueError(busy);
-  const into = (await currentBranch(root, ctx))!;
+  const [gitDir = '', head = ''] = (await git(['rev-parse', '--absolute-git-dir', '--symbolic-full-name', 'HEAD'], { ...ctx, cwd: root })).stdout.split('\n');
+  const into = head.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null;
+  const busy = await busyReason(gitDir, into);
+  if (busy || !into) throw new MergeQueueError(busy ?? 'the workspace is not on a branch');
   if (into === wt.branch) throw new MergeQueueError(`the workspace has ${wt.branch} itself checked out`);
   const checkout = wt.status === 'active' ? wt.path : undefined;
   const pending = checkout ? await dirtyFiles(checkout, ctx, true).catch(() => []) : [];

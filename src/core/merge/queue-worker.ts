@@ -1,10 +1,12 @@
 // Works the merge queue (docs/file-formats.md, "Merge queue"): takes the first open entry
-// under the queue's lock, merges it in a scratch checkout, runs its test command there with the
-// shell `bash` uses (process group, timeout, output cap; the same sandbox once there is one),
+// under the queue's lock, makes the merge commit (integrate.ts), runs its test command in a
+// scratch checkout of it with the shell `bash` uses (process group, timeout, output cap; the same sandbox once there is one),
 // and lands it only if the test passed. One entry at a time across hosts: an entry being worked
 // names its host, which renews a heartbeat; one whose host died or went silent is retried
 // (its scratch checkout removed), or — if the host died between moving the branch and the
 // files — finished.
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
@@ -12,9 +14,11 @@ import { runShell } from '../exec/shell';
 import type { ProcessRegistry } from '../exec/process-group';
 import { isProcessAlive } from '../util/process-alive';
 import { fileList } from '../worktree/errors';
-import type { GitEnvOptions } from '../worktree/git';
-import { repoInfo, resolveCommit, currentBranch } from '../worktree/repo';
-import { indexAt, land, makeScratchDir, removeScratch, repoBusy, syncTree, trialMerge } from './integrate';
+import { identityArgs, type GitEnvOptions } from '../worktree/git';
+import { repoInfo, resolveCommit } from '../worktree/repo';
+import {
+  headState, indexAt, land, mergeCommit, removeScratch, repoPaths, scratchCheckout, syncTree, type HeadState, type RepoPaths,
+} from './integrate';
 import type { MergeQueueOptions } from './queue-options';
 import { nowSeconds, type QueueStore } from './queue-store';
 import { tellFailed, tellMerged } from './queue-notes';
@@ -41,6 +45,12 @@ export class QueueWorker {
   private disposed = false;
   private current: { id: string; ctl: AbortController } | null = null;
   private readonly poll: NodeJS.Timeout;
+  private repo: Promise<RepoPaths> | null = null;
+  private identity: string[] | null = null;
+  private scratch: string | null = null;
+  private scratches = 0;
+  /** The workspace branch as this worker left it after a landing (saves a git call per entry). */
+  private known: HeadState | null = null;
 
   constructor(private readonly o: WorkerOptions) {
     // Entries added by other processes (the CLI) and hosts that went away are found by polling.
@@ -91,10 +101,17 @@ export class QueueWorker {
   }
 
   private async drain(): Promise<void> {
-    while (!this.disposed) {
-      const e = await this.claimNext();
-      if (!e) return;
-      await this.work(e);
+    try {
+      while (!this.disposed) {
+        const e = await this.claimNext();
+        if (!e) return;
+        await this.work(e);
+      }
+    } finally {
+      this.known = null;
+      const dir = this.scratch;
+      this.scratch = null;
+      if (dir) await removeScratch(this.root, dir, this.o.git);
     }
   }
 
@@ -175,61 +192,68 @@ export class QueueWorker {
 
   /** One merge + test + land against the branch's tip now; 'again' when the branch moved meanwhile. */
   private async attempt(e: MergeEntry, signal: AbortSignal): Promise<Step> {
-    const busy = await repoBusy(this.root, this.o.git);
-    if (busy) return this.waitOut(e, busy, signal);
-    const into = (await currentBranch(this.root, this.o.git))!;
-    const base = await resolveCommit(this.root, `refs/heads/${into}`, this.o.git);
-    if (!base) return this.waitOut(e, `branch ${into} has no commit yet`, signal);
-    const scratch = await makeScratchDir();
-    if (!(await this.mine(e.id, { scratch, into, base, commit: null, waiting: null }))) {
-      await removeScratch(this.root, scratch, this.o.git);
+    const p = await this.paths();
+    // Right after a landing this host knows the tip it just made (landWhenClean re-checks anyway).
+    const st = this.known ?? (await headState(p, this.o.git));
+    this.known = null;
+    if (st.busy) return this.waitOut(e, st.busy, signal);
+    if (!st.oid) return this.waitOut(e, `branch ${st.branch} has no commit yet`, signal);
+    const [into, base] = [st.branch!, st.oid];
+    if (!(await this.mine(e.id, { into, base, commit: null, waiting: null }))) return 'done';
+    this.identity ??= await identityArgs(p.top, this.o.git);
+    const m = await mergeCommit(p.top, base, e.branch, `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`, this.identity, this.o.git);
+    if (m.kind === 'nothing') {
+      await this.finishMerged(e, { into, commit: base, files: [] }, true);
       return 'done';
     }
-    let commit: string;
-    let files: string[];
-    try {
-      const trial = await trialMerge(this.root, scratch, base, e.branch, `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`, this.o.git);
-      if (trial.kind === 'nothing') {
-        await this.finishMerged(e, { into, commit: base, files: [] }, true);
-        return 'done';
-      }
-      if (trial.kind === 'conflict') {
-        await this.fail(e, `conflicts with ${into} in ${fileList(trial.files)}`, { files: trial.files, into });
-        return 'done';
-      }
-      ({ commit, files } = trial);
-      if (e.test_command) {
-        const sub = (await repoInfo(this.root, this.o.git)).subdir;
-        const r = await runShell(e.test_command, {
-          cwd: sub ? join(scratch, sub) : scratch, timeoutMs: this.o.testTimeoutMs ?? 600_000, maxOutputBytes: 30_000, signal,
-          ...(this.o.processes ? { track: { registry: this.o.processes, owner: e.teammate } } : {}),
-        });
-        if (signal.aborted) return 'done';
-        if (r.exitCode !== 0) {
-          const how = r.timedOut ? `timed out after ${Math.round(r.timeoutMs / 1000)} s` : r.error ? `could not start (${r.error})` : r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal}`;
-          await this.fail(e, `failed the test command \`${e.test_command}\` on the merge (${how})`, { into, output_tail: tail(r.output) });
-          return 'done';
-        }
-      }
-    } finally {
-      await removeScratch(this.root, scratch, this.o.git);
+    if (m.kind === 'conflict') {
+      await this.fail(e, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into });
+      return 'done';
     }
-    if (!(await this.mine(e.id, { scratch: null, commit, files }))) return 'done';
-    return this.landWhenClean(e, into, base, commit, files, signal);
+    if (e.test_command) {
+      const scratch = join(await this.scratchDir(), `${e.id}-${++this.scratches}`);
+      if (!(await this.mine(e.id, { scratch }))) return 'done';
+      await scratchCheckout(p.top, scratch, m.commit, this.o.git);
+      const r = await runShell(e.test_command, {
+        cwd: p.subdir ? join(scratch, p.subdir) : scratch, timeoutMs: this.o.testTimeoutMs ?? 600_000, maxOutputBytes: 30_000, signal,
+        ...(this.o.processes ? { track: { registry: this.o.processes, owner: e.teammate } } : {}),
+      });
+      if (signal.aborted) return 'done';
+      if (r.exitCode !== 0) {
+        const how = r.timedOut ? `timed out after ${Math.round(r.timeoutMs / 1000)} s` : r.error ? `could not start (${r.error})` : r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal}`;
+        await this.fail(e, `failed the test command \`${e.test_command}\` on the merge (${how})`, { into, output_tail: tail(r.output) });
+        return 'done';
+      }
+    }
+    if (!(await this.mine(e.id, { commit: m.commit, files: m.files }))) return 'done';
+    return this.landWhenClean(e, p, { into, base, commit: m.commit, files: m.files, added: m.added }, signal);
   }
 
-  private async landWhenClean(e: MergeEntry, into: string, base: string, commit: string, files: string[], signal: AbortSignal): Promise<Step> {
+  private async landWhenClean(e: MergeEntry, p: RepoPaths, m: { into: string; base: string; commit: string; files: string[]; added: string[] }, signal: AbortSignal): Promise<Step> {
     for (;;) {
       if (signal.aborted || this.disposed) return 'done';
-      const r = await land(this.root, into, base, commit, this.o.git);
+      const r = await land(p, m.into, m.base, m.commit, m.added, this.o.git);
       if (r.kind === 'landed') {
-        await this.finishMerged(e, { into, commit, files }, false);
+        this.known = r.state;
+        await this.finishMerged(e, m, false);
         return 'done';
       }
       if (r.kind === 'moved') return 'again';
       if (!(await this.mine(e.id, { waiting: r.reason }))) return 'done';
       await sleep(this.o.pollMs ?? 2_000, signal);
     }
+  }
+
+  // The repository's paths, once per worker.
+  private paths(): Promise<RepoPaths> {
+    this.repo ??= repoPaths(this.root, this.o.git);
+    return this.repo;
+  }
+
+  /** One temporary folder for the scratch checkouts of a drain, removed (with git's records) when it ends. */
+  private async scratchDir(): Promise<string> {
+    this.scratch ??= await mkdtemp(join(tmpdir(), 'agent-teams-merge-'));
+    return this.scratch;
   }
 
   private async waitOut(e: MergeEntry, reason: string, signal: AbortSignal): Promise<Step> {
