@@ -31,12 +31,18 @@ test('a task\'s files are its own while it is in progress: others\' edits and ov
   assert.equal((await h.rt.team.tasks.get(wide!.id))?.status, 'pending', 'not started');
 
   h.api.script('lead',
-    reply(toolUse('edit_file', { path: 'src/parser/lex.ts', old_text: 'by ann', new_text: 'by lead' }), toolUse('write_file', { path: 'src/other.ts', content: 'free\n' })),
+    reply(
+      toolUse('edit_file', { path: 'src/parser/lex.ts', old_text: 'by ann', new_text: 'by lead' }),
+      // The same file by other names: a detour through .., and its absolute path.
+      toolUse('write_file', { path: 'src/other/../parser/./lex.ts', content: 'sneaky\n' }),
+      toolUse('write_file', { path: join(h.root, 'src', 'parser', 'lex.ts'), content: 'sneaky\n' }),
+      toolUse('write_file', { path: 'src/other.ts', content: 'free\n' }),
+    ),
     'Done.',
   );
   await h.rt.askLead('Fix the lexer yourself.');
   const sent = sentText(h.api, 'lead');
-  assert.match(sent, /Refused: src\/parser\/lex.ts belongs to ann's task #1 \\"parser\\" while it is in progress/);
+  assert.equal(sent.match(/Refused: src\/parser\/lex.ts belongs to ann's task #1 \\"parser\\" while it is in progress/g)?.length, 3, sent);
   assert.equal(await readFile(join(h.root, 'src', 'parser', 'lex.ts'), 'utf8'), 'by ann\n');
   assert.equal(await readFile(join(h.root, 'src', 'other.ts'), 'utf8'), 'free\n', 'a file no task owns is anyone\'s');
 

@@ -179,3 +179,16 @@ test('merge.auto = onTaskComplete in .team/settings.json: a worktree teammate co
   assert.equal(await readFile(join(h.root, 'f.txt'), 'utf8'), 'by cal\n');
   assert.match(sentText(h.api, 'cal', 2), /wt\/cal was queued for merge/);
 });
+
+test('a test command the lead names is a command like any other: a denied one queues nothing and never runs', async (t) => {
+  const h = await harness(t, { bashPolicy: 'ask' }, 'deny');
+  await initRepo(h.root, 'shared.txt');
+  await branchWith(h, 'ann', 'shared.txt', 'from ann\n');
+  h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann', test_command: 'touch pwned-by-test' })), 'ok');
+  await h.rt.askLead('Queue ann with my test.');
+  assert.deepEqual(h.bashAsks, ['touch pwned-by-test'], 'the user was asked');
+  assert.match(sentText(h.api, 'lead'), /Not queued: the user denied the test command/);
+  assert.deepEqual(await h.rt.mergeQueue.list(), []);
+  await assert.rejects(readFile(join(h.root, 'pwned-by-test')), /ENOENT/);
+  assert.equal((await git(h.root, 'rev-list', '--count', 'main..wt/ann')).stdout.trim(), '1', 'nothing merged');
+});
