@@ -193,7 +193,7 @@ export class TaskBoard {
         add.push(b);
       }
       const next = applyUpdate(task, change, actor, add);
-      if (next.status === 'in_progress' && task.status !== 'in_progress') this.refuseOverlap(next, await this.snapshot());
+      if (next.status === 'in_progress' && task.status !== 'in_progress' && next.files?.length) this.refuseOverlap(next, await this.snapshot());
       await this.write(next);
       if (change.status === 'completed') await this.unblockDependents(id);
       return next;
@@ -225,7 +225,8 @@ export class TaskBoard {
     const task = await this.get(id);
     if (!task) return { ok: false, reason: `task ${id} not found` };
     if (task.owner === owner && task.status === 'in_progress') return { ok: true, task };
-    const why = claimRefusal(task, owner) ?? claimOverlap(task, await this.snapshot());
+    // Only a task that owns files reads the board for overlaps (claims of the rest stay one read).
+    const why = claimRefusal(task, owner) ?? (task.files?.length ? claimOverlap(task, await this.snapshot()) : null);
     if (why) return { ok: false, reason: why };
     task.owner = owner;
     task.status = 'in_progress';
