@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decideFile } from '../../permissions/decide';
 import { fail, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+import { readDecision } from './read-guard';
 
 /** Undefined to go ahead, or the refusal to return. `after` gives the proposed content of a change. */
 export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string, a: AgentHandle, h: ToolHost, after?: (before: string | null) => string): Promise<ToolResult | undefined> {
@@ -13,7 +14,7 @@ export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string
   const abs = await a.fs.resolve(userPath);
   const root = await a.fs.resolve('.');
   const rel = path.relative(root, abs).split(path.sep).join('/');
-  const d = decideFile(rules, tool, rel, abs);
+  const d = tool === 'Read' ? await readDecision(root, rules, rel, abs) : decideFile(rules, tool, rel, abs);
   if (!d || d.verdict === 'allow') return undefined;
   if (d.verdict === 'deny') return fail(`Refused: ${d.reason}.`);
   const asksChange = tool !== 'Read' && after !== undefined;
