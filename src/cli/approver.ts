@@ -68,7 +68,7 @@ export class PromptApprover implements Approver {
 
   fileChange(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision> {
     return this.queued(() => this.question(
-      `${agent} wants to ${change.before === null ? 'create' : 'change'} ${change.path} (the rule ${change.rule} asks first):\n${lineDiff(change.before ?? '', change.after)}`,
+      `${agent} wants to ${change.before === null ? 'create' : 'change'} ${change.path} (${change.why ?? `the rule ${change.rule} asks first`}):\n${lineDiff(change.before ?? '', change.after)}`,
       signal, 'Allow this change?', []));
   }
 

@@ -78,8 +78,8 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
       const left = change.before === null ? vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `${change.abs}.new`, query: 'empty' }) : vscode.Uri.file(change.abs);
       const verb = change.before === null ? 'create' : 'change';
       try {
-        await vscode.commands.executeCommand('vscode.diff', left, right, `${agent} wants to ${verb} ${change.path} (${change.rule})`, { preview: true });
-        const choice = await untilAborted(vscode.window.showWarningMessage(`${agent} wants to ${verb} ${change.path} — the rule ${change.rule} asks first. See the diff.`, 'Allow', 'Deny'), signal);
+        await vscode.commands.executeCommand('vscode.diff', left, right, `${agent} wants to ${verb} ${change.path} (${change.why ? 'always asked' : change.rule})`, { preview: true });
+        const choice = await untilAborted(vscode.window.showWarningMessage(`${agent} wants to ${verb} ${change.path} — ${change.why ?? `the rule ${change.rule} asks first`}. See the diff.`, 'Allow', 'Deny'), signal);
         return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
       } finally {
         proposed.delete(id);
