@@ -44,7 +44,7 @@ export class PromptApprover implements Approver {
   /** A server from .mcp.json is about to start for the first time this session: its command line first. */
   async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {
     const what = req.transport !== 'stdio' ? 'connect to' : 'run';
-    const d = await this.queued(() => this.question(`MCP server "${req.server}" from .mcp.json wants to ${what}:\n    ${req.commandLine}`, signal, 'Start it?', []));
+    const d = await this.queued(() => this.question(`MCP server "${req.server}" from .mcp.json wants to ${what}:\n${req.details.replace(/^/gm, '    ')}`, signal, 'Start it?', []));
     return d === 'allow';
   }
 

@@ -135,12 +135,13 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
     },
 
     async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {
-      // What was approved is the exact command line: a changed .mcp.json asks again.
-      const key = `${req.server}\u0000${req.commandLine}`;
+      // What was approved is the whole entry (command line, cwd, env; or URL and headers):
+      // any change to it in .mcp.json asks again.
+      const key = `${req.server}\u0000${req.details}`;
       if (state.get<string[]>(MCP_STARTS_KEY, []).includes(key)) return true;
       const verb = req.transport !== 'stdio' ? 'connect to' : 'run';
       const answer = vscode.window.showWarningMessage(`Start the MCP server "${req.server}" from .mcp.json? It will ${verb}:`,
-        { modal: true, detail: req.commandLine }, 'Start', 'Always start', "Don't start");
+        { modal: true, detail: req.details }, 'Start', 'Always start', "Don't start");
       const choice = await untilAborted(answer, signal);
       if (choice === 'Always start') await remember(state, MCP_STARTS_KEY, key);
       return (choice === 'Start' || choice === 'Always start') && !signal.aborted;
