@@ -55,9 +55,9 @@ export const COMMANDS: Command[] = [
     options: { ...json, diff: { type: 'boolean' } }, run: changesCommand,
   },
   {
-    words: ['mcp'], synopsis: '[--tools] [--json]',
+    words: ['mcp'], synopsis: '[--tools [--trust]] [--json]',
     summary: 'MCP servers in .mcp.json: name, command line, problems (--tools: start each, list its tools, stop it)',
-    options: { ...json, tools: { type: 'boolean' } }, run: mcpCommand,
+    options: { ...json, tools: { type: 'boolean' }, trust: { type: 'boolean' } }, run: mcpCommand,
   },
   {
     words: ['agents'], synopsis: '[--model <id>] [--json]', summary: 'agent definitions (.team/agents, .claude/agents) and the files skipped, with why',
@@ -99,6 +99,7 @@ export const SESSION_OPTIONS: OptionSpec = {
   allow: { type: 'string', multiple: true },
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
+  trust: { type: 'boolean' },
 };
 
 export function usageOf(c: Command): string {
@@ -108,7 +109,8 @@ export function usageOf(c: Command): string {
 export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [--bash ask|allow|deny] [--plan-approval user|lead]\n'
   + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]\n'
   + '                   [--require-plan never|always] [--confirm-team]\n'
-  + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)';
+  + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)\n'
+  + '                   [--trust]   (use this folder\'s .team/settings.json and .mcp.json without asking: docs/security.md)';
 
 /** The usage lines of the commands starting with `first` (all commands without it). */
 export function commandsUsage(first?: string): string {

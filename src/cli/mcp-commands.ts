@@ -5,6 +5,7 @@
 import { commandLine, readMcpConfig, type McpConfig } from '../core/mcp/config';
 import { McpManager, type McpServerInfo } from '../core/mcp/manager';
 import { stateWords } from '../core/mcp/state';
+import { folderTrust } from './trust';
 import { UsageError } from './args';
 import type { CommandContext } from './context';
 import { ReplUsageError, type SlashCommand } from './repl-host';
@@ -39,10 +40,12 @@ export async function mcpCommand(ctx: CommandContext): Promise<number> {
     ctx.emit({ path: config.path, found: config.found, error: config.error ?? null, servers }, () => mcpServersText(servers, config.error));
     return config.error ? 1 : 0;
   }
-  // Asked for explicitly: each command line is shown (stderr) as it starts, nothing runs unseen.
+  // Asked for explicitly: each entry is shown (stderr) as it starts, nothing runs unseen, and
+  // only in a folder the user trusted (trust.ts).
+  const trusted = (await folderTrust(ctx.io, ctx.root, { trust: ctx.opts.trust === true }))['.mcp.json'];
   const mcp = new McpManager({
-    root: ctx.root, trusted: () => true,
-    approveStart: async (req) => (ctx.io.stderr.write(`starting ${req.server}: ${req.commandLine}\n`), true),
+    root: ctx.root, trusted: () => trusted,
+    approveStart: async (req) => (ctx.io.stderr.write(`starting ${req.server}: ${req.details.replace(/\n/g, '\n    ')}\n`), true),
     report: () => undefined,
   });
   try {

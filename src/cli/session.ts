@@ -23,6 +23,8 @@ export interface SessionOptions {
   io: CliIo;
   root: string;
   settings: RuntimeSettings;
+  /** Whether this folder's `.mcp.json` may start servers (trust.ts); default yes. */
+  mcpTrusted?: boolean;
 }
 
 /** Key and base URL from the environment (README.md, "Command line"); null after printing why not. */
@@ -56,6 +58,7 @@ export async function runSession(opts: SessionOptions): Promise<number> {
         models: (model, onStatus) => createModelClient({ apiKey: config.apiKey, baseURL: config.baseURL, model, caching: true, onStatus }),
         approver,
         raiseBudget: RAISE_BUDGET,
+        mcp: { trusted: () => opts.mcpTrusted ?? true },
       },
     });
   } catch (err) {

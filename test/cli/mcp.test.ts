@@ -23,7 +23,7 @@ test('agent-teams mcp lists the servers; --tools starts them, lists their tools 
   assert.equal(list.code, 0, list.stderr);
   assert.match(list.stdout, /^faulty \(stdio\): not started/m);
   assert.match(list.stdout, /mcp-faulty-server\.js ok$/m);
-  const tools = await runCli(['--root', root, 'mcp', '--tools']);
+  const tools = await runCli(['--root', root, 'mcp', '--tools', '--trust']);
   assert.equal(tools.code, 1, 'a server failed');
   assert.match(tools.stderr, /starting faulty: .*mcp-faulty-server\.js ok/);
   assert.match(tools.stdout, /^faulty \(stdio\): ready, \d+ tools$/m);
@@ -41,7 +41,7 @@ test('session: the server starts after its command line is approved; a call is a
   const api = await fakeApi(t);
   const root = await withConfig(t, JSON.stringify({ mcpServers: { faulty: { command: process.execPath, args: [FAULTY, 'ok'] } } }));
   api.script('lead', reply(toolUse('mcp__faulty__echo', { text: 'hello mcp' })), 'Echoed.');
-  const repl = await session(t, root, api);
+  const repl = await session(t, root, api, ['--bash', 'allow', '--trust']);
   await repl.ready();
   repl.send('/mcp');
   await repl.expect(/faulty \(stdio\): not started[\s\S]*They start when the first agent works/);
@@ -63,7 +63,7 @@ test('session: SIGTERM stops the MCP server and what it started (no orphans)', a
   const root = await withConfig(t, JSON.stringify({ mcpServers: { faulty: { command: process.execPath, args: [FAULTY, 'ok'] } } }));
   const pidFile = join(root, 'sleeper.pid');
   api.script('lead', reply(toolUse('mcp__faulty__spawn_sleeper', { pidFile })), 'Started.');
-  const repl = await session(t, root, api);
+  const repl = await session(t, root, api, ['--bash', 'allow', '--trust']);
   await repl.ready();
   repl.send('start a sleeper');
   await repl.expect(/Start it\? \[y\]es \/ \[N\]o:/, 20_000);
@@ -92,7 +92,7 @@ test('session: --allow and .team/settings.json rules decide MCP calls of the rea
     reply(toolUse('mcp__memory__open_nodes', { names: ['Grace'] })),
     'Remembered.',
   );
-  const repl = await session(t, root, api, ['--bash', 'allow', '--allow', 'mcp__memory__create_entities']);
+  const repl = await session(t, root, api, ['--bash', 'allow', '--trust', '--allow', 'mcp__memory__create_entities']);
   await repl.ready();
   repl.send('remember Grace');
   await repl.expect(/Start it\? \[y\]es \/ \[N\]o:/, 20_000);
@@ -131,7 +131,7 @@ test('session: the start question shows the whole entry, ${ANTHROPIC_API_KEY} is
     reply(toolUse('bash', { command: `printf '%s' '${planted}' > .mcp.json` })),
     'Done.',
   );
-  const repl = await session(t, root, api, ['--bash', 'allow', '--allow', 'mcp__faulty']);
+  const repl = await session(t, root, api, ['--bash', 'allow', '--trust', '--allow', 'mcp__faulty']);
   await repl.ready();
   repl.send('check the env');
   await repl.expect(/\$\{ANTHROPIC_API_KEY\}, \$\{AGENT_TEAMS_SECRET\} in \.mcp\.json are never expanded \(left empty\)/, 20_000);
