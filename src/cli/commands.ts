@@ -4,6 +4,7 @@
 import type { OptionSpec } from './args';
 import type { CommandContext } from './context';
 import { agentsCommand } from './roles-commands';
+import { hooksCommand } from './hooks-commands';
 import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read-commands';
 import {
   approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand, taskUnblockCommand,
@@ -63,6 +64,16 @@ export const COMMANDS: Command[] = [
     words: ['agents'], synopsis: '[--model <id>] [--json]', summary: 'agent definitions (.team/agents, .claude/agents) and the files skipped, with why',
     options: { ...json, model: { type: 'string' } }, run: agentsCommand,
   },
+  {
+    words: ['hooks'], synopsis: '[--json]', summary: 'hooks from .claude/settings.json, .claude/settings.local.json and .team/settings.json: event, matcher, command, file',
+    options: json, run: hooksCommand,
+  },
+  {
+    words: ['run'], synopsis: '<prompt…|-> | -p <prompt> | --prompt-file <file> [--with <name>[:<agent_type>]]... [--timeout <s>] [--output-format text|json|stream-json] [session options]',
+    summary: 'headless: the lead works on the prompt with its team until done, then the team stops (exit 0 ok, 1 error or timeout; asks nothing)',
+    // Loaded on use, as the interactive session is (main.ts): the other commands never load the SDK.
+    options: {}, run: (ctx) => (require('./run') as typeof import('./run')).runCommand(ctx),
+  },
   { words: ['worktrees'], synopsis: '[--json]', summary: "teammates' git worktrees: name, branch, base, status, path", options: json, run: worktreesCommand },
   {
     words: ['worktree', 'diff'], synopsis: '<name> [--stat] [--json]', summary: "a worktree's changes since its base, uncommitted ones included",
@@ -100,6 +111,13 @@ export const SESSION_OPTIONS: OptionSpec = {
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
 };
+
+/** `run` takes every session option too (docs/headless.md). */
+const runCommandSpec = COMMANDS.find((c) => c.words[0] === 'run')!;
+Object.assign(runCommandSpec.options, SESSION_OPTIONS, {
+  prompt: { type: 'string', short: 'p' }, 'prompt-file': { type: 'string' }, with: { type: 'string', multiple: true },
+  timeout: { type: 'string' }, 'output-format': { type: 'string' },
+});
 
 export function usageOf(c: Command): string {
   return `usage: agent-teams ${c.words.join(' ')} ${c.synopsis} [--root <dir>]`;

@@ -26,7 +26,7 @@ export interface SessionOptions {
 }
 
 /** Key and base URL from the environment (README.md, "Command line"); null after printing why not. */
-function modelConfig(io: CliIo): ModelConfig | null {
+export function modelConfig(io: CliIo): ModelConfig | null {
   if (!io.env.ANTHROPIC_API_KEY?.trim()) {
     writeLine(io.stderr, 'agent-teams: no Anthropic API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another endpoint)\n'
       + 'to start a session. The subcommands (agent-teams team, tasks, send, inbox…) work without a key.');

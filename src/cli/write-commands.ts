@@ -11,7 +11,7 @@ import type { Team } from '../core/team/team';
 import { assertTeammateName } from '../core/util/names';
 
 /** The words after the fixed arguments as one text; `-` alone reads stdin. */
-async function restText(ctx: CommandContext, from: number, what: string): Promise<string> {
+export async function restText(ctx: CommandContext, from: number, what: string): Promise<string> {
   const words = ctx.args.slice(from);
   const body = words.length === 1 && words[0] === '-' ? (await text(ctx.io.stdin)).replace(/\n$/, '') : words.join(' ');
   if (!body.trim()) throw new UsageError(`missing ${what}`, ctx.usage);

@@ -134,7 +134,8 @@ export function presentItem(item: TranscriptItem, mode: TranscriptMode, agent: s
         body: item.content, format: 'markdown', fold: 'none', tone: 'normal',
       };
     case 'notice': {
-      if (mode === 'summary' && (item.what === 'retry' || item.what === 'note')) return null;
+      // A hook that said go on is churn in a summary; one that blocked or failed is not.
+      if (mode === 'summary' && (item.what === 'retry' || item.what === 'note' || (item.what === 'hook' && item.level === 'info'))) return null;
       const tone: Tone = item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'muted';
       return {
         ...base, kind: 'notice', label: item.what, head: item.text, body: mode === 'summary' ? undefined : item.detail, format: 'markdown',

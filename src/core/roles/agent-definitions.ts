@@ -41,7 +41,7 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_DESCRIPTION_CHARS = 1_000;
 
 /** Claude Code's tool names, so its definitions carry over. */
-const CLAUDE_TOOL_NAMES: Record<string, string> = {
+export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = {
   Bash: 'bash', Read: 'read_file', Write: 'write_file', Edit: 'edit_file', MultiEdit: 'edit_file',
   Glob: 'glob', Grep: 'grep', LS: 'list_dir', BashOutput: 'job_output', KillBash: 'job_kill', KillShell: 'job_kill',
 };

@@ -10,6 +10,7 @@ import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
 import type { ModelTool } from '../../model';
 import type { Team } from '../../team/team';
+import type { HookRunRecord, Hooks } from '../../hooks/hooks';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
 
 export type AgentKind = 'lead' | 'teammate';
@@ -35,6 +36,13 @@ export interface AgentHandle {
   setWorkdir(dir: string): void;
   /** What the agent is doing, as the tree and the CLI show it. */
   setActivity(a: Activity): void;
+  /**
+   * A PreToolUse hook allowed the call being run (docs/hooks.md): a question the tool would
+   * ask only by default (no rule decided) is skipped; deny and ask rules still apply.
+   */
+  readonly hookApproved?: boolean;
+  /** Its transcript, where hook runs are written (docs/hooks.md). */
+  readonly transcript?: { readonly path: string; note(e: HookRunRecord): Promise<void> };
 }
 
 /** What tools reach of the team and the host running the agent. */
@@ -45,6 +53,8 @@ export interface ToolHost {
   readonly processes: ProcessRegistry;
   /** Background commands (bash with run_in_background). */
   readonly jobs: JobManager;
+  /** The folder's hooks (docs/hooks.md); absent where none may run. */
+  readonly hooks?: Hooks;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
   /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
   requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
