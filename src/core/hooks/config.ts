@@ -6,6 +6,7 @@
 // trusted enough to run what is found.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+// Bundles take its ESM build (esbuild.mjs `alias`): the UMD main loads its parts by a require() esbuild cannot follow.
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
 
