@@ -3,6 +3,7 @@
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
 import type { McpServerInfo } from '../core/mcp/manager';
+import type { HookSpec } from '../core/hooks/config';
 import type { JobInfo } from '../core/exec/jobs';
 import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
 
@@ -12,7 +13,9 @@ export type JobNode = { nodeKind: 'job'; job: JobInfo };
 export type TaskGroupNode = { nodeKind: 'taskGroup'; status: TaskStatus; count: number };
 export type TaskNode = { nodeKind: 'task'; task: Task };
 export type McpServerNode = { nodeKind: 'mcpServer'; server: McpServerInfo };
-export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode;
+/** The folder's hooks as this window's agents run them (docs/hooks.md). */
+export type HooksNode = { nodeKind: 'hooks'; hooks: readonly HookSpec[] };
+export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | HooksNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';
