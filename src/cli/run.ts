@@ -65,6 +65,8 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   const timeoutRaw = stringOpt(ctx.opts, 'timeout');
   const timeoutS = timeoutRaw === undefined ? 0 : nonNegative(timeoutRaw, '--timeout');
   const settings = await withTeamSettings(ctx.root, sessionSettings(ctx.opts));
+  // Nobody is there to approve a plan: the lead does, unless --plan-approval says otherwise.
+  if (stringOpt(ctx.opts, 'plan-approval') === undefined) settings.planApproval = 'lead';
   const withs = teammatesOf(ctx);
   const prompt = await promptOf(ctx);
   const config = modelConfig(ctx.io);
