@@ -2,9 +2,7 @@
 // `.mcp.json` (with --tools it starts each one, lists its tools and stops it again, showing
 // every command line before it runs), and `/mcp [restart <name>]` in a session shows this
 // host's servers with their state and tools, or restarts one.
-import { commandLine, readMcpConfig, type McpConfig } from '../core/mcp/config';
-import { McpManager, type McpServerInfo } from '../core/mcp/manager';
-import { stateWords } from '../core/mcp/state';
+import { commandLine, type McpConfig, McpManager, type McpServerInfo, readMcpConfig, stateWords } from '../core/session';
 import { UsageError } from './args';
 import type { CommandContext } from './context';
 import { ReplUsageError, type SlashCommand } from './repl-host';

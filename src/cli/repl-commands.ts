@@ -1,8 +1,7 @@
 // The session's slash commands, as a table: each entry is its usage, a summary for /help
 // and a handler. Handlers report failures by throwing; the session prints them.
 import type { Member, RequestRecord } from '../shared/team-schemas';
-import type { TeamSession } from '../core/session/team-session';
-import { activityWords, hostLabel } from '../core/session/team-words';
+import { activityWords, hostLabel, type TeamSession } from '../core/session';
 import { inboxText, jobsText, requestsText, rosterTable, taskBoard } from './format';
 import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
 import { SPAWN_COMMAND, WORKTREE_COMMANDS } from './repl-worktree-commands';

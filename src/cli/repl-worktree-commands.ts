@@ -2,7 +2,7 @@
 // the same operations and wording as `agent-teams worktree …`, over the team session, so a
 // teammate this session runs is seen as a user of its checkout.
 import { relative } from 'node:path';
-import type { SpawnInput } from '../core/runtime/types';
+import type { SpawnInput } from '../core/session';
 import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
 import { rethrowDirty, worktreeGuards } from './worktree-commands';
 import { keptText, mergeText, reconcileWarnings, removedText, statText, worktreeTable } from './worktree-format';

@@ -2,12 +2,7 @@
 // worktrees reviewed and handed in from a script, never starting a model. The checks shared
 // with the session's slash commands live here too (`worktreeGuards`); whether a worktree is
 // in use is the team session's rule.
-import type { WorktreeInfo } from '../core/worktree/manager';
-import { checkName } from '../core/worktree/context';
-import { WorktreeError } from '../core/worktree/errors';
-import type { GitEnvOptions } from '../core/worktree/git';
-import { repoInfo } from '../core/worktree/repo';
-import type { TeamSession } from '../core/session/team-session';
+import { checkName, type GitEnvOptions, repoInfo, type TeamSession, WorktreeError, type WorktreeInfo } from '../core/session';
 import { CliError, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { writeLine } from './io';

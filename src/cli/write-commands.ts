@@ -6,9 +6,7 @@ import { CliError, intList, positiveInt, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { taskLine } from './format';
 import { nameArg } from './read-commands';
-import { describeFailed } from '../core/team/mailbox';
-import type { Team } from '../core/team/team';
-import { assertTeammateName } from '../core/util/names';
+import { assertTeammateName, describeFailed, type Team } from '../core/session';
 
 /** The words after the fixed arguments as one text; `-` alone reads stdin. */
 async function restText(ctx: CommandContext, from: number, what: string): Promise<string> {

@@ -5,8 +5,7 @@
 // A new record redraws only its agent's rows (the tree is redrawn whole only when an agent
 // comes or goes): a redraw rebuilds rows under the pointer and can swallow a click.
 import * as vscode from 'vscode';
-import { ChangeLog, type ChangeRecord } from '../core/watch/change-log';
-import { revertChange } from '../core/watch/changes';
+import { ChangeLog, type ChangeRecord, revertChange } from '../core/session';
 
 export const CHANGE_SCHEME = 'agent-teams-change';
 

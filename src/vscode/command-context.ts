@@ -2,8 +2,7 @@
 // from the extension: the team session, its agents, and the few operations several of them
 // share.
 import * as vscode from 'vscode';
-import type { TeamSession } from '../core/session/team-session';
-import type { Team } from '../core/team/team';
+import type { Team, TeamSession } from '../core/session';
 import type { TaskStatus } from '../shared/team-schemas';
 import { CANCEL, pickOwner } from './prompts';
 import type { RuntimeHost } from './runtime-host';

@@ -9,7 +9,6 @@ import { spec, type CommandSpec } from './command-spec';
 import { JOB_COMMANDS } from './job-commands';
 import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
-import { requestPlan } from '../core/roles/plan-mode';
 import { askFirstPrompt, askNameAndRole, spawnOptions } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 
@@ -59,7 +58,7 @@ export const COMMANDS: CommandSpec[] = [
     schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
     // Files only: in force on whichever host runs the teammate, from its next tool call.
-    run: async (a, ctx) => requestPlan(await ctx.team(), 'user', a.teammate),
+    run: async (a, ctx) => (await ctx.ready()).requestPlan(a.teammate),
   }),
   spec({
     id: 'agentTeams.sendMessage', title: 'Send Message',

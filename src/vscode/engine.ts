@@ -4,7 +4,7 @@
 // command handlers, notifications, status bar — and registers every disposable in
 // context.subscriptions so deactivation releases it (docs/activation.md).
 import * as vscode from 'vscode';
-import { TeamSession } from '../core/session/team-session';
+import { TeamSession } from '../core/session';
 import { createApprover } from './approver';
 import { BashAsks } from './bash-asks';
 import { ChangesProvider } from './changes-view';

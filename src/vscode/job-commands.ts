@@ -3,7 +3,7 @@
 // jobs). The job's agent is told the user killed it.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { killJobForUser } from '../core/runtime/job-wakes';
+import { killJobForUser } from '../core/session';
 import type { CommandContext } from './command-context';
 import { spec, type CommandSpec } from './command-spec';
 import type { TreeNode } from './nodes';

@@ -2,8 +2,7 @@
 // the Team view, the failure notification, or the palette), and the rows themselves.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import type { McpServerInfo } from '../core/mcp/manager';
-import { stateWords } from '../core/mcp/state';
+import { type McpServerInfo, stateWords } from '../core/session';
 import type { CommandContext } from './command-context';
 import type { CommandSpec } from './command-spec';
 import type { McpServerNode, TreeNode } from './nodes';

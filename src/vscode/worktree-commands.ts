@@ -4,8 +4,7 @@
 // git, so like the agents they are refused in Restricted Mode.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { WorktreeError } from '../core/worktree/errors';
-import type { WorktreeInfo, WorktreeManager } from '../core/worktree/manager';
+import { WorktreeError, type WorktreeInfo, type WorktreeManager } from '../core/session';
 import type { CommandContext } from './command-context';
 import { spec, type CommandSpec } from './command-spec';
 import type { TreeNode } from './nodes';
