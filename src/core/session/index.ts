@@ -14,6 +14,7 @@
 // ── the session ──
 export { SessionError, TeamSession, type AgentOptions, type TeamSessionOptions } from './team-session';
 export { WorktreeInUseError } from './worktree-rules';
+export * from './actions';
 
 // ── the host contract ──
 export {
@@ -60,9 +61,5 @@ export { activityWords, formatTokens, hostLabel, leadUsage, spendWords, teamCost
 export { estimateCost, formatCost } from '../runtime/pricing';
 export { assertParticipantName, assertTeammateName, isParticipantName, NAME_RE } from '../util/names';
 
-// ── until each is an action of its own (actions/) ──
-export { killJobForUser } from '../runtime/job-wakes';
-export { revertChange } from '../watch/changes';
-export { describeFailed } from '../team/mailbox';
+// ── checks hosts make on typed input ──
 export { checkName } from '../worktree/context';
-export { repoInfo } from '../worktree/repo';
