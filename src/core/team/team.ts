@@ -138,7 +138,7 @@ export class Team {
   }
 
   /**
-   * A request by id: its record, or — for a plan the tutorial submitted as a message only —
+   * A request by id: its record, or — for a plan the learn-claude-code tutorial submitted as a message only —
    * the record that message stands for (not yet written).
    */
   async findRequest(requestId: string): Promise<RequestRecord | undefined> {
