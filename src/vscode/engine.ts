@@ -69,7 +69,7 @@ export function startEngine(shell: Shell): Engine {
   ctx = createCommandContext({
     log, host, runtime, keys, watch,
     showInbox: (name) => inbox.show(name),
-    refreshViews: () => { teamTree.refresh(true); taskTree.refresh(); },
+    refreshViews: () => { teamTree.refresh(true); void taskTree.refresh(true); },
   });
   const notifier = new RequestNotifier(host, ctx);
   const { team: teamView, tasks: taskView } = views;
