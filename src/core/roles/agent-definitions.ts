@@ -42,7 +42,7 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_DESCRIPTION_CHARS = 1_000;
 
 /** Claude Code's tool names, so its definitions carry over. */
-const CLAUDE_TOOL_NAMES: Record<string, string> = Object.fromEntries(
+export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(TOOL_FACTS).flatMap(([ours, f]) => (f.claudeNames ?? []).map((claude) => [claude, ours])));
 
 export interface LoadOptions {
