@@ -1,7 +1,7 @@
 // `agent-teams hooks`: the hooks the folder's settings files define (docs/hooks.md), per
 // event, with matcher, command, timeout and the file each comes from; malformed entries on
 // stderr with their file and position. Reads only; runs nothing.
-import { HOOK_EVENTS, loadHookConfig } from '../core/hooks/config';
+import { HOOK_EVENTS, loadHookConfig } from '../core/session';
 import { UsageError } from './args';
 import type { CommandContext } from './context';
 import { table } from './format';

@@ -3,7 +3,7 @@
 // `run()` is the whole program for in-process tests; the entry guard at the bottom is the bin.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { onProblem } from '../core/util/problems';
+import { onProblem } from '../core/session';
 import { GLOBAL_OPTIONS, parseStrict, scanWords, stringOpt, UsageError, type ParsedArgs } from './args';
 import { allOptions, COMMANDS, commandsUsage, findCommand, helpText, SESSION_OPTIONS, SESSION_USAGE, usageOf, type Command } from './commands';
 import { CommandContext } from './context';

@@ -2,10 +2,8 @@
 // the lead driven by what the user types, teammates in this process, a terminal that
 // shows what they do. Ctrl-C cancels the lead's turn; /quit or EOF ends the session.
 import { randomBytes } from 'node:crypto';
-import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/model';
-import type { Disposable, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
-import { TeamSession } from '../core/session/team-session';
-import { hostLabel } from '../core/session/team-words';
+import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/session/models';
+import { type Disposable, hostLabel, type RuntimeEvent, type RuntimeSettings, TeamSession } from '../core/session';
 import { PromptApprover } from './approver';
 import { describeEvent } from './event-printer';
 import { writeLine, type CliIo } from './io';

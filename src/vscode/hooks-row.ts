@@ -3,7 +3,7 @@
 // it came from. Shown once the team runs here (hooks load with the agents, in a trusted
 // workspace only).
 import * as vscode from 'vscode';
-import { HOOK_EVENTS, type HookSpec } from '../core/hooks/config';
+import { HOOK_EVENTS, type HookSpec } from '../core/session';
 import type { HooksNode } from './nodes';
 
 export function hooksItem(node: HooksNode): vscode.TreeItem {

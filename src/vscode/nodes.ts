@@ -2,9 +2,7 @@
 // team's own words — activity, tokens, spend — are the core's: core/session/team-words.ts). Tree
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
-import type { McpServerInfo } from '../core/mcp/manager';
-import type { HookSpec } from '../core/hooks/config';
-import type { JobInfo } from '../core/exec/jobs';
+import type { HookSpec, JobInfo, McpServerInfo } from '../core/session';
 import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };

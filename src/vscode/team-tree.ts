@@ -2,15 +2,11 @@
 // current task and tokens; pending plan and shutdown requests as children with inline
 // actions (contextValue-matched in package.json); background jobs as children too (docs/tools.md).
 import * as vscode from 'vscode';
-import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
-import type { Activity } from '../core/runtime/types';
+import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, PLANNING_WORDS, spendWords } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
-import type { JobInfo } from '../core/exec/jobs';
-import type { McpServerInfo } from '../core/mcp/manager';
-import { activityWords, leadUsage, spendWords } from '../core/session/team-words';
 import { mcpServerItem } from './mcp-commands';
 import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
-import type { HookSpec } from '../core/hooks/config';
+import type { HookSpec } from '../core/session';
 import { hooksItem } from './hooks-row';
 import type { TeamHost } from './team-host';
 

@@ -5,6 +5,7 @@
 // hands it over); both come out as the same `ToolDefinition`, which is all a ToolSet needs.
 import { z } from 'zod';
 import type { Member } from '../../../shared/team-schemas';
+import { toolFacts, type ToolFacts } from '../../../shared/tool-facts';
 import type { JobManager } from '../../exec/jobs';
 import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
@@ -95,6 +96,8 @@ type Handler<I> = (input: I, agent: AgentHandle, host: ToolHost) => Promise<Tool
 
 /** One tool, whatever its schema was written in. */
 export interface ToolDefinition extends Common {
+  /** Everything else known about it: team-kept or workspace, Claude Code names, transcript heading (shared/tool-facts.ts). */
+  readonly facts: ToolFacts;
   /** The JSON Schema the model is sent. */
   inputSchema(): JsonSchemaObject;
   /** Checks a call's input; the error names each bad field. */
@@ -116,7 +119,7 @@ export interface JsonTool extends Common {
 export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition {
   let schema: JsonSchemaObject | undefined;
   return {
-    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace,
+    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema() {
       if (!schema) {
         const s = z.toJSONSchema(def.input, { io: 'input' }) as Record<string, unknown>;
@@ -138,7 +141,7 @@ export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition
 /** A tool whose input is checked by whoever runs it (an MCP server validates its own). */
 export function defineJsonTool(def: JsonTool): ToolDefinition {
   return {
-    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace,
+    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema: () => def.inputSchema,
     parse: (input) => (input !== null && typeof input === 'object' && !Array.isArray(input)
       ? { ok: true, data: input }
