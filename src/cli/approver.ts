@@ -5,10 +5,7 @@
 // server's first start: y / n after its command line. An ask rule on a file change shows the
 // change as a diff first; other ask rules get y / n. Questions from several agents are asked
 // one after another, never on top of each other; a cancelled turn (its signal) denies.
-import type { McpStartRequest } from '../core/mcp/manager';
-import { askReason } from '../core/permissions/decide';
-import { teamProposalText } from '../core/runtime/team-proposal';
-import type { Approver, BashDecision, BashQuestion, FileChangeQuestion, TeamAnswer, TeammateProposal } from '../core/runtime/types';
+import { type Approver, askReason, type BashDecision, type BashQuestion, type FileChangeQuestion, type McpStartRequest, type TeamAnswer, type TeammateProposal, teamProposalText } from '../core/session';
 import type { Terminal } from './terminal';
 
 type Choice = { key: string; word: string; label: string; then: () => BashDecision };

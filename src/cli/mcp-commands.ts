@@ -2,11 +2,10 @@
 // `.mcp.json` (with --tools it starts each one, lists its tools and stops it again, showing
 // every command line before it runs), and `/mcp [restart <name>]` in a session shows this
 // host's servers with their state and tools, or restarts one.
-import { commandLine, readMcpConfig, type McpConfig } from '../core/mcp/config';
-import { McpManager, type McpServerInfo } from '../core/mcp/manager';
-import { stateWords } from '../core/mcp/state';
+import { ACTIONS, commandLine, type McpConfig, McpManager, type McpServerInfo, readMcpConfig, stateWords } from '../core/session';
 import { folderTrust } from './trust';
 import { UsageError } from './args';
+import { replScope } from './repl-action';
 import type { CommandContext } from './context';
 import { ReplUsageError, type SlashCommand } from './repl-host';
 
@@ -63,8 +62,8 @@ export const MCP_SLASH_COMMAND: SlashCommand = {
   async run(args, { rt, print }) {
     if (args[0] === 'restart') {
       if (args.length !== 2) throw new ReplUsageError('usage: /mcp restart <name>');
-      await rt.mcp.restart(args[1]!);
-      print(mcpServersText(rt.mcp.list().filter((s) => s.name === args[1])));
+      const s = await ACTIONS.mcpRestart.run(replScope(rt), { server: args[1]! });
+      print(mcpServersText(s ? [s] : []));
       return;
     }
     if (args.length) throw new ReplUsageError('usage: /mcp [restart <name>]');

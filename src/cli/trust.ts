@@ -9,7 +9,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { writeJsonAtomic } from '../core/util/atomic-file';
+import { writeJsonAtomic } from '../core/session';
 import { TrustFile } from '../shared/trust-schemas';
 import { writeLine, type CliIo } from './io';
 
@@ -17,13 +17,18 @@ import { writeLine, type CliIo } from './io';
 export const TRUSTED_FILES = {
   '.team/settings.json': 'permission rules, sandbox and hooks',
   '.mcp.json': 'MCP servers: programs started with your rights',
+  '.claude/settings.json': 'hooks: commands run with your rights (docs/hooks.md)',
+  '.claude/settings.local.json': 'hooks: commands run with your rights (docs/hooks.md)',
 } as const;
 export type TrustedFileName = keyof typeof TRUSTED_FILES;
 
 /** Which of the files may be used (true also when the file does not exist: nothing to trust). */
 export type FolderTrust = Record<TrustedFileName, boolean>;
 
-export const ALL_TRUSTED: FolderTrust = { '.team/settings.json': true, '.mcp.json': true };
+export const ALL_TRUSTED: FolderTrust = { '.team/settings.json': true, '.mcp.json': true, '.claude/settings.json': true, '.claude/settings.local.json': true };
+
+/** Hooks come from three of the files (docs/hooks.md): they run only when all three are trusted. */
+export const hooksTrusted = (t: FolderTrust): boolean => t['.team/settings.json'] && t['.claude/settings.json'] && t['.claude/settings.local.json'];
 
 /** `$XDG_CONFIG_HOME/agent-teams/trusted.json` (`~/.config/…`; `%APPDATA%\agent-teams\…` on Windows). */
 export function trustStorePath(env: NodeJS.ProcessEnv): string {

@@ -7,9 +7,7 @@
 // list as bash's; "Always start" is remembered per workspace. A dismissed notification or a
 // stopped agent is a no.
 import * as vscode from 'vscode';
-import type { McpStartRequest } from '../core/mcp/manager';
-import { askReason } from '../core/permissions/decide';
-import { proposalText, type Approver, type BashDecision, type BashQuestion, type FileChangeQuestion, type TeamAnswer, type TeammateProposal } from '../core/runtime/types';
+import { type Approver, askReason, type BashDecision, type BashQuestion, type FileChangeQuestion, type McpStartRequest, proposalText, type TeamAnswer, type TeammateProposal } from '../core/session';
 import type { BashAsks } from './bash-asks';
 
 /** Commands "always allowed" before rules existed (kept so nobody is asked again). */

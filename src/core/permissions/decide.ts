@@ -15,6 +15,8 @@ export interface Decision {
   reason: string;
   /** The rule that decided, when one did. */
   rule?: string;
+  /** No rule decided: the tool's default did (a PreToolUse hook's allow may lift its ask). */
+  fallback?: true;
 }
 
 const parsed = new WeakMap<object, RuleSet>();
@@ -42,7 +44,7 @@ export async function decideBash(source: RuleSource | undefined, command: string
   const bash = (k: RuleKind) => rules[k].filter((r): r is Extract<Rule, { tool: 'Bash' }> => r.tool === 'Bash');
   // Without Bash rules the policy decides alone; the command need not be parsed.
   if (!bash('allow').length && !bash('ask').length && !bash('deny').length) {
-    return { verdict: fallback, reason: `no rule matches; agentTeams.toolApproval.bash is "${fallback}"` };
+    return { verdict: fallback, fallback: true, reason: `no rule matches; agentTeams.toolApproval.bash is "${fallback}"` };
   }
   const a = await analyzeShell(command);
   // Deny and ask rules see every command it runs, wrapped ones too (`rm x` in `env rm x`).
@@ -79,7 +81,7 @@ function allowedOrFallback(allow: Array<Extract<Rule, { tool: 'Bash' }>>, comman
     ...a.hazards.map((h) => `${h} cannot be allowed by rules`),
   ];
   const partly = allow.length > 0 && a.parts.length > 1 ? ' (every part of a compound command must be allowed)' : '';
-  return { verdict: fallback, reason: `${why.join('; ') || 'no rule matches'}${partly}; agentTeams.toolApproval.bash is "${fallback}"` };
+  return { verdict: fallback, fallback: true, reason: `${why.join('; ') || 'no rule matches'}${partly}; agentTeams.toolApproval.bash is "${fallback}"` };
 }
 
 function bashMatches(rule: Extract<Rule, { tool: 'Bash' }>, words: string[]): boolean {

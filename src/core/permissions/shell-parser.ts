@@ -83,10 +83,12 @@ function lost(w: Worker, why: string): void {
 function ensureWorker(): Worker {
   if (worker) return worker;
   const w = new Worker(shellWorkerScript());
-  w.unref();
   w.on('message', (m: ShellReply) => settle(m.id, m.analysis));
   w.on('error', (e) => lost(w, `the parser failed: ${e.message}`));
   w.on('exit', (code) => lost(w, `the parser stopped with code ${code}`));
+  // After the listeners: adding a 'message' listener refs the thread's port again (Node 20),
+  // so a parser warmed up but never asked would keep the process alive.
+  w.unref();
   worker = w;
   return w;
 }

@@ -139,7 +139,7 @@ export class Team {
   }
 
   /**
-   * A request by id: its record, or — for a plan the tutorial submitted as a message only —
+   * A request by id: its record, or — for a plan the learn-claude-code tutorial submitted as a message only —
    * the record that message stands for (not yet written).
    */
   async findRequest(requestId: string): Promise<RequestRecord | undefined> {
@@ -185,7 +185,9 @@ export class Team {
       this.watcher.watchDir(p.teamDir, (f) => f === 'config.json' && onChange('roster'), ['config.json']),
       this.watcher.watchDir(p.inboxDir, (f) => f.endsWith('.jsonl') && onChange('inbox')),
       this.watcher.watchDir(p.requestsDir, (f) => /\.json$/.test(f) && onChange('requests')),
-      this.watcher.watchDir(p.tasksDir, (f) => /^task_\d+\.json$/.test(f) && onChange('tasks')),
+      // The board's change record (.generation) is written after the task files it names: a
+      // reader woken by it sees the change (task-board.ts); one woken by a task file may not yet.
+      this.watcher.watchDir(p.tasksDir, (f) => (/^task_\d+\.json$/.test(f) || f === '.generation') && onChange('tasks')),
     ]);
     return { dispose: () => subs.forEach((s) => s.dispose()) };
   }
