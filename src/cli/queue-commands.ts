@@ -3,9 +3,7 @@
 // VS Code's Queue Merge use, over the team session. An entry added here is worked by the host
 // whose agents run (a VS Code window, an interactive session) — or by this process with --wait.
 import type { MergeEntry } from '../shared/merge-queue-schema';
-import type { TeamSession } from '../core/session/team-session';
-import { MergeQueueError } from '../core/merge/merge-queue';
-import { entryWords, positions, shownEntries } from '../core/merge/queue-words';
+import { entryWords, MergeQueueError, positions, shownEntries, type TeamSession } from '../core/session';
 import { CliError, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { table } from './format';

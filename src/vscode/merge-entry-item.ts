@@ -2,7 +2,7 @@
 // "Merge queue"): its state in words, why it waits or failed, the test output's tail in the
 // tooltip; contextValue `mergeEntry.<state>` gives it Retry, Cancel or Open Merge Diff.
 import * as vscode from 'vscode';
-import { entryWords } from '../core/merge/queue-words';
+import { entryWords } from '../core/session';
 import type { MergeEntryNode } from './nodes';
 
 const ICONS: Record<string, [string, string?]> = {

@@ -5,9 +5,7 @@
 // The queue itself is the core's (core/merge): the same operations as queue_merge and the CLI.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { MergeQueueError } from '../core/merge/merge-queue';
-import { entryWords } from '../core/merge/queue-words';
-import { git } from '../core/worktree/git';
+import { entryWords, fileAtCommit, MergeQueueError } from '../core/session';
 import { ParticipantName } from '../shared/team-schemas';
 import type { MergeEntry } from '../shared/merge-queue-schema';
 import type { CommandContext } from './command-context';
@@ -45,8 +43,7 @@ export function mergeDiffContent(root: string): vscode.Disposable {
     async provideTextDocumentContent(uri) {
       const rev = new URLSearchParams(uri.query).get('rev') ?? '';
       if (!/^[0-9a-f]{40,64}(\^1)?$/.test(rev)) return '';
-      const r = await git(['show', `${rev}:${uri.path.slice(1)}`], { cwd: root, allowFail: true });
-      return r.code === 0 ? r.stdout : '';
+      return fileAtCommit(root, rev, uri.path.slice(1));
     },
   });
 }

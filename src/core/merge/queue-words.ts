@@ -2,6 +2,7 @@
 // /queue: its state, and what the user needs to know about it (why it waits or failed, what landed).
 import type { MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
+import { git } from '../worktree/git';
 
 /** One short phrase: "queued (2nd)", "testing", "waiting: …", "merged a1b2c3d4e5", "failed: …". */
 export function entryWords(e: MergeEntry, position?: number): string {
@@ -24,4 +25,10 @@ export function shownEntries(entries: readonly MergeEntry[]): MergeEntry[] {
   const latest = new Map<string, MergeEntry>();
   for (const e of entries) latest.set(e.teammate, e);
   return entries.filter((e) => isOpen(e) || latest.get(e.teammate) === e);
+}
+
+/** A file as it is in a commit of the repository at `root` ('' where it does not exist): the merge diff's two sides. */
+export async function fileAtCommit(root: string, rev: string, file: string): Promise<string> {
+  const r = await git(['show', `${rev}:${file}`], { cwd: root, allowFail: true });
+  return r.code === 0 ? r.stdout : '';
 }
