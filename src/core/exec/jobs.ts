@@ -7,7 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { OutputBuffer } from './output-buffer';
 import { DEFAULT_KILL_GRACE_MS, killGroup, type ProcessRegistry } from './process-group';
-import { nextSpawnTurn, withoutSecrets } from './shell';
+import { bashArgs, nextSpawnTurn, withoutSecrets } from './shell';
 
 export const MAX_JOBS_PER_AGENT = 8;
 /** Output kept between two job_output calls. */
@@ -84,7 +84,7 @@ export class JobManager {
     await nextSpawnTurn();
     let child: ChildProcess;
     try {
-      child = spawn('/bin/bash', ['-c', command], { cwd: opts.cwd, env: withoutSecrets(opts.env ?? process.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn('/bin/bash', bashArgs(command), { cwd: opts.cwd, env: withoutSecrets(opts.env ?? process.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     } catch (e) {
       this.jobs.delete(id);
       throw new JobError(`the command could not be started: ${(e as Error).message}`);

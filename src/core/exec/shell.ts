@@ -37,6 +37,14 @@ export function nextSpawnTurn(): Promise<void> {
  */
 const SECRET_VARS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
 
+/**
+ * bash's arguments for one command. `pipefail`: a pipeline's exit status is its last failing
+ * part's, so `npm test | tail` reports the tests' failure, not tail's 0.
+ */
+export function bashArgs(command: string): string[] {
+  return ['-o', 'pipefail', '-c', command];
+}
+
 export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const clean = { ...env };
   for (const k of SECRET_VARS) delete clean[k];
@@ -109,7 +117,7 @@ async function execute(command: string, opts: ShellOptions, signal: AbortSignal)
   let child: ChildProcess;
   try {
     // detached: its own process group, so one signal reaches every descendant.
-    child = spawn('/bin/bash', ['-c', command], {
+    child = spawn('/bin/bash', bashArgs(command), {
       cwd: opts.cwd, env: withoutSecrets(opts.env ?? process.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
     });
   } catch (e) {
