@@ -1,6 +1,7 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
 import { DEFAULT_SETTINGS, type BashPolicy, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
+import { WorktreeSetupSchema, type WorktreeSetup } from '../core/worktree/setup-config';
 
 const SECTION = 'agentTeams';
 
@@ -29,7 +30,14 @@ export function readSettings(): RuntimeSettings {
     requirePlan: oneOf<'never' | 'always'>(c.get('requirePlan'), ['never', 'always'], DEFAULT_SETTINGS.requirePlan),
     confirmTeam: c.get<boolean>('confirmTeam') === true,
     permissions: readPermissions(c),
+    worktreeSetup: readWorktreeSetup(c),
   };
+}
+
+/** agentTeams.worktree.setup; a value of the wrong shape is ignored (`.team/settings.json`'s then applies). */
+function readWorktreeSetup(c: vscode.WorkspaceConfiguration): WorktreeSetup | undefined {
+  const parsed = WorktreeSetupSchema.safeParse(c.get('worktree.setup') ?? {});
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**

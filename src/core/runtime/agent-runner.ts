@@ -283,6 +283,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval) + definitionPrompt(def));
     t.modelOverride = m.model;
     t.allowedTools = m.tools ?? null;
+    t.preparation = this.preparationFor(t);
     // The lease is already ours: taken by claim() on resume, written with the spawn.
     t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
     await t.fence(this.hostId);
@@ -304,7 +305,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     // Plan mode, model and tools go into the same roster write as the spawn: in force before the first model call.
     const role = roleFields(input, def, this.s, by);
     if (by === 'lead' && this.s.confirmTeam) await this.proposals.check(proposalOf(name, input, def, role, this.s.model), this.lead);
-    const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
+    const wt = input.isolation === 'worktree' ? await this.openWorktree(name) : null;
     const member = await this.team.spawnMember(name, input.role || def?.name || 'teammate', {
       ...role,
       worktree: wt?.workdir ?? null, branch: wt?.branch ?? null, current_task: null, host: this.leases.lease(),

@@ -5,7 +5,8 @@ import { ProcessLedger, sweepOrphans } from '../exec/process-ledger';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
 import type { Team } from '../team/team';
-import type { WorktreeManager } from '../worktree/manager';
+import type { WorktreeInfo, WorktreeManager } from '../worktree/manager';
+import { prepareWorktree } from './worktree-prep';
 import type { Agent } from './agent';
 import type { Definitions } from '../roles/agent-definitions';
 import { RunnerDefinitions } from './runner-definitions';
@@ -94,9 +95,34 @@ export abstract class RunnerBase {
     this.rejectedKey = true;
   }
 
-  /** The working folder of worktree `name`, created on first use. */
-  async worktreeDir(name: string): Promise<string> {
-    return (await this.worktrees.ensure(name)).workdir;
+  /** Checkouts made for a spawn whose setup the teammate runs before its first call, by teammate. */
+  private readonly unprepared = new Map<string, WorktreeInfo>();
+
+  /** The worktree a teammate is spawned into; a checkout made now is set up by the teammate (preparationFor). */
+  protected async openWorktree(name: string): Promise<WorktreeInfo> {
+    const info = await this.worktrees.ensure(name);
+    if (info.opened) this.unprepared.set(name, info);
+    return info;
+  }
+
+  /** The setup of `agent`'s new checkout, to run before its first model call (worktree-prep.ts), or null. */
+  protected preparationFor(agent: Agent): (() => Promise<string | null>) | null {
+    const info = this.unprepared.get(agent.name);
+    this.unprepared.delete(agent.name);
+    return info ? () => this.prepare(agent, info) : null;
+  }
+
+  private prepare(agent: Agent, info: WorktreeInfo): Promise<string | null> {
+    const env = { team: this.team, worktrees: this.worktrees, processes: this.processes, emit: (e: RuntimeEvent) => this.emit(e), hostSetup: this.s.worktreeSetup };
+    return prepareWorktree(env, { agent: agent.name, worktree: info.name, workdir: info.workdir, note: (e) => agent.transcript.note(e), signal: agent.signal });
+  }
+
+  /** The working folder of worktree `name`, created on first use and then set up, with `agent`'s transcript. */
+  async worktreeDir(name: string, agent?: string): Promise<string> {
+    const info = await this.worktrees.ensure(name);
+    const who = agent === undefined ? undefined : this.agentNamed(agent);
+    if (info.opened && who) await this.prepare(who, info);
+    return info.workdir;
   }
 
   worktreeProblem(name: string): Promise<string | null> {

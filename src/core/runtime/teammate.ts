@@ -123,6 +123,9 @@ export class Teammate extends Agent {
     this.poke();
   }
 
+  /** The setup of the worktree just made for it (runtime/worktree-prep.ts), run before its first model call. */
+  preparation: (() => Promise<string | null>) | null = null;
+
   /** The member's own model (spawned with one), else the team's setting. */
   modelOverride: string | undefined;
 
@@ -142,7 +145,11 @@ export class Teammate extends Agent {
     // Task files only: the lock, temp and generation files of each change would wake it thrice more.
     this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, (f) => TASK_FILE.test(f) && this.poke()));
     try {
-      if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${initial}` });
+      // A new worktree is set up before the first model call; what came of it leads the first prompt.
+      if (this.preparation) this.setActivity({ kind: 'tool', tool: 'worktree setup' });
+      const setup = await this.preparation?.();
+      this.preparation = null;
+      if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${setup ? `${setup}\n\n` : ''}${initial}` });
       // After a restart it carries on in the worktree of the task it holds.
       if (initial === null) await this.enterOwnTask();
       let needsWork = !resumeIdle && this.messages[this.messages.length - 1]?.role === 'user';
@@ -220,7 +227,7 @@ export class Teammate extends Agent {
 
   /** Works where the task says; a worktree that cannot be used sends the task back (false). */
   private async enterTask(task: Task): Promise<boolean> {
-    const r = await enterBound(this.env.team.tasks, task, this.name, (w) => this.env.worktreeDir(w));
+    const r = await enterBound(this.env.team.tasks, task, this.name, (w) => this.env.worktreeDir(w, this.name));
     if (r.ok) {
       this.setWorkdir(r.workdir ?? this.homeDir);
       return true;

@@ -4,6 +4,7 @@ import type { McpAsker } from '../mcp/host';
 import type { ModelClient, ModelStatus } from '../model';
 import type { JobInfo } from '../exec/jobs';
 import type { TranscriptEntry } from './transcript';
+import type { WorktreeSetup } from '../worktree/setup-config';
 
 export type PlanApprover = 'user' | 'lead';
 export type BashPolicy = 'ask' | 'allow' | 'deny';
@@ -30,6 +31,8 @@ export interface RuntimeSettings {
   confirmTeam: boolean;
   /** Permission rules in Claude Code's syntax (docs/permissions.md); malformed ones are reported and ignored. */
   permissions: PermissionLists;
+  /** agentTeams.worktree.setup: copy and setup for a new worktree, over `.team/settings.json`'s (worktree/setup-config.ts). */
+  worktreeSetup?: WorktreeSetup;
 }
 
 export interface PermissionLists {

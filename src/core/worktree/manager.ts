@@ -45,6 +45,8 @@ export interface WorktreeInfo extends WorktreeRecord {
   path: string;
   /** The workspace folder inside the checkout: where the teammate's tools are rooted. */
   workdir: string;
+  /** From `ensure`: this call made the checkout (new, or a kept branch checked out again), so it needs its setup. */
+  opened?: boolean;
 }
 
 interface Outcome {
@@ -93,13 +95,30 @@ export class WorktreeManager {
   async ensure(name: string, opts: CreateOptions = {}): Promise<WorktreeInfo> {
     const current = await this.get(name);
     if (current?.status === 'active' && (await exists(current.path))) return current;
-    if (!current) return this.create(name, opts);
+    if (!current) return { ...(await this.create(name, opts)), opened: true };
     const valid = checkName(name);
     return this.mutate(await this.existingRepo(), 'create', valid, async (env) => {
       const rec = env.index.worktrees.find((r) => r.name === valid);
+      const opened = rec?.status !== 'active';
       const done = rec ? await reopenWorktree(env, valid, opts, this.opts.hooks ?? {}) : await createWorktree(env, valid, opts, this.opts.hooks ?? {});
-      return this.toInfo(done);
+      return { ...this.toInfo(done), ...(opened ? { opened } : {}) };
     });
+  }
+
+  /**
+   * Records what the worktree setup copied into the checkout (paths relative to the workspace
+   * folder): copies of the main checkout's files, so keep and remove do not count them as
+   * the teammate's git-ignored work (setup-config.ts, copy-in.ts).
+   */
+  async noteCopied(name: string, paths: string[]): Promise<void> {
+    const valid = checkName(name);
+    await withFileLock(this.ctx.lockPath, async () => {
+      const { index } = await readIndex(this.ctx.indexPath);
+      const rec = index.worktrees.find((r) => r.name === valid);
+      if (!rec) return;
+      rec.copied = [...new Set([...(rec.copied ?? []), ...paths])].sort();
+      await writeIndex(this.ctx.indexPath, index);
+    }, { timeoutMs: this.ctx.lockTimeoutMs });
   }
 
   /**

@@ -48,7 +48,8 @@ export interface ToolHost {
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
   /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
   requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
-  worktreeDir(name: string): Promise<string>;
+  /** The working folder of worktree `name`; a checkout made now is set up first, in `agent`'s transcript. */
+  worktreeDir(name: string, agent?: string): Promise<string>;
   /** Why worktree `name` could not be created now, or null. */
   worktreeProblem(name: string): Promise<string | null>;
 }

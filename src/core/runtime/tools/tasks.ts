@@ -24,7 +24,7 @@ const claimInput = z.object({ task_id: taskId });
 
 async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
   // Lead or teammate: the claim either moves it into the task's worktree or does not hold.
-  const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.worktreeDir(w));
+  const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.worktreeDir(w, a.name));
   if (!r.ok) return fail(r.reason);
   if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: r.task.id }).catch(() => undefined);
   if (r.workdir) {
