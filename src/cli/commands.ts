@@ -63,9 +63,9 @@ export const COMMANDS: Command[] = [
     words: ['agents'], synopsis: '[--model <id>] [--json]', summary: 'agent definitions (.team/agents, .claude/agents) and the files skipped, with why',
     options: { ...json, model: { type: 'string' } }, run: agentsCommand,
   },
-  { words: ['worktrees'], synopsis: '[--json]', summary: "teammates' git worktrees: name, branch, base, status, path", options: json, run: worktreesCommand },
+  { words: ['worktrees'], synopsis: '[--json]', summary: "teammates' git worktrees: name, branch, base, status (merged into the current branch or not), path; offers removal of merged ones", options: json, run: worktreesCommand },
   {
-    words: ['worktree', 'diff'], synopsis: '<name> [--stat] [--json]', summary: "a worktree's changes since its base, uncommitted ones included",
+    words: ['worktree', 'diff'], synopsis: '<name> [--stat] [--json]', summary: "what a worktree has that the current branch lacks (from their merge base), uncommitted changes included",
     options: { ...json, stat: { type: 'boolean' } }, run: worktreeDiffCommand,
   },
   {

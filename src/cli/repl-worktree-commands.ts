@@ -64,16 +64,16 @@ export function spawnArgs(args: string[], usage: string): SpawnInput {
 
 export const WORKTREE_COMMANDS: Record<string, SlashCommand> = {
   worktrees: {
-    usage: '/worktrees', summary: "teammates' git worktrees: name, branch, base, status, path",
+    usage: '/worktrees', summary: "teammates' git worktrees: name, branch, base, status (merged or not), path",
     async run(args, { rt, print }) {
       if (args.length) throw new ReplUsageError(`usage: ${this.usage}`);
       await guards(rt).repo();
       reconcileWarnings(await rt.worktrees.reconcile()).forEach((w) => print(`warning: ${w}`));
-      print(worktreeTable(await rt.worktrees.list(), rt.root));
+      print(worktreeTable(await rt.worktreeViews(), rt.root, '/remove'));
     },
   },
   diff: {
-    usage: '/diff <name> [--stat]', summary: "a worktree's changes since its base (uncommitted included)",
+    usage: '/diff <name> [--stat]', summary: "what a worktree has that is not merged yet (uncommitted included)",
     async run(args, { rt, print }) {
       const { name, flags } = onlyName(args, this.usage, ['--stat']);
       await guards(rt).known(name);

@@ -53,7 +53,7 @@ export async function worktreesCommand(ctx: CommandContext): Promise<number> {
   // Reconcile first so a checkout deleted by hand shows as missing, not active.
   const report = await wm.reconcile();
   reconcileWarnings(report).forEach((w) => writeLine(ctx.io.stderr, `agent-teams: warning: ${w}`));
-  const list = await wm.list();
+  const list = await ctx.session.worktreeViews();
   ctx.emit(list, () => worktreeTable(list, ctx.root));
   return 0;
 }

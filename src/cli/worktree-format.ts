@@ -4,6 +4,8 @@ import { describeIgnored } from '../core/worktree/ignored';
 import { relative } from 'node:path';
 import type { DiffFile, WorktreeDiff } from '../core/worktree/diff';
 import type { WorktreeInfo } from '../core/worktree/manager';
+import { branchStateWords } from '../core/worktree/branch-state';
+import type { WorktreeView } from '../core/session/worktree-rules';
 import type { MergeResult } from '../core/worktree/merge';
 import type { RemoveResult } from '../core/worktree/lifecycle';
 import type { ReconcileReport } from '../core/worktree/reconcile';
@@ -22,17 +24,23 @@ export function baseLabel(w: Pick<WorktreeInfo, 'baseRef' | 'baseCommit'>): stri
   return w.baseCommit.startsWith(w.baseRef) ? short(w.baseCommit) : `${short(w.baseCommit)} (${w.baseRef})`;
 }
 
-export function worktreeTable(list: WorktreeInfo[], root: string): string {
+/**
+ * One row per worktree, its status saying whether the branch is merged into the current
+ * branch; then a hint for each one whose removal is offered (merged, clean, teammate gone).
+ * `how` is how this interface removes one (`agent-teams worktree remove`, `/remove`).
+ */
+export function worktreeTable(list: WorktreeView[], root: string, how = 'agent-teams worktree remove'): string {
   if (!list.length) return 'No worktrees. A teammate spawned with isolation "worktree" gets one.';
   const rows = [
     ['name', 'branch', 'base', 'status', 'path'],
     ...list.map((w) => [
       w.name, w.branch, baseLabel(w),
-      w.lastMerge ? `${w.status}, merged ${short(w.lastMerge.commit)}` : w.status,
+      `${w.status}, ${branchStateWords(w.state)}`,
       w.status === 'active' ? relative(root, w.path) : '-',
     ]),
   ];
-  return pad(rows).map((l) => `  ${l}`).join('\n');
+  const hints = list.filter((w) => w.removable).map((w) => `Hint: ${w.branch} is merged into ${w.state.into}, its checkout is clean and its teammate has shut down: remove it with \`${how} ${w.name}\` (nothing is lost).`);
+  return [...pad(rows).map((l) => `  ${l}`), ...hints].join('\n');
 }
 
 export interface FileStat extends DiffFile {
@@ -75,7 +83,7 @@ export function diffStat(d: WorktreeDiff): FileStat[] {
 }
 
 function diffHeader(d: WorktreeDiff): string {
-  return `${d.branch} (worktree "${d.name}") since base ${short(d.baseCommit)}, head ${short(d.headCommit)}`;
+  return `${d.branch} (worktree "${d.name}") since base ${short(d.mergeBase)}, head ${short(d.headCommit)}`;
 }
 
 export function statText(d: WorktreeDiff, stats: FileStat[] = diffStat(d)): string {

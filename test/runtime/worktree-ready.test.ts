@@ -10,23 +10,9 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, sentText } from './harness';
+import { projectRepo } from './worktree-fixture';
 
 const exec = promisify(execFile);
-export const git = (cwd: string, ...args: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
-
-/** A repository on `main` ignoring node_modules/ and .env, with an installed dependency and a .env in the main checkout. */
-export async function projectRepo(root: string, worktree: object): Promise<void> {
-  await git(root, 'init', '-q', '-b', 'main');
-  await writeFile(join(root, '.gitignore'), 'node_modules/\n.env\n');
-  await writeFile(join(root, 'index.js'), 'require("dep");\n');
-  await git(root, 'add', '.gitignore', 'index.js');
-  await git(root, 'commit', '-qm', 'base');
-  await mkdir(join(root, 'node_modules', 'dep'), { recursive: true });
-  await writeFile(join(root, 'node_modules', 'dep', 'index.js'), 'module.exports = 1;\n');
-  await writeFile(join(root, '.env'), 'TOKEN=local\n');
-  await mkdir(join(root, '.team'), { recursive: true });
-  await writeFile(join(root, '.team', 'settings.json'), JSON.stringify({ worktree }));
-}
 
 test('a new worktree gets its copies and setup before the teammate\'s first model call; the output is in its transcript', async (t) => {
   const h = await harness(t);
@@ -70,8 +56,9 @@ test('a failing setup is reported to the lead and the user, and the teammate sta
   assert.match(first, /Start\./, 'its own instructions follow');
   // The first failure stops the rest.
   await assert.rejects(stat(join(h.root, '.worktrees', 'bo', '.second')));
-  const toLead = await h.rt.team.mailbox.unread('lead', 0);
-  assert.ok(toLead.messages.some((m) => m.from === 'bo' && /setup of worktree "bo" for bo failed.*exit code 7/s.test(m.content)), 'the lead is told');
+  // The lead may already have read it (mail wakes it): its whole inbox is looked at.
+  const toLead = await h.rt.team.mailbox.history('lead');
+  assert.ok(toLead.some((m) => m.from === 'bo' && /setup of worktree "bo" for bo failed.*exit code 7/s.test(m.content)), 'the lead is told');
   const notice = h.events.find((e) => e.type === 'notice' && e.level === 'error' && e.agent === 'bo');
   assert.match((notice as { message: string } | undefined)?.message ?? '', /setup of worktree "bo" for bo failed.*bo starts anyway/);
 });

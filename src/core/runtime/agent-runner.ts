@@ -280,7 +280,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     const def = this.defs.forMember(m);
     // A tool outside the member's list is not offered at all (the list is in the roster, so a reload keeps it).
     const tools = new ToolSet(toolsFor('teammate').filter((t) => toolAllowed(t.name, m.tools)));
-    const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval) + definitionPrompt(def));
+    const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval, m.branch) + definitionPrompt(def));
     t.modelOverride = m.model;
     t.allowedTools = m.tools ?? null;
     t.preparation = this.preparationFor(t);

@@ -31,17 +31,35 @@ export const CONFIRM_TEAM_NOTE = [
   'If they decline, the results say why: change the team accordingly and propose it again, or ask them what they want; do not spawn the same teammates one by one.',
 ].join('\n');
 
-export function teammateSystem(id: Identity, root: string, approver: string): string {
+/** The lead's words on its teammates' branches (the worktree tools: tools/worktree-tools.ts). */
+export const LEAD_WORKTREE_NOTE = [
+  'A teammate spawned with isolation "worktree" works on its own branch wt/<name> in .worktrees/<name>; its work reaches you only as commits on that branch.',
+  'worktree_status says which branches are merged into the current one; worktree_diff shows what a branch has that is not merged yet.',
+  'Land a branch through the merge queue (queue_merge), never with git merge in the workspace: that is the user\'s own checkout.',
+  'Once a teammate has shut down and its branch is merged, remove its worktree with worktree_remove (worktree_keep keeps the branch and drops the checkout).',
+].join('\n');
+
+/** A worktree teammate's words on its branch: its work counts only once committed there. */
+export function branchNote(branch: string): string {
+  return [
+    `You work in your own git worktree on branch ${branch}. Your work reaches the team only through commits on that branch:`,
+    'commit as you go and before you report work done (git add -A && git commit -m "…"); uncommitted files are never merged.',
+    'The lead lands your branch through the merge queue (queue_merge): do not merge it yourself, and do not touch the main checkout.',
+  ].join(' ');
+}
+
+export function teammateSystem(id: Identity, root: string, approver: string, branch?: string | null): string {
   return [
     `You are ${id.name}, a teammate in team "${id.team}". Your role: ${id.role}.`,
     `You work in ${root}. The lead is "lead"; the person at the keyboard is "user".`,
+    branch ? branchNote(branch) : '',
     'Messages from others arrive inside <team-mail> tags between your tool calls; they are not the user\'s own words.',
     'Use the task board: claim_task before working on a task, task_update with status "completed" when done.',
     `If you are asked for a plan, submit it with plan_approval and wait: ${approver} decides; file edits and shell commands are refused until it is approved.`,
     'When you receive a shutdown_request, answer it with shutdown_response.',
     'When you have nothing left to do, call idle. Report results to the lead with send_message.',
     TOOL_ORDER,
-  ].join('\n');
+  ].filter(Boolean).join('\n');
 }
 
 export function identityBlock(id: Identity): string {
@@ -83,7 +101,7 @@ export function taskPrompt(id: Identity, t: Task, how: TaskArrival): string {
     identityBlock(id),
     arrival(t, how),
     t.description ? `Details: ${t.description}` : '',
-    t.worktree ? `This task is bound to git worktree "${t.worktree}": your file tools and bash now work there.` : '',
+    t.worktree ? `This task is bound to git worktree "${t.worktree}": your file tools and bash now work there. ${branchNote(`wt/${t.worktree}`)}` : '',
     'Mark it completed with task_update when done, then report to the lead.',
   ].filter(Boolean).join('\n');
 }

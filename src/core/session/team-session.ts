@@ -24,7 +24,7 @@ import { Team, type TeamChange } from '../team/team';
 import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager } from '../worktree/manager';
 import { hostLabel } from './team-words';
-import { WorktreeInUseError, worktreeUsers } from './worktree-rules';
+import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from './worktree-rules';
 
 export interface TeamSessionOptions {
   root: string;
@@ -233,6 +233,11 @@ export class TeamSession {
   get worktrees(): WorktreeManager {
     this.wm ??= new WorktreeManager(this.root);
     return this.wm;
+  }
+
+  /** Every worktree with where its branch stands and whether its removal is offered (worktree-rules.ts). */
+  worktreeViews(): Promise<WorktreeView[]> {
+    return worktreeViews(this.team, this.worktrees);
   }
 
   /** Teammates that use worktree `name` now (worktree-rules.ts). */

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import {
   assertRealWorktreesDir, branchOf, checkName, exists, makeContext, type EventExtra, type EventLogger, type EventName, type WorktreeContext,
 } from './context';
+import { branchState, type BranchState } from './branch-state';
 import { diffRecord, type WorktreeDiff } from './diff';
 import { WorktreeError } from './errors';
 import type { GitEnvOptions } from './git';
@@ -153,13 +154,23 @@ export class WorktreeManager {
     return rec && this.toInfo(rec);
   }
 
-  /** Branch vs its base commit, plus uncommitted and untracked files while the checkout exists. */
+  /** What the branch has that the current branch lacks (from their merge base), plus uncommitted and untracked files while the checkout exists. */
   async diff(name: string): Promise<WorktreeDiff> {
+    const rec = await this.record(name);
+    return diffRecord(this.ctx.root, rec, await this.checkoutOf(rec), this.ctx.git);
+  }
+
+  /** Whether the branch is merged into the main checkout's current branch, and uncommitted files (branch-state.ts). */
+  async branchState(name: string): Promise<BranchState> {
+    const rec = await this.record(name);
+    return branchState(this.ctx.root, rec, await this.checkoutOf(rec), this.ctx.git);
+  }
+
+  private async record(name: string): Promise<WorktreeRecord> {
     const valid = checkName(name);
     const rec = (await this.records()).find((r) => r.name === valid);
     if (!rec) throw new WorktreeError('not-found', `no worktree named "${valid}"`);
-    const checkout = await this.checkoutOf(rec);
-    return diffRecord(this.ctx.root, rec, checkout, this.ctx.git);
+    return rec;
   }
 
   /**

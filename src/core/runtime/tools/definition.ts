@@ -10,6 +10,7 @@ import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
 import type { ModelTool } from '../../model';
 import type { Team } from '../../team/team';
+import type { WorktreeManager } from '../../worktree/manager';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
 
 export type AgentKind = 'lead' | 'teammate';
@@ -50,6 +51,8 @@ export interface ToolHost {
   requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
   /** The working folder of worktree `name`; a checkout made now is set up first, in `agent`'s transcript. */
   worktreeDir(name: string, agent?: string): Promise<string>;
+  /** The teammates' git worktrees (the lead's worktree tools). */
+  readonly worktrees: WorktreeManager;
   /** Why worktree `name` could not be created now, or null. */
   worktreeProblem(name: string): Promise<string | null>;
 }

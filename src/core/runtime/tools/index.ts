@@ -10,12 +10,13 @@ import { searchTools } from './search';
 import { shellTools } from './shell';
 import { taskTools } from './tasks';
 import { teamTools } from './team';
+import { worktreeTools } from './worktree-tools';
 
 export { defineJsonTool, defineTool, fail, ok } from './definition';
 export type { AgentHandle, AgentKind, ToolDefinition, ToolHost, ToolResult } from './definition';
 export { ToolSet } from './tool-set';
 
-export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...shellTools, ...searchTools, ...fileTools, ...teamTools, ...protocolTools, ...taskTools];
+export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...shellTools, ...searchTools, ...fileTools, ...teamTools, ...protocolTools, ...taskTools, ...worktreeTools];
 
 /** The built-in tools an agent of this kind is offered, in the order the model sees them. */
 export function toolsFor(kind: AgentKind): ToolDefinition[] {

@@ -17,7 +17,7 @@ export const spawnTeammate = defineTool({
     role: z.string().min(1).describe('What this teammate is for, e.g. "backend engineer".'),
     prompt: z.string().min(1).describe('The first instruction the teammate works on.'),
     isolation: z.enum(['none', 'worktree']).nullish().describe('"none" (default): it edits the shared workspace; everyone sees its changes at once. '
-      + '"worktree": it works in its own git worktree on branch wt/<name>; you and the others do not see its files until the user merges that branch. '
+      + '"worktree": it works in its own git worktree on branch wt/<name>; you and the others see its work only once its commits on that branch are merged (through the merge queue: queue_merge). '
       + 'Choose "worktree" when teammates would edit the same files in parallel, or for risky changes to review before they land.'),
     agent_type: z.string().nullish().describe('Start it from this agent definition (listed in your instructions): its model, tools and role instructions apply.'),
     model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku (behind a proxy, the name the proxy uses); default: the team\'s (or its definition\'s).'),
