@@ -44,7 +44,10 @@ export function startEngine(shell: Shell): Engine {
   const asks = new BashAsks();
   const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
   const defaultModel = () => readSettings().model;
-  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a) };
+  const agents = {
+    activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a),
+    removableWorktrees: async () => (await session.worktreeViews()).filter((w) => w.removable).map((w) => w.name),
+  };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
   const statusBar = new TeamStatusBar(host, defaultModel);

@@ -22,6 +22,8 @@ interface Snapshot {
   plans: RequestRecord[];
   tasks: Map<number, Task>;
   hasTeam: boolean;
+  /** Shut-down teammates whose worktree may be removed without losing anything. */
+  removable: Set<string>;
 }
 
 export interface ActivitySource {
@@ -32,7 +34,12 @@ export interface ActivitySource {
   mcpServers?(): McpServerInfo[];
   /** The agent's background jobs this host runs. */
   jobs?(agent: string): JobInfo[];
+  /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/session/worktree-rules.ts). */
+  removableWorktrees?(): Promise<string[]>;
 }
+
+/** How long the removable worktrees (a few git calls each) are reused while the shut-down teammates stay the same. */
+const REMOVABLE_TTL_MS = 10_000;
 
 export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -61,6 +68,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
    */
   refresh(force = false): void {
     this.snapshot = undefined;
+    if (force) this.removableCache = undefined;
     void this.redrawIfChanged(this.load(), force);
   }
 
@@ -130,10 +138,24 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       team.requests.list({ status: 'pending' }).catch(() => []),
       team.tasks.list().catch(() => []),
       this.host.hasTeam(),
-    ]).then(([config, plans, pending, tasks, hasTeam]) => ({
+    ]).then(async ([config, plans, pending, tasks, hasTeam]) => ({
       members: config?.members ?? [], leadUsage: leadUsage(config), pending, plans, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam,
+      removable: await this.removableOf(config?.members ?? []),
     }));
     return this.snapshot;
+  }
+
+  private removableCache: { key: string; at: number; names: Promise<Set<string>> } | undefined;
+
+  /** Asked only while a shut-down teammate has a branch; reused for a while (roster heartbeats reload often). */
+  private removableOf(members: Member[]): Promise<Set<string>> {
+    const gone = members.filter((m) => m.status === 'shutdown' && m.branch).map((m) => m.name).join(',');
+    if (!gone || !this.agents.removableWorktrees) return Promise.resolve(new Set());
+    const c = this.removableCache;
+    if (c && c.key === gone && Date.now() - c.at < REMOVABLE_TTL_MS) return c.names;
+    const names = this.agents.removableWorktrees().then((n) => new Set(n), () => new Set<string>());
+    this.removableCache = { key: gone, at: Date.now(), names };
+    return names;
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
@@ -169,7 +191,8 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const role = node.lead ? 'Lead' : (m?.role ?? '');
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
-    if (m?.branch) parts.push(m.branch);
+    const removable = !node.lead && s.removable.has(node.name);
+    if (m?.branch) parts.push(removable ? `${m.branch} merged, worktree removable` : m.branch);
     if (m?.model) parts.push(m.model);
     if (spend) parts.push(spend);
     const item = new vscode.TreeItem(node.name);
@@ -181,8 +204,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}`;
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
-    // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove).
-    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}`;
+    // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove);
+    // `.removable`: merged and clean, its teammate shut down — Remove Worktree is offered inline.
+    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}${removable ? '.removable' : ''}`;
     const spoken = [node.name, role, status, detail, task ? `working on task ${task.id}: ${task.subject}` : undefined,
       m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
