@@ -1,4 +1,4 @@
-// Worktree commands: show an isolated teammate's diff against its base, merge its branch into
+// Worktree commands: show what an isolated teammate's branch has that is not merged yet, merge its branch into
 // the current branch, keep the branch (checkout removed), remove it. Each takes `{name}` (and
 // `commit` for merge/keep, `force` for remove: true/false decide, absent asks), or a teammate row of the Team tree, or asks with a quick pick. They run
 // git, so like the agents they are refused in Restricted Mode.
@@ -39,7 +39,7 @@ function nameField(title: string, which: (w: WorktreeInfo) => boolean) {
 
 async function showDiff(name: string, ctx: CommandContext): Promise<WorktreeOutcome> {
   const d = await ctx.session.worktrees.diff(name);
-  const header = `# ${d.branch}: ${d.files.length} file${d.files.length === 1 ? '' : 's'} changed since ${d.baseCommit.slice(0, 10)}`
+  const header = `# ${d.branch}: ${d.files.length} file${d.files.length === 1 ? '' : 's'} not merged yet (since ${d.mergeBase.slice(0, 10)})`
     + (d.uncommitted.length ? ` (${d.uncommitted.length} uncommitted)` : '');
   const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: `${header}\n${d.text || '# no changes\n'}` });
   await vscode.window.showTextDocument(doc, { preview: true });
