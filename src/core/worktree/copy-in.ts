@@ -60,8 +60,8 @@ function inside(parent: string, child: string): boolean {
 /** GNU cp: native speed, copy-on-write where the file system has it; false when cp is not GNU's. */
 function gnuCopy(src: string, dst: string, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
   return new Promise((resolve, reject) => {
-    // Not -a: keeping owner and extended attributes cost a syscall or more per file (ours
-    // anyway / rarely wanted) and made the copy ~3× slower than cp -r (bench/README.md).
+    // Not -a: the owner is ours anyway and extended attributes are rarely wanted; mode and
+    // timestamps are kept (bench/README.md, worktree.create_copy).
     execFile('cp', ['-R', '-P', '--preserve=mode,timestamps', '--reflink=auto', '-T', '--', src, dst], { timeout: timeoutMs, signal, windowsHide: true }, (err, _out, stderr) => {
       if (!err) return resolve(true);
       const e = err as NodeJS.ErrnoException & { killed?: boolean };
