@@ -1,7 +1,8 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
-import { DEFAULT_SETTINGS, type BashPolicy, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
-import { WorktreeSetupSchema, type WorktreeSetup } from '../core/worktree/setup-config';
+import {
+  type BashPolicy, DEFAULT_SETTINGS, type PermissionLists, type PlanApprover, type RuntimeSettings, type WorktreeSetup, WorktreeSetupSchema,
+} from '../core/session';
 
 const SECTION = 'agentTeams';
 

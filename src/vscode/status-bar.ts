@@ -1,6 +1,6 @@
 // Status bar item: who is working, total tokens, and Restricted Mode; click to open the team.
 import * as vscode from 'vscode';
-import { formatTokens, teamCost, teamTokens } from '../core/session/team-words';
+import { formatTokens, teamCost, teamTokens } from '../core/session';
 import type { TeamHost } from './team-host';
 
 export class TeamStatusBar implements vscode.Disposable {

@@ -2,17 +2,16 @@
 // current task and tokens; pending plan and shutdown requests as children with inline
 // actions (contextValue-matched in package.json); background jobs as children too (docs/tools.md).
 import * as vscode from 'vscode';
-import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
-import type { Activity } from '../core/runtime/types';
+import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, PLANNING_WORDS, spendWords } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
-import type { JobInfo } from '../core/exec/jobs';
-import type { McpServerInfo } from '../core/mcp/manager';
-import { activityWords, leadUsage, spendWords } from '../core/session/team-words';
 import { mcpServerItem } from './mcp-commands';
-import { ago, requestLabel, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
+import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
+import type { HookSpec } from '../core/session';
+import { hooksItem } from './hooks-row';
 import type { TeamHost } from './team-host';
 
-type Node = MemberNode | RequestNode | McpServerNode | JobNode;
+type Node = MemberNode | RequestNode | McpServerNode | JobNode | HooksNode;
+type RowNode = MemberNode | McpServerNode | HooksNode;
 
 interface Snapshot {
   members: Member[];
@@ -36,6 +35,8 @@ export interface ActivitySource {
   jobs?(agent: string): JobInfo[];
   /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/session/worktree-rules.ts). */
   removableWorktrees?(): Promise<string[]>;
+  /** The hooks this window's agents run (docs/hooks.md; none before the team runs). */
+  hooks?(): readonly HookSpec[];
 }
 
 /** How long the removable worktrees (a few git calls each) are reused while the shut-down teammates stay the same. */
@@ -50,7 +51,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   /** What each root row (and its children) shows, in brief: a row that would show the same is not redrawn. */
   private shown = new Map<string, string>();
   /** One object per root row, kept across reads: VS Code redraws a row it is handed by identity. */
-  private readonly rowNodes = new Map<string, MemberNode | McpServerNode>();
+  private readonly rowNodes = new Map<string, RowNode>();
   private readonly sub: vscode.Disposable;
 
   constructor(private readonly host: Pick<TeamHost, 'team' | 'hasTeam' | 'onDidChange'>, private readonly agents: ActivitySource) {
@@ -107,11 +108,21 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       const i = mcpServerItem(n);
       return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, i.contextValue, (i.tooltip as vscode.MarkdownString).value]) };
     });
-    return [...members, ...mcp];
+    const hooks = this.hooksNodes(s).map((n) => {
+      const i = hooksItem(n);
+      return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, (i.tooltip as vscode.MarkdownString).value]) };
+    });
+    return [...members, ...mcp, ...hooks];
+  }
+
+  /** One "Hooks" row after the MCP servers, when this window's agents run any. */
+  private hooksNodes(s: Snapshot): HooksNode[] {
+    const hooks = s.hasTeam ? this.agents.hooks?.() ?? [] : [];
+    return hooks.length ? [this.kept<HooksNode>({ nodeKind: 'hooks', hooks })] : [];
   }
 
   /** The kept object for this row, brought up to date (the same object VS Code was given). */
-  private kept<T extends MemberNode | McpServerNode>(fresh: T): T {
+  private kept<T extends RowNode>(fresh: T): T {
     const key = rowKey(fresh);
     const node = this.rowNodes.get(key) as T | undefined;
     if (!node) {
@@ -160,7 +171,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
 
   async getChildren(node?: Node): Promise<Node[]> {
     const s = await this.load();
-    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s)];
+    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s), ...this.hooksNodes(s)];
     if (node.nodeKind !== 'member') return [];
     return [
       ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
@@ -175,6 +186,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   async getTreeItem(node: Node): Promise<vscode.TreeItem> {
     const s = await this.load();
     if (node.nodeKind === 'mcpServer') return mcpServerItem(node);
+    if (node.nodeKind === 'hooks') return hooksItem(node);
     return node.nodeKind === 'member' ? this.memberItem(node, s) : node.nodeKind === 'job' ? jobItem(node.job) : requestItem(node.record);
   }
 
@@ -223,8 +235,8 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   }
 }
 
-function rowKey(n: MemberNode | McpServerNode): string {
-  return n.nodeKind === 'mcpServer' ? `mcp:${n.server.name}` : `member:${n.name}`;
+function rowKey(n: RowNode): string {
+  return n.nodeKind === 'mcpServer' ? `mcp:${n.server.name}` : n.nodeKind === 'hooks' ? 'hooks' : `member:${n.name}`;
 }
 
 function rootNodes(s: Snapshot): MemberNode[] {

@@ -46,6 +46,8 @@ export interface AgentOptions {
   raiseBudget?: string;
   /** MCP servers from `.mcp.json` (docs/mcp.md). */
   mcp?: McpHostOptions;
+  /** Hooks run only in a trusted folder (docs/hooks.md; default trusted). */
+  hooks?: { trusted?: boolean };
 }
 
 export class SessionError extends Error {}

@@ -24,7 +24,8 @@ export const bash = defineTool({
     if (d.verdict === 'deny') {
       return fail(d.rule ? `Refused: ${d.reason}.` : `Refused: shell commands are disabled (agentTeams.toolApproval.bash = deny) and no allow rule covers this one: ${d.reason}.`);
     }
-    if (d.verdict === 'ask') {
+    // A PreToolUse hook's allow answers the default question, never a deny or ask rule (docs/hooks.md).
+    if (d.verdict === 'ask' && !(d.fallback && a.hookApproved)) {
       // The rules "Always allow" may offer are worked out first (a parse, off the loop), so
       // "waiting for approval" is shown only once the question is really put to the user.
       const suggestions = await suggestRules(command);
