@@ -109,9 +109,21 @@ export abstract class Agent implements AgentHandle {
 
   /** Re-roots file tools and bash (a task bound to a worktree). */
   setWorkdir(dir: string): void {
+    this.nextWorkdir = null;
     if (dir === this.cwd) return;
     this.cwd = dir;
     this.fs = this.workspaceFs(dir);
+  }
+
+  /** Where it moves once the current reply's calls have run (a completed worktree task). */
+  private nextWorkdir: string | null = null;
+
+  moveAfterReply(dir: string): void {
+    this.nextWorkdir = dir;
+  }
+
+  private applyMove(): void {
+    if (this.nextWorkdir !== null) this.setWorkdir(this.nextWorkdir);
   }
 
   /** File tools rooted at `dir`, every write recorded in the change log (src/core/watch/changes.ts). */
@@ -201,6 +213,9 @@ export abstract class Agent implements AgentHandle {
     this.messages = r.messages;
     this.pendingCursor = null;
     this.inboxCursor = Math.max(r.inboxCursor, await team.mailbox.cursor(this.name));
+    // It carries on in the worktree of the task it holds (docs/file-formats.md, "Tasks").
+    const [held] = await team.tasks.select((t) => t.owner === this.name && t.status === 'in_progress' && !!t.worktree);
+    if (held?.worktree) this.setWorkdir(await this.env.worktreeDir(held.worktree).catch(() => this.cwd));
     // A crash after a tool call was requested but before its result was stored.
     const last = this.messages[this.messages.length - 1];
     if (last?.role === 'assistant' && Array.isArray(last.content)) {
@@ -275,6 +290,7 @@ export abstract class Agent implements AgentHandle {
     let forceCompact = false;
     // Project instructions are read once per phase: the prompt prefix stays cached within it.
     const system = await phaseSystem(this.system, this.env.team.paths.root);
+    this.applyMove();
     for (let round = 0; ; round++) {
       if (this.stopped) return 'stopped';
       if (round >= maxRounds) return 'max_rounds';
@@ -358,6 +374,8 @@ export abstract class Agent implements AgentHandle {
         void this.transcript.note({ type: 'tool_result', id: u.id, tool: u.name, is_error: r.isError, text: bounded(text, LIVE_RESULT_CHARS), chars: text.length });
         blocks.push({ type: 'tool_result', tool_use_id: u.id, content: text, ...(r.isError ? { is_error: true } : {}) });
       }
+      // A worktree task completed in this reply: its later calls ran there; the next reply works at home.
+      this.applyMove();
       const mail = this.stopped ? null : await this.takeMail();
       await this.push({ role: 'user', content: [...blocks, ...(mail?.blocks ?? [])] }, mail?.count ? mail.cursor : undefined);
       if (this.stopped) return 'stopped';

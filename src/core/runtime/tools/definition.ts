@@ -33,6 +33,8 @@ export interface AgentHandle {
   noteInboxRead(cursor: number): void;
   inboxPosition(): number;
   setWorkdir(dir: string): void;
+  /** Works in `dir` from its next reply on: the calls left in this reply still run where they were (docs/file-formats.md, "Tasks"). */
+  moveAfterReply(dir: string): void;
   /** What the agent is doing, as the tree and the CLI show it. */
   setActivity(a: Activity): void;
 }

@@ -119,8 +119,12 @@ export const taskUpdate = defineTool({
     }, a.name);
     const mine = t.status === 'in_progress' && t.owner === a.name;
     if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: mine ? t.id : null }).catch(() => undefined);
-    // Done with (or gave up) a worktree-bound task: back to where it works otherwise.
-    if (t.worktree && !mine) a.setWorkdir(a.homeDir);
+    // Done with (or gave up) a worktree-bound task: back to where it works otherwise, once
+    // this reply's calls have run (notes written after "mark done" belong with the work).
+    if (t.worktree && !mine && a.cwd !== a.homeDir) {
+      a.moveAfterReply(a.homeDir);
+      return ok(`Updated ${formatTask(t)}\nThe rest of this reply's calls still run in worktree "${t.worktree}" (${a.cwd}); from your next reply you work in ${a.homeDir}.`);
+    }
     return ok(`Updated ${formatTask(t)}`);
   },
 });
