@@ -248,11 +248,9 @@ export class Teammate extends Agent {
       this.lastResumed = w.how === 'resumed' ? w.task.id : null;
       this.taskInHand = w.task.id;
       await this.env.team.roster.patch(this.name, { current_task: w.task.id });
-      const mail = await this.takeMail();
-      await this.push(
-        { role: 'user', content: [{ type: 'text', text: taskPrompt(this.identity, w.task, w.how) }, ...mail.blocks] },
-        mail.count ? mail.cursor : undefined,
-      );
+      // The task alone: mail that came while it was being handed over may change what to do
+      // with it ("leave task 3 to bob"), so it is read on its own, after the first tool round.
+      await this.push({ role: 'user', content: taskPrompt(this.identity, w.task, w.how) });
     }
     return true;
   }
