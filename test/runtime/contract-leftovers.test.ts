@@ -36,3 +36,45 @@ test('mail and an auto-assigned task never arrive in one wake: the task is hande
     assert.ok(!(/Task #1 was assigned/.test(w) && /leave task 1 to bob/.test(w)), `task and mail in one wake: ${w}`);
   }
 });
+
+test('a task may name as owner a teammate spawned later in the same reply; spawn_teammate(task) starts it on a task claimed before its first call', async (t) => {
+  const h = await harness(t);
+  h.api.setDefault(reply(toolUse('idle', {})));
+  h.api.script('lead',
+    reply(
+      toolUse('task_create', { subject: 'write docs', owner: 'alice' }),
+      toolUse('spawn_teammate', { name: 'alice', role: 'writer', prompt: 'Wait for your task.' }),
+      toolUse('task_create', { subject: 'fix the parser', description: 'Acceptance: npm test passes.' }),
+      toolUse('spawn_teammate', { name: 'bob', role: 'dev', prompt: 'Go.', task: 2 }),
+    ),
+    'ok');
+  await h.rt.askLead('Plan and staff it.');
+  const results = sent(h, 'lead', 1);
+  assert.match(results, /Created #1 \[pending\] owner=alice write docs/);
+  assert.match(results, /Spawned bob \(dev\); it is working on task #2 \(claimed for it\) and your prompt/);
+  const bobFirst = sent(h, 'bob', 0);
+  assert.match(bobFirst, /You start on task #2, claimed for you: fix the parser/);
+  assert.match(bobFirst, /Acceptance: npm test passes/);
+  assert.deepEqual([(await h.rt.team.tasks.get(2))?.owner], ['bob']);
+  await waitFor(async () => (await h.rt.team.tasks.get(1))?.status === 'in_progress', 8000, 'alice takes her reserved task');
+  assert.equal((await h.rt.team.tasks.get(1))?.owner, 'alice');
+});
+
+test('an owner that does not exist or has shut down: the whole batch is rejected, and the error says so and what to do', async (t) => {
+  const h = await harness(t);
+  h.api.script('zed', reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'zed', role: 'dev', prompt: 'Wait.' });
+  await idle(h, 'zed');
+  await h.rt.stopTeammate('zed');
+  h.api.script('lead',
+    reply(toolUse('task_create', { tasks: [{ subject: 'a' }, { subject: 'b', owner: 'carol' }] })),
+    reply(toolUse('task_create', { subject: 'c', owner: 'zed' })),
+    reply(toolUse('spawn_teammate', { name: 'dan', role: 'dev', prompt: 'Go.', task: 99 })),
+    'ok');
+  await h.rt.askLead('Plan.');
+  assert.match(sent(h, 'lead', 1), /Nothing created: the whole call was rejected \(none of its 2 tasks is on the board\): owner \\"carol\\" is not a teammate yet: spawn_teammate carol first \(later in the same reply is fine\)/);
+  assert.match(sent(h, 'lead', 2), /Not created: owner \\"zed\\" has shut down: spawn_teammate zed starts it again/);
+  assert.match(sent(h, 'lead', 3), /not spawned: it cannot start on task 99: task 99 not found/);
+  assert.deepEqual(await h.rt.team.tasks.list(), []);
+  assert.equal(await h.rt.team.roster.get('dan'), undefined);
+});

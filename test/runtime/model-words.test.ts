@@ -42,7 +42,7 @@ test('tool descriptions: read_inbox says mail arrives by itself; broadcast and s
   assert.match(d('broadcast'), /The same as send_message with msg_type \\"broadcast\\"/);
   assert.match(d('send_message'), /msg_type \\"broadcast\\" is the broadcast tool/);
   assert.match(d('spawn_teammate'), /branch wt\/<name>; you and the others do not see its files until the user merges/);
-  assert.match(d('task_create'), /owner.*Reserve the task for this teammate/);
+  assert.match(d('task_create'), /owner.*Reserve it for this teammate \(an existing one, or one you spawn in the same reply\)/);
 });
 
 test('send_message and broadcast are one behaviour', async (t) => {

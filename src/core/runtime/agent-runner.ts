@@ -22,6 +22,7 @@ import { definitionPrompt, findDefinition, roleFields, toolAllowed } from '../ro
 import { knownModel, unknownModelWarning } from '../roles/models';
 import { RuntimeError, type RunnerOptions } from './runner-options';
 import { checkSpawn } from './spawn-rules';
+import { checkStartTask, claimStartTask } from './spawn-task';
 import { RemoteMembers } from './remote-members';
 import { RunnerBase } from './runner-base';
 import { toolsFor, ToolSet } from './tools';
@@ -94,7 +95,6 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     }
     this.opts.events.started();
   }
-
 
   activity(agent: string): Activity {
     if (agent === 'lead') return this.leadRemote ? { kind: 'remote', host: this.leadRemote } : this.lead.activity;
@@ -303,6 +303,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     const def = input.agent_type ? findDefinition(await this.loadDefinitions(), input.agent_type) : undefined;
     // Plan mode, model and tools go into the same roster write as the spawn: in force before the first model call.
     const role = roleFields(input, def, this.s, by);
+    if (input.task) await checkStartTask(this.team, name, input.task);
     if (by === 'lead' && this.s.confirmTeam) await this.proposals.check(proposalOf(name, input, def, role, this.s.model), this.lead);
     const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
     const member = await this.team.spawnMember(name, input.role || def?.name || 'teammate', {
@@ -311,7 +312,8 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     });
     this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${member.role}${member.model ? `, ${member.model}` : ''}${member.plan_mode ? ', plan mode' : ''}).` });
     if (member.model && !knownModel(member.model)) this.emit({ type: 'notice', level: 'warning', agent: name, message: `${name}: ${unknownModelWarning(member.model)}.` });
-    await this.runTeammate(member, member.plan_mode ? `${PLAN_MODE_START}\n\n${input.prompt}` : input.prompt, false);
+    const start = input.task ? await claimStartTask(this.team, name, input.task, (w) => this.worktreeDir(w)) : '';
+    await this.runTeammate(member, `${member.plan_mode ? `${PLAN_MODE_START}\n\n` : ''}${start}${input.prompt}`, false);
     return member;
   }
 

@@ -122,6 +122,8 @@ export abstract class Agent implements AgentHandle {
     this.nextWorkdir = dir;
   }
 
+  spawnsInReply: ReadonlySet<string> = new Set();
+
   private applyMove(): void {
     if (this.nextWorkdir !== null) this.setWorkdir(this.nextWorkdir);
   }
@@ -343,6 +345,10 @@ export abstract class Agent implements AgentHandle {
       // Cut off at max_tokens, the last block's input is whatever part of its JSON had arrived.
       const cut = result.stopReason === 'max_tokens' ? result.content.at(-1) : undefined;
       const blocks: Block[] = [];
+      this.spawnsInReply = new Set(uses.flatMap((u) => {
+        const name = u.type === 'tool_use' && u.name === 'spawn_teammate' ? (u.input as { name?: unknown } | null)?.name : undefined;
+        return typeof name === 'string' ? [name] : [];
+      }));
       // The whole reply's calls first (the lead's spawns are proposed to the user as one team).
       if (!this.stopped && this.env.beforeToolCalls) await this.env.beforeToolCalls(this, uses.flatMap((u) => (u.type === 'tool_use' && u !== cut ? [{ name: u.name, input: u.input }] : [])));
       for (const u of uses) {

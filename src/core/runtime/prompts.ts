@@ -70,17 +70,22 @@ export function formatTask(t: Task): string {
 }
 
 /** How a task came to a teammate: its own, resumed; reserved for it by name; or given to it as the first idle teammate. */
-export type TaskArrival = 'resumed' | 'reserved' | 'auto';
+export type TaskArrival = 'resumed' | 'reserved' | 'auto' | 'spawned';
 
 function arrival(t: Task, how: TaskArrival): string {
   if (how === 'resumed') return `Resume your task #${t.id}: ${t.subject}`;
+  if (how === 'spawned') return `You start on task #${t.id}, claimed for you: ${t.subject}`;
   if (how === 'reserved') return `Task #${t.id} was reserved for you by name on the board and is now yours: ${t.subject}`;
   return `Task #${t.id} was assigned to you automatically because you were idle and it became unblocked: ${t.subject}`;
 }
 
 export function taskPrompt(id: Identity, t: Task, how: TaskArrival): string {
+  return `${identityBlock(id)}\n${taskLines(t, how)}`;
+}
+
+/** How a task came to it, its details and where it works, and what to do when done. */
+export function taskLines(t: Task, how: TaskArrival): string {
   return [
-    identityBlock(id),
     arrival(t, how),
     t.description ? `Details: ${t.description}` : '',
     t.worktree ? `This task is bound to git worktree "${t.worktree}": your file tools and bash now work there.` : '',

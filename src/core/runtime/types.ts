@@ -159,4 +159,6 @@ export interface SpawnInput {
   agent_type?: string | null;
   /** Start in plan mode; default from the setting requirePlan. */
   plan_mode_required?: boolean | null;
+  /** A task it starts on, claimed for it before its first model call. */
+  task?: number | null;
 }

@@ -35,6 +35,8 @@ export interface AgentHandle {
   setWorkdir(dir: string): void;
   /** Works in `dir` from its next reply on: the calls left in this reply still run where they were (docs/file-formats.md, "Tasks"). */
   moveAfterReply(dir: string): void;
+  /** Names the current reply spawns (spawn_teammate calls): a task may name them as owner before they exist. */
+  readonly spawnsInReply: ReadonlySet<string>;
   /** What the agent is doing, as the tree and the CLI show it. */
   setActivity(a: Activity): void;
 }

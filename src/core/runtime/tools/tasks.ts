@@ -3,6 +3,7 @@
 // core/team (task-board, task-rules, bound-claim).
 import { z } from 'zod';
 import { claimBound } from '../../team/bound-claim';
+import { TaskError } from '../../team/task-board';
 import { formatTask } from '../prompts';
 import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 
@@ -48,7 +49,7 @@ export const claimTaskLead = defineTool({ ...claimTool, agents: ['lead'] });
 
 const newTaskFields = {
   description: z.string().nullish().describe('Details, acceptance criteria.'),
-  owner: z.string().nullish().describe('Reserve the task for this teammate: it is woken for it and nobody else takes it. Without an owner, the first idle teammate gets it.'),
+  owner: z.string().nullish().describe('Reserve it for this teammate (an existing one, or one you spawn in the same reply): nobody else takes it. Default: the first idle teammate gets it.'),
   worktree: z.string().nullish().describe('Bind the task to this git worktree name: whoever claims it works there.'),
 };
 
@@ -68,13 +69,20 @@ export const taskCreate = defineTool({
     })).nullish().describe('Several tasks, created in this order.'),
   }).refine((i) => i.subject || i.tasks?.length, { message: 'give a subject, or tasks' }),
   agents: ['lead', 'teammate'],
-  async run({ subject, blockedBy, tasks, ...rest }, _a, h) {
+  async run({ subject, blockedBy, tasks, ...rest }, a, h) {
     const items = [...(subject ? [{ ...rest, subject, blockedBy: blockedBy ?? [] }] : []), ...(tasks ?? [])];
     for (const worktree of new Set(items.map((t) => t.worktree).filter((w): w is string => !!w))) {
       const problem = await h.worktreeProblem(worktree);
       if (problem) return fail(`Not created: worktree "${worktree}" cannot be used: ${problem}`);
     }
-    const created = await h.team.tasks.createMany(items.map((t) => ({ ...t, blockedBy: t.blockedBy ?? [] })));
+    const created = await h.team.tasks.createMany(items.map((t) => ({ ...t, blockedBy: t.blockedBy ?? [] })), a.spawnsInReply).catch((err: Error) => err);
+    if (created instanceof TaskError) {
+      // Said plainly: nothing of the call is on the board, so the whole call is to be sent again.
+      return fail(items.length > 1
+        ? `Nothing created: the whole call was rejected (none of its ${items.length} tasks is on the board): ${created.message}. Fix that and send the whole call again.`
+        : `Not created: ${created.message}.`);
+    }
+    if (created instanceof Error) throw created;
     return ok(created.map((t) => `Created ${formatTask(t)}`).join('\n'));
   },
 });
@@ -116,7 +124,7 @@ export const taskUpdate = defineTool({
     const t = await h.team.tasks.update(task_id, {
       status: status ?? undefined, owner: owner ?? undefined,
       addBlockedBy: addBlockedBy ?? undefined, removeBlockedBy: removeBlockedBy ?? undefined,
-    }, a.name);
+    }, a.name, a.spawnsInReply);
     const mine = t.status === 'in_progress' && t.owner === a.name;
     if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: mine ? t.id : null }).catch(() => undefined);
     // Done with (or gave up) a worktree-bound task: back to where it works otherwise, once

@@ -22,15 +22,22 @@ export const spawnTeammate = defineTool({
     agent_type: z.string().nullish().describe('Start it from this agent definition (listed in your instructions): its model, tools and role instructions apply.'),
     model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku (behind a proxy, the name the proxy uses); default: the team\'s (or its definition\'s).'),
     plan_mode_required: z.boolean().nullish().describe('true: it may not change files or run commands until a plan it submits for its current task is approved. Default: the setting agentTeams.requirePlan.'),
+    task: z.number().int().positive().nullish().describe('A task id it starts on: claimed for it before it starts (pending, unblocked, unowned or reserved for it).'),
   }),
   agents: ['lead'],
-  async run({ name, role, prompt, isolation, agent_type, model, plan_mode_required }, a, h) {
-    const m = await h.spawnTeammate({ name, role, prompt, isolation: isolation ?? 'none', agent_type, model, plan_mode_required }, a.name);
+  async run({ name, role, prompt, isolation, agent_type, model, plan_mode_required, task }, a, h) {
+    const m = await h.spawnTeammate({ name, role, prompt, isolation: isolation ?? 'none', agent_type, model, plan_mode_required, task }, a.name).catch(async (err: Error) => {
+      // Tasks this reply reserved for it would wait forever for a teammate that never came.
+      const freed = a.spawnsInReply.has(name) && !(await h.team.roster.get(name)) ? await h.team.tasks.unreserve(name) : [];
+      if (freed.length) err.message += `. Task${freed.length > 1 ? 's' : ''} ${freed.map((t) => `#${t.id}`).join(', ')} reserved for ${name} went back to the board unowned`;
+      throw err;
+    });
     const where = m.branch ? ` in its worktree on branch ${m.branch}` : '';
     const how = [m.agent_type ? `from ${m.agent_type}` : '', m.model ? `model ${m.model}` : '', m.plan_mode ? 'in plan mode: it plans first and changes nothing until its plan is approved' : '']
       .filter(Boolean).join('; ');
     const odd = m.model && !knownModel(m.model) ? ` Note: ${unknownModelWarning(m.model)}.` : '';
-    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on your prompt.${odd}`);
+    const on = task && (await h.team.roster.get(name))?.current_task === task ? `task #${task} (claimed for it) and ` : '';
+    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on ${on}your prompt.${odd}`);
   },
 });
 
