@@ -48,7 +48,7 @@ test('setting an owner follows the claim rules (pending, unblocked, unowned) and
   await assert.rejects(team.tasks.update(a.id, { owner: 'bob' }, 'lead'), /owned by alice/);
   await team.roster.setStatus('bob', 'shutdown');
   const c = await team.tasks.create({ subject: 'c' });
-  await assert.rejects(team.tasks.update(c.id, { owner: 'bob' }, 'user'), /not a teammate yet/);
+  await assert.rejects(team.tasks.update(c.id, { owner: 'bob' }, 'user'), /owner "bob" has shut down: spawn_teammate bob starts it again/);
   // The user may change any task: an owner it picks reserves the task as it stands.
   const reserved = await team.tasks.update(b.id, { owner: 'alice' }, 'user');
   assert.deepEqual([reserved.owner, reserved.status, reserved.blockedBy], ['alice', 'pending', [a.id]]);
