@@ -78,3 +78,19 @@ test('an owner that does not exist or has shut down: the whole batch is rejected
   assert.deepEqual(await h.rt.team.tasks.list(), []);
   assert.equal(await h.rt.team.roster.get('dan'), undefined);
 });
+
+test('a task reserved for a teammate and blocked: when its blocker completes, the idle owner is woken with it at once', async (t) => {
+  // The slow poll is no help here: the wake must come from the change itself.
+  const h = await harness(t, { idlePollSeconds: 60 });
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'bob', role: 'dev', prompt: 'Wait.' });
+  await idle(h, 'bob');
+  // The lead keeps the build for itself, and reserves the deploy that waits for it for bob.
+  h.api.script('lead', reply(toolUse('task_create', { tasks: [{ ref: 'c', subject: 'build', owner: 'lead' }, { subject: 'deploy', owner: 'bob', blockedBy: ['c'] }] })), 'ok');
+  await h.rt.askLead('Plan.');
+  await sleep(300);
+  const before = h.api.requests('bob').length;
+  await h.rt.updateTask(1, { status: 'completed' });
+  await waitFor(() => h.api.requests('bob').length > before, 3000, 'bob woken for his unblocked task');
+  assert.match(sent(h, 'bob', before), /Task #2 was reserved for you by name on the board and is now yours: deploy/);
+});

@@ -139,8 +139,10 @@ export class Teammate extends Agent {
   private async live(initial: string | null, resumeIdle: boolean): Promise<void> {
     const team = this.env.team;
     this.subs.push(await team.mailbox.subscribe(this.name, this.poke));
-    // Task files only: the lock, temp and generation files of each change would wake it thrice more.
-    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, (f) => TASK_FILE.test(f) && this.poke()));
+    // Task files and the change record (not lock or temp files). The record is written last in
+    // a change: a look at the board on a task file's event alone may see the board from before
+    // it (a reserved task still blocked), and nothing else would wake it until the slow poll.
+    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, (f) => (TASK_FILE.test(f) || f === '.generation') && this.poke()));
     try {
       if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${initial}` });
       // After a restart it carries on in the worktree of the task it holds.
