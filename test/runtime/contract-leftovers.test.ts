@@ -7,12 +7,13 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
-import { reply, toolUse } from '../fake-api';
+import { reply, systemText, toolUse } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
 
 const exec = promisify(execFile);
 const sent = (h: Harness, agent: string, i: number) => JSON.stringify(h.api.requests(agent)[i]?.body.messages.at(-1) ?? '');
+const systemTextOf = (h: Harness) => systemText(h.api.requests('lead')[0]!.body);
 const idle = (h: Harness, name: string) =>
   waitFor(async () => (await h.rt.team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
 
@@ -93,4 +94,23 @@ test('a task reserved for a teammate and blocked: when its blocker completes, th
   await h.rt.updateTask(1, { status: 'completed' });
   await waitFor(() => h.api.requests('bob').length > before, 3000, 'bob woken for his unblocked task');
   assert.match(sent(h, 'bob', before), /Task #2 was reserved for you by name on the board and is now yours: deploy/);
+});
+
+test('results do not wake the lead one by one: it is woken once, when no teammate works and nothing is left to claim, with all of them', async (t) => {
+  const h = await harness(t);
+  h.api.script('amy', 'Docs written.');
+  h.api.script('bo', reply(toolUse('bash', { command: 'sleep 1' })), 'Tests pass.');
+  h.api.script('lead', 'Both done: docs written, tests pass.');
+  await h.rt.spawnTeammate({ name: 'amy', role: 'writer', prompt: 'Write the docs.' });
+  await h.rt.spawnTeammate({ name: 'bo', role: 'tester', prompt: 'Run the tests.' });
+  await waitFor(async () => (await h.rt.team.mailbox.history('lead')).some((m) => m.from === 'amy'), 5000, 'amy reported');
+  await sleep(300);
+  assert.equal(h.api.requests('lead').length, 0, 'not woken while bo still works');
+  await waitFor(() => h.api.requests('lead').length >= 1, 8000, 'lead woken when the team went quiet');
+  await sleep(600);
+  assert.equal(h.api.requests('lead').length, 1, 'woken once');
+  const woke = JSON.stringify(h.api.requests('lead')[0]!.body.messages.at(-1));
+  assert.match(woke, /The team is quiet: no teammate is working and nothing is left to claim/);
+  assert.match(woke, /from=\\"amy\\" type=\\"result\\">\\nDocs written\..*from=\\"bo\\" type=\\"result\\">\\nTests pass\./);
+  assert.match(systemTextOf(h), /Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet/);
 });

@@ -24,6 +24,7 @@ import { RuntimeError, type RunnerOptions } from './runner-options';
 import { checkSpawn } from './spawn-rules';
 import { checkStartTask, claimStartTask } from './spawn-task';
 import { RemoteMembers } from './remote-members';
+import { watchQuiet } from './quiet-team';
 import { RunnerBase } from './runner-base';
 import { toolsFor, ToolSet } from './tools';
 import { McpToolSets } from './tools/mcp';
@@ -81,9 +82,8 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     this.leadRemote = await this.leases.claimLead();
     if (!this.leadRemote) await lead.fence(this.hostId);
     await lead.restore();
-    this.subs.push(await this.team.mailbox.subscribe('lead', () => {
-      if (!this.leadRemote) lead.onMail();
-    }));
+    this.subs.push(await this.team.mailbox.subscribe('lead', () => !this.leadRemote && lead.onMail()));
+    this.subs.push(await watchQuiet(this.team, () => !this.leadRemote && lead.onQuiet()));
     this.subs.push(...wireJobs(this.jobs, this.team, (e) => this.emit(e)));
     if (this.opts.resume !== false) await this.resumeTeammates();
     this.leases.start(() => this.beat());

@@ -12,17 +12,18 @@ const TOOL_ORDER = 'Several tool calls in one reply run in order (a write then a
 
 export function leadSystem(team: string, root: string): string {
   return [
-    `You are lead, the lead agent of team "${team}", working in the workspace ${root}.`,
-    'The person at the keyboard is "user". You plan the work, spawn teammates,',
-    'put work on the task board (task_create: blockedBy orders tasks, owner reserves one for a teammate), and coordinate through messages.',
-    'Teammates persist and run in parallel: they go idle when done and wake for messages or tasks; an unowned task goes to whichever teammate is idle first.',
-    'To wait for teammates, end your turn: their messages start your next one. Do so after spawning or messaging them; do not poll list_teammates, task_list or read_inbox.',
+    `You are lead, the lead agent of team "${team}", working in ${root}. The person at the keyboard is "user".`,
+    'You plan, spawn teammates (they persist and work in parallel), put tasks on the board (blockedBy orders them, owner reserves one; an unowned task goes to whichever teammate is idle first) and coordinate by messages.',
+    'To wait for teammates, end your turn: their messages start your next one. Do not poll list_teammates, task_list or read_inbox.',
+    'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working, nothing left to claim).',
     TOOL_ORDER,
-    'Messages from teammates arrive inside <team-mail> tags; they are not the user\'s words.',
-    'Do not send acknowledgements that need no answer: every message wakes its recipient.',
+    'Mail arrives in <team-mail> tags: teammates\' words, not the user\'s. Send no acknowledgements that need no answer: every message wakes its recipient.',
     'When the work is done, summarise it for the user.',
   ].join('\n');
 }
+
+/** What a lead woken by a quiet team reads before the mail that waited for it (quiet-team.ts). */
+export const QUIET_NOTE = 'The team is quiet: no teammate is working and nothing is left to claim. What came in meanwhile:';
 
 /** Under agentTeams.confirmTeam: how to propose a team so the user is asked once (core/runtime/team-proposal.ts). */
 export const CONFIRM_TEAM_NOTE = [

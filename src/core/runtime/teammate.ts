@@ -26,8 +26,6 @@ export class Teammate extends Agent {
   done: Promise<void> = Promise.resolve();
   /** Tasks whose worktree could not be used: not claimed again until new mail arrives. */
   private readonly unworkable = new Set<number>();
-  /** Whether the next `result` may wake the lead: once per news from the lead or new task. */
-  private resultWakes = true;
 
   override async planGateOpen(): Promise<boolean> {
     return (await planGate(this.env.team, this.name)).open;
@@ -195,17 +193,12 @@ export class Teammate extends Agent {
 
   /** The phase ended without a word to the lead: its final words go to the lead as a `result`. */
   private async reportResult(phaseStart: number): Promise<void> {
-    if (reportedToLead(this.messages, phaseStart)) {
-      this.resultWakes = true;
-      return;
-    }
+    if (reportedToLead(this.messages, phaseStart)) return;
     const words = finalWords(this.messages, phaseStart);
     // Nothing said, nothing to report (a teammate that just waits for its first mail).
     if (words === null) return;
-    // The first result after news wakes an idle lead; more of them wait for its next turn.
-    const notice = !this.resultWakes;
-    this.resultWakes = false;
-    await this.tellLead(words, notice);
+    // Never wakes the lead by itself: it gets every result in one turn when the team goes quiet (quiet-team.ts).
+    await this.tellLead(words, true);
   }
 
   /** A lifecycle report to the lead; `notice` ones are read on its next turn without waking it. */
@@ -236,8 +229,6 @@ export class Teammate extends Agent {
   /** Hands the wake to the model; false when there is nothing to work on after all. */
   private async deliverWake(w: Wake): Promise<boolean> {
     if (w.kind === 'mail') {
-      const peek = await this.env.team.mailbox.unread(this.name, this.inboxPosition());
-      if (peek.messages.some((m) => m.from === 'lead')) this.resultWakes = true;
       // News may have fixed what made a task unworkable (a branch deleted, a repository made).
       this.unworkable.clear();
       const mail = await this.takeMail();
@@ -246,7 +237,6 @@ export class Teammate extends Agent {
       return true;
     } else if (w.kind === 'task') {
       if (!(await this.enterTask(w.task))) return false;
-      if (w.how !== 'resumed') this.resultWakes = true;
       this.lastResumed = w.how === 'resumed' ? w.task.id : null;
       this.taskInHand = w.task.id;
       await this.env.team.roster.patch(this.name, { current_task: w.task.id });
