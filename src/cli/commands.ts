@@ -21,13 +21,15 @@ export interface Command {
   summary: string;
   options: OptionSpec;
   run(ctx: CommandContext): Promise<number>;
+  /** A file it reads that could not be read (or was corrupt) makes it exit 1, output still printed: the listing is incomplete. */
+  incompleteFails?: boolean;
 }
 
 const json: OptionSpec = { json: { type: 'boolean' } };
 
 export const COMMANDS: Command[] = [
   { words: ['team'], synopsis: '[--json]', summary: 'roster: status, role, current task, tokens, pending requests', options: json, run: teamCommand },
-  { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand },
+  { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand, incompleteFails: true },
   {
     words: ['task', 'add'], synopsis: '<subject> [--description <text>] [--blocked-by <id,id…>] [--json]',
     summary: 'create a task', options: { ...json, description: { type: 'string' }, 'blocked-by': { type: 'string' } }, run: taskAddCommand,
@@ -39,7 +41,7 @@ export const COMMANDS: Command[] = [
   },
   { words: ['send'], synopsis: '<to> <text…|-> [--json]', summary: 'send a message as user (- reads the text from stdin)', options: json, run: sendCommand },
   { words: ['broadcast'], synopsis: '<text…|-> [--json]', summary: 'message every running teammate as user', options: json, run: broadcastCommand },
-  { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand },
+  { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand, incompleteFails: true },
   { words: ['requests'], synopsis: '[--all] [--json]', summary: 'pending protocol requests (plans, shutdowns)', options: { ...json, all: { type: 'boolean' } }, run: requestsCommand },
   { words: ['approve'], synopsis: '<request_id> [--feedback <text>] [--json]', summary: "approve a teammate's plan", options: { ...json, feedback: { type: 'string' } }, run: approveCommand },
   { words: ['reject'], synopsis: '<request_id> <feedback…> [--json]', summary: "reject a teammate's plan, saying what to change", options: json, run: rejectCommand },
@@ -149,6 +151,6 @@ export function helpText(version: string): string {
     '  -V, --version  print the version',
     "  -m, --message  worktree merge/keep: commit the worktree's uncommitted changes with this text first",
     '',
-    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down, merge conflict…), 2 usage error.',
+    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down, merge conflict…; tasks and inbox: a file could not be read, the listing is incomplete), 2 usage error.',
   ].join('\n');
 }
