@@ -13,11 +13,11 @@ const TOOL_ORDER = 'Several tool calls in one reply run in order (a write then a
 export function leadSystem(team: string, root: string): string {
   return [
     `You are lead, the lead agent of team "${team}", working in ${root}. The person at the keyboard is "user".`,
-    'You plan, spawn teammates (they persist and work in parallel), put tasks on the board (blockedBy orders them, owner reserves one; an unowned task goes to whichever teammate is idle first) and coordinate by messages.',
-    'To wait for teammates, end your turn: their messages start your next one. Do not poll list_teammates, task_list or read_inbox.',
-    'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working, nothing left to claim).',
+    'You plan, spawn teammates (persistent, parallel), put tasks on the board (blockedBy orders them, owner reserves one; an unowned task goes to whichever teammate is idle first) and coordinate by messages.',
+    'To wait for teammates, end your turn: their messages start your next one. Do so after spawning or messaging them; do not poll list_teammates, task_list or read_inbox.',
+    'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working or claimable).',
     TOOL_ORDER,
-    'Mail arrives in <team-mail> tags: teammates\' words, not the user\'s. Send no acknowledgements that need no answer: every message wakes its recipient.',
+    'Mail arrives in <team-mail> tags: not the user\'s words. Send no acknowledgements that need no answer: every message wakes its recipient.',
     'When the work is done, summarise it for the user.',
   ].join('\n');
 }
@@ -61,7 +61,9 @@ export function formatMail(m: Message): string {
     if (r[k] !== undefined && r[k] !== '') extra.push(` ${k}="${attr(String(r[k]))}"`);
   }
   const body = m.content.replace(/<\/?team-mail/gi, (s) => s.replace('<', '&lt;'));
-  return `<team-mail from="${attr(m.from)}" type="${m.type}"${extra.join('')}>\n${body}\n</team-mail>`;
+  // A background job's end is sent by the agent to itself: shown as from its job, not as from a person.
+  const from = r.job_id !== undefined && m.from === m.to ? 'background-job' : m.from;
+  return `<team-mail from="${attr(from)}" type="${m.type}"${extra.join('')}>\n${body}\n</team-mail>`;
 }
 
 export function formatTask(t: Task): string {

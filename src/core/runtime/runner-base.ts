@@ -73,6 +73,12 @@ export abstract class RunnerBase {
   /** The agent called `name` that runs here. */
   protected abstract agentNamed(name: string): Agent | undefined;
 
+  /** Whether the lead is in a turn here now (send_message's answer to a teammate). */
+  leadBusy(): boolean {
+    const lead = this.agentNamed('lead');
+    return lead !== undefined && 'busy' in lead && lead.busy === true;
+  }
+
   emit(e: RuntimeEvent): void {
     this.base.events.emit(e);
   }

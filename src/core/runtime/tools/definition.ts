@@ -50,6 +50,8 @@ export interface ToolHost {
   /** Background commands (bash with run_in_background). */
   readonly jobs: JobManager;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
+  /** Whether the lead is in a turn (for send_message's answer); absent where unknown. */
+  leadBusy?(): boolean;
   /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
   requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
   worktreeDir(name: string): Promise<string>;

@@ -28,11 +28,13 @@ async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h
   const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.worktreeDir(w));
   if (!r.ok) return fail(r.reason);
   if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: r.task.id }).catch(() => undefined);
+  // The description carries the acceptance criteria: the claimer sees them as an automatic hand-over would.
+  const details = r.task.description ? `\nDetails: ${r.task.description}` : '';
   if (r.workdir) {
     a.setWorkdir(r.workdir);
-    return ok(`Claimed ${formatTask(r.task)}\nYou now work in worktree "${r.task.worktree}" (${a.cwd}).`);
+    return ok(`Claimed ${formatTask(r.task)}${details}\nYou now work in worktree "${r.task.worktree}" (${a.cwd}).`);
   }
-  return ok(`Claimed ${formatTask(r.task)}`);
+  return ok(`Claimed ${formatTask(r.task)}${details}`);
 }
 
 const claimTool = {

@@ -37,7 +37,8 @@ export const spawnTeammate = defineTool({
       .filter(Boolean).join('; ');
     const odd = m.model && !knownModel(m.model) ? ` Note: ${unknownModelWarning(m.model)}.` : '';
     const on = task && (await h.team.roster.get(name))?.current_task === task ? `task #${task} (claimed for it) and ` : '';
-    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on ${on}your prompt.${odd}`);
+    const again = (m.incarnation ?? 1) > 1 ? ' It was here before and keeps its earlier conversation.' : '';
+    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on ${on}your prompt.${again}${odd}`);
   },
 });
 
@@ -61,8 +62,9 @@ async function broadcastFrom(content: string, a: AgentHandle, h: ToolHost): Prom
   return r.failed.length ? { text: `${got} Not delivered to: ${describeFailed(r)}.`, isError: r.sent.length === 0 } : ok(got);
 }
 
-/** What the sender should expect of a teammate recipient: an answer soon, or after its current work. */
+/** What the sender should expect of the recipient: an answer soon, or after its current work. */
 async function recipientState(to: string, h: ToolHost): Promise<string> {
+  if (to === 'lead') return h.leadBusy?.() ? ' (the lead is working: it reads this between its tool calls)' : ' (the lead was idle: woken now)';
   const m = await h.team.roster.get(to).catch(() => undefined);
   if (m?.status === 'idle') return ' (it was idle: woken now)';
   if (m?.status === 'working') return ' (it is working: it reads this between its tool calls)';
