@@ -45,3 +45,19 @@ test('a respawned teammate is said to keep its conversation; send_message to the
   assert.match(planned, /Plan submitted \(request_id=[^)]+\) to lead\. File edits and commands stay refused until it is approved\. To wait, end your turn \(reply without a tool call\): the answer wakes you\./);
   assert.match(planned, /write_file is refused while your plan awaits approval.*To wait, end your turn/);
 });
+
+test('a tool it does not have is named plainly with its tools; the same failing call three times ends the phase, not maxRounds', async (t) => {
+  const h = await harness(t, { maxRounds: 20 });
+  // The lead has no idle tool: it is told so, with what it has; three identical failures end its turn.
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.askLead('Wait.');
+  assert.equal(h.api.requests('lead').length, 3, 'three calls, not twenty');
+  assert.match(lastMsg(h, 'lead', 1), /You have no tool named \\"idle\\"\. Your tools: bash, .*task_update/);
+  assert.ok(h.events.some((e) => e.type === 'notice' && /lead repeated a failing call 3 times; its turn was ended/.test(e.message)));
+  const last = h.events.filter((e) => e.type === 'tool').at(-1) as { result: string } | undefined;
+  assert.match(last?.result ?? '', /failed 3 times in a row with the same error: your turn ends here/);
+  // The lead can be asked again.
+  h.api.script('lead', 'Ready.');
+  await h.rt.askLead('Still there?');
+  assert.equal(h.api.requests('lead').length, 4);
+});

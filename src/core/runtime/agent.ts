@@ -14,6 +14,8 @@ import { ChangeLog } from '../watch/change-log';
 import { changeRecorder, currentTask } from '../watch/changes';
 import { formatMail, type Identity } from './prompts';
 import { phaseSystem } from './instructions';
+import { RepeatGuard, SAME_FAILURE_LIMIT } from './repeat-guard';
+import { spawnedNames } from './phase-report';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { FencedError } from '../team/fences';
 import { bounded } from '../../shared/transcript-items';
@@ -117,16 +119,9 @@ export abstract class Agent implements AgentHandle {
 
   /** Where it moves once the current reply's calls have run (a completed worktree task). */
   private nextWorkdir: string | null = null;
-
-  moveAfterReply(dir: string): void {
-    this.nextWorkdir = dir;
-  }
-
+  moveAfterReply = (dir: string): void => void (this.nextWorkdir = dir);
+  private applyMove = (): void => void (this.nextWorkdir !== null && this.setWorkdir(this.nextWorkdir));
   spawnsInReply: ReadonlySet<string> = new Set();
-
-  private applyMove(): void {
-    if (this.nextWorkdir !== null) this.setWorkdir(this.nextWorkdir);
-  }
 
   /** File tools rooted at `dir`, every write recorded in the change log (src/core/watch/changes.ts). */
   private workspaceFs(dir: string): WorkspaceFs {
@@ -286,6 +281,14 @@ export abstract class Agent implements AgentHandle {
     return false;
   }
 
+  private readonly repeats = new RepeatGuard();
+
+  private phaseFailed(message: string): 'error' {
+    this.setActivity({ kind: 'error', message });
+    this.env.emit({ type: 'notice', level: 'error', agent: this.name, message });
+    return 'error';
+  }
+
   /** Runs until the turn ends. The conversation must end with a user message. */
   async runPhase(maxRounds: number): Promise<PhaseEnd> {
     this.endReason = null;
@@ -293,6 +296,7 @@ export abstract class Agent implements AgentHandle {
     // Project instructions are read once per phase: the prompt prefix stays cached within it.
     const system = await phaseSystem(this.system, this.env.team.paths.root);
     this.applyMove();
+    this.repeats.reset();
     for (let round = 0; ; round++) {
       if (this.stopped) return 'stopped';
       if (round >= maxRounds) return 'max_rounds';
@@ -325,10 +329,7 @@ export abstract class Agent implements AgentHandle {
           continue;
         }
         if (err instanceof ModelError && err.kind === 'auth') this.env.noteKeyRejected();
-        const message = err instanceof Error ? err.message : String(err);
-        this.setActivity({ kind: 'error', message });
-        this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name}: ${message}` });
-        return 'error';
+        return this.phaseFailed(`${this.name}: ${err instanceof Error ? err.message : String(err)}`);
       }
       forceCompact = false;
       await this.env.recordUsage(this.name, result);
@@ -345,10 +346,7 @@ export abstract class Agent implements AgentHandle {
       // Cut off at max_tokens, the last block's input is whatever part of its JSON had arrived.
       const cut = result.stopReason === 'max_tokens' ? result.content.at(-1) : undefined;
       const blocks: Block[] = [];
-      this.spawnsInReply = new Set(uses.flatMap((u) => {
-        const name = u.type === 'tool_use' && u.name === 'spawn_teammate' ? (u.input as { name?: unknown } | null)?.name : undefined;
-        return typeof name === 'string' ? [name] : [];
-      }));
+      this.spawnsInReply = spawnedNames(uses);
       // The whole reply's calls first (the lead's spawns are proposed to the user as one team).
       if (!this.stopped && this.env.beforeToolCalls) await this.env.beforeToolCalls(this, uses.flatMap((u) => (u.type === 'tool_use' && u !== cut ? [{ name: u.name, input: u.input }] : [])));
       for (const u of uses) {
@@ -375,7 +373,7 @@ export abstract class Agent implements AgentHandle {
         const r = set ? await set.run(u.name, u.input, this, this.env) : { text: `${u.name} is not available: its MCP server is not running, or it is not among your tools.`, isError: true };
         // Whatever a tool turned up (a printed environment, a .env file), the key stays out of
         // the transcript and the model's context.
-        const text = redact(r.text);
+        const text = redact(r.text) + (this.repeats.note(u.name, u.input, r.isError, r.text) ?? '');
         this.env.emit({ type: 'tool', agent: this.name, tool: u.name, input: u.input, result: text, isError: r.isError, id: u.id });
         void this.transcript.note({ type: 'tool_result', id: u.id, tool: u.name, is_error: r.isError, text: bounded(text, LIVE_RESULT_CHARS), chars: text.length });
         blocks.push({ type: 'tool_result', tool_use_id: u.id, content: text, ...(r.isError ? { is_error: true } : {}) });
@@ -385,6 +383,7 @@ export abstract class Agent implements AgentHandle {
       const mail = this.stopped ? null : await this.takeMail();
       await this.push({ role: 'user', content: [...blocks, ...(mail?.blocks ?? [])] }, mail?.count ? mail.cursor : undefined);
       if (this.stopped) return 'stopped';
+      if (this.repeats.stuck) return this.phaseFailed(`${this.name} repeated a failing call ${SAME_FAILURE_LIMIT} times; its turn was ended.`);
       // Mail delivered with the last tool results must be seen before going idle.
       if (this.endReason === 'idle' && mail?.count) this.endReason = null;
       if (this.endReason) {
