@@ -1,6 +1,8 @@
 // What the model reads, round two (issue: a real model's stumbles): tool results and mail
 // that say what happened and what to do next. Through the real SDK against the fake API.
 import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
@@ -60,4 +62,17 @@ test('a tool it does not have is named plainly with its tools; the same failing 
   h.api.script('lead', 'Ready.');
   await h.rt.askLead('Still there?');
   assert.equal(h.api.requests('lead').length, 4);
+});
+
+test('teammates are not offered task_create by default; a definition whose tools list names it opts back in', async (t) => {
+  const h = await harness(t);
+  await mkdir(join(h.root, '.team', 'agents'), { recursive: true });
+  await writeFile(join(h.root, '.team', 'agents', 'planner.md'), '---\nname: planner\ndescription: plans\ntools: read_file, task_create\n---\nPlan.\n');
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'pat', role: 'dev', prompt: 'Wait.' });
+  await h.rt.spawnTeammate({ name: 'pam', role: 'planner', prompt: 'Wait.', agent_type: 'planner' });
+  await waitFor(() => h.api.requests('pat').length >= 1 && h.api.requests('pam').length >= 1, 8000, 'both asked');
+  const names = (agent: string) => (h.api.requests(agent)[0]!.body.tools as Array<{ name: string }>).map((x) => x.name);
+  assert.ok(!names('pat').includes('task_create'), names('pat').join(','));
+  assert.ok(names('pam').includes('task_create'), names('pam').join(','));
 });

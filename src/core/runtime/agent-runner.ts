@@ -279,7 +279,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     const cwd = m.worktree ?? this.root;
     const def = this.defs.forMember(m);
     // A tool outside the member's list is not offered at all (the list is in the roster, so a reload keeps it).
-    const tools = new ToolSet(toolsFor('teammate').filter((t) => toolAllowed(t.name, m.tools)));
+    const tools = new ToolSet(toolsFor('teammate', m.tools).filter((t) => toolAllowed(t.name, m.tools)));
     const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval) + definitionPrompt(def));
     t.modelOverride = m.model;
     t.allowedTools = m.tools ?? null;

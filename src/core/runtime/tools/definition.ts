@@ -80,6 +80,8 @@ interface Common {
   readonly description: string;
   /** The agents offered the tool. */
   readonly agents: readonly AgentKind[];
+  /** Kinds offered it only when their agent definition's `tools` list names it (a role that rarely needs it). */
+  readonly optIn?: readonly AgentKind[];
   /**
    * Writes files or runs commands. Such tools are refused while the agent's plan awaits
    * approval (docs: plan approval in README.md), without each handler checking.
@@ -112,7 +114,7 @@ export interface JsonTool extends Common {
 export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition {
   let schema: JsonSchemaObject | undefined;
   return {
-    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace,
+    name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace,
     inputSchema() {
       if (!schema) {
         const s = z.toJSONSchema(def.input, { io: 'input' }) as Record<string, unknown>;
@@ -134,7 +136,7 @@ export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition
 /** A tool whose input is checked by whoever runs it (an MCP server validates its own). */
 export function defineJsonTool(def: JsonTool): ToolDefinition {
   return {
-    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace,
+    name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace,
     inputSchema: () => def.inputSchema,
     parse: (input) => (input !== null && typeof input === 'object' && !Array.isArray(input)
       ? { ok: true, data: input }

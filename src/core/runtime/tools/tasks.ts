@@ -51,25 +51,26 @@ export const claimTaskLead = defineTool({ ...claimTool, agents: ['lead'] });
 
 const newTaskFields = {
   description: z.string().nullish().describe('Details, acceptance criteria.'),
-  owner: z.string().nullish().describe('Reserve it for this teammate (an existing one, or one you spawn in the same reply): nobody else takes it. Default: the first idle teammate gets it.'),
-  worktree: z.string().nullish().describe('Bind the task to this git worktree name: whoever claims it works there.'),
+  owner: z.string().nullish().describe('Reserve it for this teammate (an existing one, or one you spawn in the same reply). Default: the first idle teammate gets it.'),
+  worktree: z.string().nullish().describe('Git worktree name: whoever claims it works there.'),
 };
 
 export const taskCreate = defineTool({
   name: 'task_create',
-  description: 'Add a task to the shared board, or several at once with `tasks` (later ones may be blocked by earlier ones).',
+  description: 'Add a task to the board, or several with `tasks`.',
   input: z.object({
-    subject: z.string().min(1).nullish().describe('Short title of the task (omit when using `tasks`).'),
-    blockedBy: taskIds.nullish().describe('Ids of tasks that must be completed first.'),
+    subject: z.string().min(1).nullish().describe('Short title (omit when using `tasks`).'),
+    blockedBy: taskIds.nullish().describe('Ids of tasks to complete first.'),
     ...newTaskFields,
     tasks: z.array(z.object({
-      ref: z.string().nullish().describe('A name for this task that later tasks in this call can put in their blockedBy.'),
-      subject: z.string().min(1).describe('Short title of the task.'),
-      blockedBy: z.array(z.union([z.number().int().positive(), z.string()])).nullish()
-        .describe('Ids of tasks on the board, or refs of tasks earlier in this call, that must be completed first.'),
+      ref: z.string().nullish().describe('A name later tasks of this call can put in blockedBy.'),
+      subject: z.string().min(1),
+      blockedBy: z.array(z.union([z.number().int().positive(), z.string()])).nullish().describe('Task ids, or refs of earlier tasks in this call.'),
       ...newTaskFields,
-    })).nullish().describe('Several tasks, created in this order.'),
+    })).nullish().describe('Several tasks, created in order; all or none.'),
   }).refine((i) => i.subject || i.tasks?.length, { message: 'give a subject, or tasks' }),
+  // Teammates rarely plan work for others: offered when their definition's tools list names it.
+  optIn: ['teammate'],
   agents: ['lead', 'teammate'],
   async run({ subject, blockedBy, tasks, ...rest }, a, h) {
     const items = [...(subject ? [{ ...rest, subject, blockedBy: blockedBy ?? [] }] : []), ...(tasks ?? [])];

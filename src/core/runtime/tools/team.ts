@@ -16,12 +16,12 @@ export const spawnTeammate = defineTool({
     name: teammateName,
     role: z.string().min(1).describe('What this teammate is for, e.g. "backend engineer".'),
     prompt: z.string().min(1).describe('The first instruction the teammate works on.'),
-    isolation: z.enum(['none', 'worktree']).nullish().describe('"none" (default): it edits the shared workspace; everyone sees its changes at once. '
-      + '"worktree": it works in its own git worktree on branch wt/<name>; you and the others do not see its files until the user merges that branch. '
-      + 'Choose "worktree" when teammates would edit the same files in parallel, or for risky changes to review before they land.'),
-    agent_type: z.string().nullish().describe('Start it from this agent definition (listed in your instructions): its model, tools and role instructions apply.'),
-    model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku (behind a proxy, the name the proxy uses); default: the team\'s (or its definition\'s).'),
-    plan_mode_required: z.boolean().nullish().describe('true: it may not change files or run commands until a plan it submits for its current task is approved. Default: the setting agentTeams.requirePlan.'),
+    isolation: z.enum(['none', 'worktree']).nullish().describe('"none" (default): the shared workspace. '
+      + '"worktree": its own git worktree on branch wt/<name>; you and the others do not see its files until the user merges that branch. '
+      + 'Use it when teammates would edit the same files in parallel, or for risky changes.'),
+    agent_type: z.string().nullish().describe('An agent definition (listed in your instructions): its model, tools and instructions apply.'),
+    model: z.string().nullish().describe('Its own model id, or opus, sonnet, haiku; default: the team\'s (or its definition\'s).'),
+    plan_mode_required: z.boolean().nullish().describe('true: no file changes or commands until a plan it submits is approved. Default: setting agentTeams.requirePlan.'),
     task: z.number().int().positive().nullish().describe('A task id it starts on: claimed for it before it starts (pending, unblocked, unowned or reserved for it).'),
   }),
   agents: ['lead'],
@@ -73,12 +73,11 @@ async function recipientState(to: string, h: ToolHost): Promise<string> {
 
 export const sendMessage = defineTool({
   name: 'send_message',
-  description: 'Send a message to a teammate, the lead or the user. The result says whether the recipient was idle (woken now) or working (it reads the message between its tool calls). '
-    + 'msg_type "broadcast" is the broadcast tool: every teammate except you gets it, and `to` is ignored.',
+  description: 'Send a message to a teammate, the lead or the user; the result says whether the recipient was idle (woken now) or working (reads it between its tool calls).',
   input: z.object({
     to: z.string().describe('Recipient: a teammate name, "lead" or "user".'),
     content: z.string().min(1).describe('The message text.'),
-    msg_type: z.enum(['message', 'broadcast']).nullish().describe('"message" (default), or "broadcast": to every teammate except you, the same as the broadcast tool. Protocol messages have their own tools.'),
+    msg_type: z.enum(['message', 'broadcast']).nullish().describe('"broadcast": to every teammate except you (`to` ignored).'),
   }),
   agents: ['lead', 'teammate'],
   async run({ to, content, msg_type }, a, h) {
@@ -108,7 +107,7 @@ export const readInbox = defineTool({
 
 export const broadcast = defineTool({
   name: 'broadcast',
-  description: 'Send a message to every teammate except you (shut-down ones excepted). The same as send_message with msg_type "broadcast".',
+  description: 'Send a message to every teammate except you (shut-down ones excepted).',
   input: z.object({ content: z.string().min(1).describe('Sent to every teammate except you.') }),
   agents: ['lead'],
   run: ({ content }, a, h) => broadcastFrom(content, a, h),
