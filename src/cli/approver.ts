@@ -9,6 +9,7 @@ import type { McpStartRequest } from '../core/mcp/manager';
 import { askReason } from '../core/permissions/decide';
 import { teamProposalText } from '../core/runtime/team-proposal';
 import type { Approver, BashDecision, BashQuestion, FileChangeQuestion, TeamAnswer, TeammateProposal } from '../core/runtime/types';
+import type { NetworkDecision } from '../core/sandbox/sandbox';
 import type { Terminal } from './terminal';
 
 type Choice = { key: string; word: string; label: string; then: () => BashDecision };
@@ -17,6 +18,8 @@ export class PromptApprover implements Approver {
   private queue: Promise<unknown> = Promise.resolve();
   /** Called with the rule the user chose to always allow (the session adds it to its rules). */
   onRule: (rule: string) => void = () => undefined;
+  /** Called with a host the user chose to always allow (the session adds it to its allowed hosts). */
+  onDomain: (host: string) => void = () => undefined;
 
   constructor(private readonly term: Terminal) {}
 
@@ -24,11 +27,25 @@ export class PromptApprover implements Approver {
     const [exact, prefix] = question?.suggestions ?? [];
     const why = askReason(question?.reason);
     const rule = (r: string) => this.rule(r);
+    const outside = question?.unsandboxed ? ' outside the sandbox' : '';
     return this.queued(() => this.question(
-      `${agent} wants to run a shell command:\n    ${command.split('\n').join('\n    ')}${why ? `\n  (${why})` : ''}`, signal, 'Allow?', [
+      `${agent} wants to run a shell command${outside}:\n    ${command.split('\n').join('\n    ')}${why ? `\n  (${why})` : ''}`, signal, 'Allow?', [
         ...(exact ? [{ key: 'a', word: 'always', label: '[a]lways this command', then: rule(exact) }] : []),
         ...(prefix ? [{ key: 'p', word: 'prefix', label: `[p]refix: always ${prefix}`, then: rule(prefix) }] : []),
       ]));
+  }
+
+  /** A sandboxed command wants a host no setting allows (docs/security.md): y / a(lways: the host joins this session's) / n. */
+  async network(agent: string, host: string, signal: AbortSignal): Promise<NetworkDecision> {
+    let always = false;
+    const d = await this.queued(() => this.question(`${agent}'s command wants to reach ${host} (not in the sandbox's allowed hosts).`, signal, 'Allow?', [
+      { key: 'a', word: 'always', label: `[a]lways ${host}`, then: () => { always = true; return 'allow'; } },
+    ]));
+    if (d !== 'allow') return 'deny';
+    if (!always) return 'allow';
+    this.onDomain(host);
+    this.term.print(`Added ${host} to this session's allowed hosts.`);
+    return 'always';
   }
 
   /** An MCP tool call under the default `ask` rule (docs/mcp.md); "always" adds its rule (or its server's) to the session's. */

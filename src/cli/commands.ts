@@ -9,6 +9,7 @@ import {
   approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand, taskUnblockCommand,
 } from './write-commands';
 import { mcpCommand } from './mcp-commands';
+import { sandboxCommand } from './sandbox-command';
 import { changesCommand, exportCommand, logCommand } from './watch-commands';
 import {
   worktreeDiffCommand, worktreeKeepCommand, worktreeMergeCommand, worktreeRemoveCommand, worktreesCommand,
@@ -60,6 +61,11 @@ export const COMMANDS: Command[] = [
     options: { ...json, tools: { type: 'boolean' } }, run: mcpCommand,
   },
   {
+    words: ['sandbox'], synopsis: '[--sandbox auto|required|off] [--allow-domain <host>]... [--json]',
+    summary: 'where commands run: mode, engine, what is missing, what they may read, write and reach here',
+    options: { ...json, sandbox: { type: 'string' }, 'allow-domain': { type: 'string', multiple: true } }, run: sandboxCommand,
+  },
+  {
     words: ['agents'], synopsis: '[--model <id>] [--json]', summary: 'agent definitions (.team/agents, .claude/agents) and the files skipped, with why',
     options: { ...json, model: { type: 'string' } }, run: agentsCommand,
   },
@@ -99,6 +105,8 @@ export const SESSION_OPTIONS: OptionSpec = {
   allow: { type: 'string', multiple: true },
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
+  sandbox: { type: 'string' },
+  'allow-domain': { type: 'string', multiple: true },
 };
 
 export function usageOf(c: Command): string {
@@ -108,7 +116,8 @@ export function usageOf(c: Command): string {
 export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [--bash ask|allow|deny] [--plan-approval user|lead]\n'
   + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]\n'
   + '                   [--require-plan never|always] [--confirm-team]\n'
-  + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)';
+  + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)\n'
+  + '                   [--sandbox auto|required|off] [--allow-domain <host>]...   (docs/security.md)';
 
 /** The usage lines of the commands starting with `first` (all commands without it). */
 export function commandsUsage(first?: string): string {

@@ -68,7 +68,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
   try {
     const root = await workspaceRoot(io, stringOpt(parsed.values, 'root'), command ? usageOf(command) : SESSION_USAGE);
     if (!command) {
-      const settings = await withTeamSettings(root, sessionSettings(parsed.values));
+      const settings = await withTeamSettings(root, sessionSettings(parsed.values), parsed.values);
       // Loaded only here: the SDK and the runtime are not needed for a subcommand's quick exit.
       // require, not import(): the unbundled CJS test build cannot resolve import('./session').
       const { runSession } = require('./session') as typeof import('./session');

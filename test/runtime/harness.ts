@@ -36,6 +36,9 @@ export const TEST_SETTINGS: Partial<RuntimeSettings> = {
   idleTimeoutSeconds: 0,
   bashPolicy: 'allow',
   maxRounds: 20,
+  // Commands run in the sandbox where the machine has one, but ask as the rules say: tests of
+  // asking less set autoAllow themselves (test/runtime/sandbox*.test.ts).
+  sandbox: { mode: 'auto', allowedDomains: [], autoAllow: false },
 };
 
 export function modelsFor(api: FakeApi, caching = true): RuntimeOptions['models'] {

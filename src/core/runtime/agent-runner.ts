@@ -390,6 +390,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     // but give up the lease so it need not wait for it to go stale.
     for (const t of running) t.suspend();
     await Promise.all([this.processes.killEverything(), this.mcp.dispose()]);
+    await this.sandbox.dispose();
     await Promise.all(running.map((t) => t.done));
     await this.leases.release();
   }

@@ -15,6 +15,7 @@ import { maxMessageChars } from './context-cut';
 import type { RunnerOptions } from './runner-options';
 import type { Approver, RuntimeEvent, RuntimeSettings } from './types';
 import { recordUsage, teamTotal } from './usage';
+import { CommandSandbox } from '../sandbox/sandbox';
 
 export abstract class RunnerBase {
   readonly team: Team;
@@ -22,6 +23,8 @@ export abstract class RunnerBase {
   readonly processes: ProcessRegistry;
   readonly worktrees: WorktreeManager;
   readonly approver: Approver;
+  /** Where every command of every agent runs (docs/security.md). */
+  readonly sandbox: CommandSandbox;
   protected s: RuntimeSettings;
   /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
   protected rejectedKey = false;
@@ -36,6 +39,13 @@ export abstract class RunnerBase {
     this.defs = new RunnerDefinitions(this.root, () => this.s.model, (e) => this.emit(e));
     this.approver = base.approver;
     this.worktrees = base.worktrees;
+    const approver = base.approver;
+    this.sandbox = new CommandSandbox({
+      root: this.root, enginePath: base.sandboxPath,
+      settings: () => this.s.sandbox, rules: () => this.s.permissions,
+      askNetwork: approver.network ? (agent, host, signal) => approver.network!(agent, host, signal) : undefined,
+      notice: (level, message, agent) => this.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }),
+    });
     this.budget = new BudgetGate(
       async () => teamTotal(await this.team.roster.read()),
       (budget) => this.emit({

@@ -23,6 +23,8 @@ export interface RunnerOptions {
   raiseBudget?: string;
   /** MCP servers from `.mcp.json` (docs/mcp.md). */
   mcp?: McpHostOptions;
+  /** PATH the sandbox engine is looked for on (default the process's; tests simulate a machine without it). */
+  sandboxPath?: string;
 }
 
 export class RuntimeError extends Error {}

@@ -46,6 +46,8 @@ export interface AgentOptions {
   raiseBudget?: string;
   /** MCP servers from `.mcp.json` (docs/mcp.md). */
   mcp?: McpHostOptions;
+  /** PATH the sandbox engine is looked for on (docs/security.md; tests simulate a machine without it). */
+  sandboxPath?: string;
 }
 
 export class SessionError extends Error {}

@@ -10,6 +10,7 @@ import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
 import type { ModelTool } from '../../model';
 import type { Team } from '../../team/team';
+import type { CommandSandbox } from '../../sandbox/sandbox';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
 
 export type AgentKind = 'lead' | 'teammate';
@@ -45,6 +46,8 @@ export interface ToolHost {
   readonly processes: ProcessRegistry;
   /** Background commands (bash with run_in_background). */
   readonly jobs: JobManager;
+  /** How commands are started: in the sandbox, or why not (docs/security.md). */
+  readonly sandbox: CommandSandbox;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
   /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
   requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
