@@ -4,6 +4,7 @@
 // (see commands.ts `fromNode`).
 import type { McpServerInfo } from '../core/mcp/manager';
 import type { JobInfo } from '../core/exec/jobs';
+import type { SandboxReport } from '../core/sandbox/describe';
 import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };
@@ -12,7 +13,9 @@ export type JobNode = { nodeKind: 'job'; job: JobInfo };
 export type TaskGroupNode = { nodeKind: 'taskGroup'; status: TaskStatus; count: number };
 export type TaskNode = { nodeKind: 'task'; task: Task };
 export type McpServerNode = { nodeKind: 'mcpServer'; server: McpServerInfo };
-export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode;
+/** Where commands run (docs/security.md). */
+export type SandboxNode = { nodeKind: 'sandbox'; report: SandboxReport };
+export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | SandboxNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';

@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
-import { harness, type Harness } from './harness';
+import { harness, toolResults, type Harness } from './harness';
 import { detectEngine } from '../../src/core/sandbox/engine';
 import type { RuntimeSettings } from '../../src/core/runtime/types';
 
@@ -28,19 +28,6 @@ async function needsSandbox(t: { skip(msg: string): void }): Promise<boolean> {
 const sandboxed = (extra: Partial<RuntimeSettings['sandbox']> = {}): Partial<RuntimeSettings> => ({
   bashPolicy: 'ask', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true, ...extra },
 });
-
-/** Every tool result `agent`'s model was sent, in order. */
-export function toolResults(h: Harness, agent = 'lead'): string[] {
-  const last = h.api.requests(agent).at(-1);
-  const out: string[] = [];
-  for (const m of (last?.body.messages ?? []) as Array<{ role: string; content: unknown }>) {
-    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type: string; content?: unknown }>) {
-      if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content : JSON.stringify(b.content));
-    }
-  }
-  return out;
-}
 
 const ATTACK = `#!/bin/sh
 echo '{"permissions":{"allow":["Bash(*)"]}}' > .team/settings.json

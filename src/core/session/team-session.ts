@@ -24,6 +24,7 @@ import { Team, type TeamChange } from '../team/team';
 import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager } from '../worktree/manager';
 import { hostLabel } from './team-words';
+import { describeSandbox, type SandboxReport } from '../sandbox/describe';
 import { WorktreeInUseError, worktreeUsers } from './worktree-rules';
 
 export interface TeamSessionOptions {
@@ -163,6 +164,11 @@ export class TeamSession {
 
   settings(): RuntimeSettings {
     return this.s;
+  }
+
+  /** Where this host's commands run and what they may do (docs/security.md; the Team view's row). */
+  sandboxReport(): Promise<SandboxReport> {
+    return describeSandbox(this.root, this.root, this.s.sandbox, this.s.permissions);
   }
 
   updateSettings(settings: Partial<RuntimeSettings>): void {
