@@ -54,7 +54,8 @@ function withProxy(socat: string): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return [
     `${q(socat)} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:/tmp/${PROXY_SOCKET_NAME} </dev/null >/dev/null 2>&1 &`,
-    `__i=0; until { : >/dev/tcp/127.0.0.1/${PROXY_PORT}; } 2>/dev/null || [ $__i -ge 400 ]; do __i=$((__i+1)); sleep 0.005; done; unset __i`,
+    // Tried at once, then in a tight loop (no fork) for a while, then with short sleeps (2 s at most).
+    `__i=0; until { : >/dev/tcp/127.0.0.1/${PROXY_PORT}; } 2>/dev/null || [ $__i -ge 600 ]; do __i=$((__i+1)); [ $__i -gt 200 ] && sleep 0.005; done; unset __i`,
     'exec /bin/bash -c "$1"',
   ].join('\n');
 }

@@ -5,7 +5,8 @@
 import { z } from 'zod';
 import { formatJobRead } from '../../exec/jobs';
 import { formatShellResult, runShell } from '../../exec/shell';
-import { decideBash, suggestRules } from '../../permissions/decide';
+import { suggestRules } from '../../permissions/decide';
+import { decideCommand } from '../../sandbox/decide-command';
 import { defineTool, fail, MAX_OUTPUT, ok } from './definition';
 
 const both = ['lead', 'teammate'] as const;
@@ -24,11 +25,7 @@ export const bash = defineTool({
     const s = h.settings();
     const box = await h.sandbox.state();
     if (box.mode === 'required' && !box.active) return fail(`Refused: the sandbox is required (agentTeams.sandbox is "required") but ${box.engine.reason}.`);
-    // Inside the sandbox a command no rule decides runs unasked (agentTeams.sandbox.autoAllow);
-    // deny and ask rules, and commands the rules cannot see through, still decide.
-    const inside = box.active && !unsandboxed;
-    const fallback = inside && s.sandbox.autoAllow && s.bashPolicy === 'ask' ? 'allow' : s.bashPolicy;
-    const d = await decideBash(s.permissions, command, fallback);
+    const d = await decideCommand(s, command, { inside: box.active, unsandboxed: !!unsandboxed });
     if (d.verdict === 'deny') {
       return fail(d.rule ? `Refused: ${d.reason}.` : `Refused: shell commands are disabled (agentTeams.toolApproval.bash = deny) and no allow rule covers this one: ${d.reason}.`);
     }
@@ -37,7 +34,7 @@ export const bash = defineTool({
       // "waiting for approval" is shown only once the question is really put to the user.
       // Outside the sandbox no rule can allow a command, so none is offered.
       const question = unsandboxed
-        ? { reason: 'it asks to run outside the sandbox: whole filesystem and network', suggestions: [], unsandboxed: true }
+        ? { reason: d.reason, suggestions: [], unsandboxed: true }
         : { reason: d.reason, suggestions: await suggestRules(command) };
       // Shown in the tree and the CLI, so a prompt nobody answered is visible, not a silent hang.
       a.setActivity({ kind: 'waiting-approval', what: `bash \`${command.length > 80 ? `${command.slice(0, 80)}…` : command}\`${unsandboxed ? ' outside the sandbox' : ''}` });
