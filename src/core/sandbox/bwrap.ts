@@ -63,7 +63,8 @@ function withProxy(socat: string): string {
 /** The environment a sandboxed command gets on top of the host's (secrets already taken out). */
 export function proxyEnv(): Record<string, string> {
   const url = `http://127.0.0.1:${PROXY_PORT}`;
-  const env: Record<string, string> = { TMPDIR: '/tmp' };
+  // Caches that live in the (read-only) home folder by default go to the private /tmp.
+  const env: Record<string, string> = { TMPDIR: '/tmp', XDG_CACHE_HOME: '/tmp/.cache', npm_config_cache: '/tmp/.npm', PIP_CACHE_DIR: '/tmp/.cache/pip' };
   for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy',
     'npm_config_proxy', 'npm_config_https_proxy', 'YARN_HTTP_PROXY', 'YARN_HTTPS_PROXY', 'GLOBAL_AGENT_HTTP_PROXY']) env[k] = url;
   return env;

@@ -50,7 +50,7 @@ export function sandboxReportText(r: SandboxReport): string {
     `mode: ${r.mode}`,
     `engine: ${r.engine ?? 'none'}${r.reason ? ` (${r.reason})` : ''}`,
     ...(r.missing.length ? [`missing: ${r.missing.join(', ')}`] : []),
-    `commands: ${r.summary}`,
+    `so: ${r.summary}`,
     ...(r.active ? [
       `writable: ${list(r.writable)}`,
       `read-only: ${list(r.readOnly)}`,
