@@ -46,3 +46,29 @@ test('network: an allowed host is reached (http and CONNECT); another is asked o
   assert.deepEqual(questions, [`127.0.0.1:${asked}`, `127.0.0.1:${always}`], 'each host asked once (localhost and 127.0.0.1 are one)');
   assert.deepEqual(h.bashAsks, [], 'no command was asked about');
 });
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+test('a dev server in a sandboxed background job is reached on the host at its port, by the user and by a later command', async (t) => {
+  const e = await detectEngine();
+  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  const port = await freePort();
+  const h = await harness(t, { bashPolicy: 'ask', sandbox: { mode: 'auto', allowedDomains: [`localhost:${port}`], autoAllow: true } }, 'deny');
+  const serve = `node -e "require('http').createServer((q, s) => s.end('from-the-job')).listen(${port}, '127.0.0.1')"`;
+  h.api.script('lead',
+    reply(toolUse('bash', { command: serve, run_in_background: true })),
+    reply(toolUse('bash', { command: `for i in $(seq 50); do curl -s -m 5 http://localhost:${port}/ && break; sleep 0.2; done` })),
+    'Served.',
+  );
+  await h.rt.askLead('Start the dev server and check it.');
+  assert.match(toolResults(h)[1]!, /from-the-job/, 'a later sandboxed command reaches it through the proxy');
+  const body = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
+  assert.equal(body, 'from-the-job', 'the user reaches it on this machine');
+  assert.ok(h.events.some((x) => x.type === 'notice' && x.message.includes(`reach it at localhost:${port}`)));
+});

@@ -92,6 +92,7 @@ export class JobManager {
       throw new JobError(`the command could not be started: ${(e as Error).message}`);
     }
     job.child = child;
+    if (child.pid !== undefined) opts.plan?.started?.(child.pid);
     child.stdout?.on('data', (b: Buffer) => job.out.push('stdout', b));
     child.stderr?.on('data', (b: Buffer) => job.out.push('stderr', b));
     const pgid = child.pid;

@@ -50,6 +50,8 @@ export interface SpawnPlan {
   env: NodeJS.ProcessEnv;
   /** Called once the command has ended. */
   release?(): Promise<void>;
+  /** Called with the pid of the process just started (background jobs). */
+  started?(pid: number): void;
 }
 
 /** The process for `command`: the plan's, else bash without the secrets in its environment. */

@@ -5,11 +5,12 @@
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
 import { withoutSecrets } from '../exec/shell';
 import type { RuleSource } from '../permissions/rules';
-import { PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
+import { FORWARD_SCRIPT, forwardScript, PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
+import { PortForwarder } from './port-forward';
 import { detectEngine, type EngineStatus } from './engine';
 import { fsPolicy } from './fs-policy';
 import { domainMatches, isLoopback, NetworkProxy } from './proxy';
@@ -44,12 +45,18 @@ export interface Launch {
   env: NodeJS.ProcessEnv;
   sandboxed: boolean;
   release(): Promise<void>;
+  started?(pid: number): void;
 }
 
 interface AgentBox {
   tmpDir: string;
+  /** Short host path for the agent's sockets (bwrap.ts SOCKETS_INSIDE). */
+  socketDir: string;
   proxy: Promise<NetworkProxy>;
 }
+
+/** Short, private (0700) folder for sockets: a socket's path may not pass 107 bytes. */
+const SOCKETS_BASE = `/tmp/agent-teams-${process.getuid?.() ?? 'u'}`;
 
 /** Guard folders mounted by commands still running (this process): removed when the last ends. */
 const guardsInUse = new Map<string, number>();
@@ -60,6 +67,7 @@ export class CommandSandbox {
   private readonly answered = new Map<string, Promise<boolean>>();
   private readonly stop = new AbortController();
   private noticed = false;
+  private jobs = 0;
   private readonly base: string;
 
   constructor(private readonly opts: SandboxOptions) {
@@ -74,7 +82,8 @@ export class CommandSandbox {
   }
 
   /** How to run `command` for `agent` in `cwd`, or why it may not run. */
-  async launch(agent: string, cwd: string, command: string, how: { unsandboxed?: boolean } = {}): Promise<Launch | { refused: string }> {
+  /** `how.background`: a job, whose loopback ports are forwarded to the host's (port-forward.ts). */
+  async launch(agent: string, cwd: string, command: string, how: { unsandboxed?: boolean; background?: boolean } = {}): Promise<Launch | { refused: string }> {
     const st = await this.state();
     if (st.mode === 'required' && !st.active) {
       return { refused: `the sandbox is required (agentTeams.sandbox is "required") but ${st.engine.reason}` };
@@ -107,8 +116,20 @@ export class CommandSandbox {
         await rmdir(g).catch(() => undefined); // only while empty: the mount point bwrap made
       }
     };
-    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd }, command);
-    return { file: st.engine.bwrap!, args, env: { ...env, ...proxyEnv() }, sandboxed: true, release };
+    const forwardSocket = how.background ? `forward-${++this.jobs}.sock` : undefined;
+    const forwarder = forwardSocket ? new PortForwarder(join(box.socketDir, forwardSocket), (port, ok) => this.opts.notice('info', ok
+      ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
+      : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
+    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, forwardSocket, socketDir: box.socketDir }, command);
+    return {
+      file: st.engine.bwrap!, args, env: { ...env, ...proxyEnv() }, sandboxed: true,
+      started: (pid) => forwarder?.watch(pid),
+      release: async () => {
+        await forwarder?.stop();
+        if (forwardSocket) await rm(join(box.socketDir, forwardSocket), { force: true });
+        await release();
+      },
+    };
   }
 
   /** Whether `host:port` may be reached: allowed by setting, answered before, or asked now (once). */
@@ -136,19 +157,24 @@ export class CommandSandbox {
   private box(agent: string): Promise<AgentBox> {
     const hit = this.boxes.get(agent);
     if (hit) return Promise.resolve(hit);
-    const tmpDir = join(this.base, createHash('sha256').update(agent).digest('hex').slice(0, 12));
+    const agentId = createHash('sha256').update(agent).digest('hex').slice(0, 12);
+    const tmpDir = join(this.base, agentId);
+    const socketDir = join(SOCKETS_BASE, `${basename(this.base)}-${agentId}`);
     const proxy = (async () => {
       await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+      await mkdir(SOCKETS_BASE, { recursive: true, mode: 0o700 });
+      await mkdir(socketDir, { recursive: true, mode: 0o700 });
       const empty = join(this.base, 'empty');
       await writeFile(empty, '', { flag: 'a' });
       await chmod(empty, 0o444);
-      const sock = join(tmpDir, PROXY_SOCKET_NAME);
+      await writeFile(join(socketDir, FORWARD_SCRIPT), forwardScript((await this.state()).engine.socat ?? 'socat'));
+      const sock = join(socketDir, PROXY_SOCKET_NAME);
       await rm(sock, { force: true });
       const p = new NetworkProxy((host, port) => this.allowHost(agent, host, port));
       await p.listen(sock);
       return p;
     })();
-    const box = { tmpDir, proxy };
+    const box = { tmpDir, socketDir, proxy };
     this.boxes.set(agent, box);
     proxy.catch(() => this.boxes.delete(agent));
     return Promise.resolve(box);

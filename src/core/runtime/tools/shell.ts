@@ -42,7 +42,7 @@ export const bash = defineTool({
       a.setActivity({ kind: 'tool', tool: 'bash' });
       if (decision !== 'allow') return fail('The user denied this command.');
     }
-    const plan = await h.sandbox.launch(a.name, a.cwd, command, { unsandboxed: !!unsandboxed });
+    const plan = await h.sandbox.launch(a.name, a.cwd, command, { unsandboxed: !!unsandboxed, background: !!run_in_background });
     if ('refused' in plan) return fail(`Refused: ${plan.refused}.`);
     if (run_in_background) {
       const j = await h.jobs.start(a.name, command, { cwd: a.cwd, plan }).catch(async (e: unknown) => {
