@@ -2,7 +2,7 @@
 // (docs/security.md). This forwards each loopback port it listens on to the same port on the
 // host's 127.0.0.1, so the user's browser and other agents' commands (through the proxy, once
 // loopback is allowed) reach it: the host polls the job's listening sockets through /proc, and
-// each connection goes through a unix socket in the agent's /tmp to socat inside, which is told
+// each connection goes through a unix socket in the agent's socket folder to socat inside, which is told
 // the port on the first line (bwrap.ts starts that socat for jobs).
 import { readFile } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';

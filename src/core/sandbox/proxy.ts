@@ -1,5 +1,5 @@
 // The one way out of a sandbox's network namespace (docs/security.md): an HTTP proxy on a
-// unix socket in the agent's private /tmp (bwrap.ts bridges 127.0.0.1:3128 inside to it).
+// unix socket in the agent's socket folder (bwrap.ts bridges 127.0.0.1:3128 inside to it).
 // CONNECT (https, anything tunnelled) and plain http requests go out only to a host the
 // `allow` callback accepts; the name is resolved here and a name that resolves to loopback
 // counts as loopback (no reaching the host's local services through a DNS trick).
