@@ -35,7 +35,7 @@ describe('VS Code command sandbox', () => {
   /** The lead, answering from what each request's newest turn says. */
   function lead(r: RecordedRequest) {
     const text = newest(r);
-    if (text.includes(ASK)) return reply(toolUse('bash', { command: 'echo "RAN-IN-$(tr \'\\0\' \' \' </proc/1/cmdline | cut -c1-5)"' }));
+    if (text.includes(ASK)) return reply(toolUse('bash', { command: 'echo "RAN-IN-$(tr \'\\0\' \'\\n\' </proc/1/cmdline | head -1 | xargs basename)"' }));
     if (text.includes('RAN-IN-')) return reply(toolUse('bash', { command: `curl -s -m 30 http://127.0.0.1:${port}/` }));
     if (text.includes('hello-from-the-host')) return 'Fetched.';
     return 'Noted.';
