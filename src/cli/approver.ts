@@ -5,11 +5,7 @@
 // server's first start: y / n after its command line. An ask rule on a file change shows the
 // change as a diff first; other ask rules get y / n. Questions from several agents are asked
 // one after another, never on top of each other; a cancelled turn (its signal) denies.
-import type { McpStartRequest } from '../core/mcp/manager';
-import { askReason } from '../core/permissions/decide';
-import { teamProposalText } from '../core/runtime/team-proposal';
-import type { Approver, BashDecision, BashQuestion, FileChangeQuestion, TeamAnswer, TeammateProposal } from '../core/runtime/types';
-import type { NetworkDecision } from '../core/sandbox/sandbox';
+import { type Approver, askReason, type BashDecision, type BashQuestion, type FileChangeQuestion, type McpStartRequest, type NetworkDecision, type TeamAnswer, type TeammateProposal, teamProposalText } from '../core/session';
 import type { Terminal } from './terminal';
 
 type Choice = { key: string; word: string; label: string; then: () => BashDecision };
@@ -61,7 +57,7 @@ export class PromptApprover implements Approver {
   /** A server from .mcp.json is about to start for the first time this session: its command line first. */
   async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {
     const what = req.transport !== 'stdio' ? 'connect to' : 'run';
-    const d = await this.queued(() => this.question(`MCP server "${req.server}" from .mcp.json wants to ${what}:\n    ${req.commandLine}`, signal, 'Start it?', []));
+    const d = await this.queued(() => this.question(`MCP server "${req.server}" from .mcp.json wants to ${what}:\n${req.details.replace(/^/gm, '    ')}`, signal, 'Start it?', []));
     return d === 'allow';
   }
 
@@ -85,7 +81,7 @@ export class PromptApprover implements Approver {
 
   fileChange(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision> {
     return this.queued(() => this.question(
-      `${agent} wants to ${change.before === null ? 'create' : 'change'} ${change.path} (the rule ${change.rule} asks first):\n${lineDiff(change.before ?? '', change.after)}`,
+      `${agent} wants to ${change.before === null ? 'create' : 'change'} ${change.path} (${change.why ?? `the rule ${change.rule} asks first`}):\n${lineDiff(change.before ?? '', change.after)}`,
       signal, 'Allow this change?', []));
   }
 

@@ -1,8 +1,8 @@
 // `agent-teams sandbox`: the mode, the engine, what is missing, and what a command in the folder
 // may read, write and reach (docs/security.md). The same flags as a session (--sandbox,
 // --allow-domain) and `.team/settings.json` decide it.
-import { describeSandbox, sandboxReportText } from '../core/sandbox/describe';
-import { DEFAULT_SETTINGS } from '../core/runtime/types';
+import { describeSandbox, sandboxReportText } from '../core/session';
+import { DEFAULT_SETTINGS } from '../core/session';
 import { UsageError } from './args';
 import type { CommandContext } from './context';
 import { sandboxFromFlags } from './sandbox-settings';

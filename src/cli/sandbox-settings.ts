@@ -2,7 +2,7 @@
 // `--allow-domain <host>` (repeatable), then the `"sandbox"` object of `.team/settings.json`:
 // its mode counts unless --sandbox was given, its hosts join the flags', its autoAllow holds.
 import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, sandboxFileSchema, type SandboxMode, type SandboxSettings } from '../shared/sandbox-schemas';
-import { reportProblem } from '../core/util/problems';
+import { reportProblem } from '../core/session';
 import { oneOf, stringList, stringOpt, UsageError, type OptionValues } from './args';
 
 export function sandboxFromFlags(values: OptionValues): SandboxSettings {

@@ -1,8 +1,7 @@
 // Interactive-session flags → runtime settings (the CLI's stand-in for agentTeams.* settings).
-import { DEFAULT_SETTINGS, type BashPolicy, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
+import { type BashPolicy, DEFAULT_SETTINGS, type PlanApprover, reportProblem, type RuntimeSettings } from '../core/session';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { reportProblem } from '../core/util/problems';
 import { nonNegative, oneOf, stringList, stringOpt, UsageError, type OptionValues } from './args';
 import { sandboxFromFlags, withFileSandbox } from './sandbox-settings';
 

@@ -9,10 +9,7 @@
 // list as bash's; "Always start" is remembered per workspace. A dismissed notification or a
 // stopped agent is a no.
 import * as vscode from 'vscode';
-import type { McpStartRequest } from '../core/mcp/manager';
-import { askReason } from '../core/permissions/decide';
-import { proposalText, type Approver, type BashDecision, type BashQuestion, type FileChangeQuestion, type TeamAnswer, type TeammateProposal } from '../core/runtime/types';
-import type { NetworkDecision } from '../core/sandbox/sandbox';
+import { type Approver, askReason, type BashDecision, type BashQuestion, type FileChangeQuestion, type McpStartRequest, type NetworkDecision, proposalText, type TeamAnswer, type TeammateProposal } from '../core/session';
 import type { BashAsks } from './bash-asks';
 
 /** Commands "always allowed" before rules existed (kept so nobody is asked again). */
@@ -95,8 +92,8 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
       const left = change.before === null ? vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `${change.abs}.new`, query: 'empty' }) : vscode.Uri.file(change.abs);
       const verb = change.before === null ? 'create' : 'change';
       try {
-        await vscode.commands.executeCommand('vscode.diff', left, right, `${agent} wants to ${verb} ${change.path} (${change.rule})`, { preview: true });
-        const choice = await untilAborted(vscode.window.showWarningMessage(`${agent} wants to ${verb} ${change.path} — the rule ${change.rule} asks first. See the diff.`, 'Allow', 'Deny'), signal);
+        await vscode.commands.executeCommand('vscode.diff', left, right, `${agent} wants to ${verb} ${change.path} (${change.why ? 'always asked' : change.rule})`, { preview: true });
+        const choice = await untilAborted(vscode.window.showWarningMessage(`${agent} wants to ${verb} ${change.path} — ${change.why ?? `the rule ${change.rule} asks first`}. See the diff.`, 'Allow', 'Deny'), signal);
         return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
       } finally {
         proposed.delete(id);
@@ -152,12 +149,13 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
     },
 
     async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {
-      // What was approved is the exact command line: a changed .mcp.json asks again.
-      const key = `${req.server}\u0000${req.commandLine}`;
+      // What was approved is the whole entry (command line, cwd, env; or URL and headers):
+      // any change to it in .mcp.json asks again.
+      const key = `${req.server}\u0000${req.details}`;
       if (state.get<string[]>(MCP_STARTS_KEY, []).includes(key)) return true;
       const verb = req.transport !== 'stdio' ? 'connect to' : 'run';
       const answer = vscode.window.showWarningMessage(`Start the MCP server "${req.server}" from .mcp.json? It will ${verb}:`,
-        { modal: true, detail: req.commandLine }, 'Start', 'Always start', "Don't start");
+        { modal: true, detail: req.details }, 'Start', 'Always start', "Don't start");
       const choice = await untilAborted(answer, signal);
       if (choice === 'Always start') await remember(state, MCP_STARTS_KEY, key);
       return (choice === 'Start' || choice === 'Always start') && !signal.aborted;

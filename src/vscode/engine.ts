@@ -4,10 +4,11 @@
 // command handlers, notifications, status bar — and registers every disposable in
 // context.subscriptions so deactivation releases it (docs/activation.md).
 import * as vscode from 'vscode';
-import { TeamSession } from '../core/session/team-session';
+import { TeamSession } from '../core/session';
 import { createApprover } from './approver';
 import { BashAsks } from './bash-asks';
 import { ChangesProvider } from './changes-view';
+import { windowScope } from './window-scope';
 import { TranscriptPanels } from './transcript-panel';
 import { changeCommands } from './watch-commands';
 import { createCommandContext, type CommandContext } from './command-context';
@@ -46,13 +47,13 @@ export function startEngine(shell: Shell): Engine {
   const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
   const defaultModel = () => readSettings().model;
   const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
-  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a), sandbox: () => sandbox.report };
+  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a), sandbox: () => sandbox.report, hooks: () => session.runner?.hooks.list() ?? [] };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
   const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report);
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
-  const changes = new ChangesProvider(root);
+  const changes = new ChangesProvider(root, windowScope(session, () => host.ensureTeam()));
   const changesView = views.changes;
   const transcripts = new TranscriptPanels({ extensionUri: context.extensionUri, host, ctx: () => ctx!, asks, log });
   const watch = {
@@ -70,7 +71,7 @@ export function startEngine(shell: Shell): Engine {
   ctx = createCommandContext({
     log, host, runtime, keys, watch,
     showInbox: (name) => inbox.show(name),
-    refreshViews: () => { teamTree.refresh(true); taskTree.refresh(); },
+    refreshViews: () => { teamTree.refresh(true); void taskTree.refresh(true); },
   });
   const notifier = new RequestNotifier(host, ctx);
   const { team: teamView, tasks: taskView } = views;

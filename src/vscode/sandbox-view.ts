@@ -2,7 +2,7 @@
 // saying whether commands run in it and why not, its policy in the tooltip. The report is read
 // when the window starts and again when a setting changes; it lives in memory like activity.
 import * as vscode from 'vscode';
-import { sandboxReportText, type SandboxReport } from '../core/sandbox/describe';
+import { sandboxReportText, type SandboxReport } from '../core/session';
 import type { TeamSession } from '../core/session/team-session';
 import type { SandboxNode } from './nodes';
 

@@ -1,6 +1,6 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
-import { DEFAULT_SETTINGS, type BashPolicy, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
+import { type BashPolicy, DEFAULT_SETTINGS, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/session';
 import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../shared/sandbox-schemas';
 
 const SECTION = 'agentTeams';

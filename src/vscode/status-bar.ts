@@ -1,8 +1,8 @@
 // Status bar item: who is working, total tokens, and Restricted Mode; click to open the team.
 import * as vscode from 'vscode';
-import { formatTokens, teamCost, teamTokens } from '../core/session/team-words';
+import { formatTokens, teamCost, teamTokens } from '../core/session';
 import type { TeamHost } from './team-host';
-import type { SandboxReport } from '../core/sandbox/describe';
+import type { SandboxReport } from '../core/session';
 import { sandboxWords } from './sandbox-view';
 
 export class TeamStatusBar implements vscode.Disposable {

@@ -25,6 +25,12 @@ export interface RunnerOptions {
   mcp?: McpHostOptions;
   /** PATH the sandbox engine is looked for on (default the process's; tests simulate a machine without it). */
   sandboxPath?: string;
+  /**
+   * Hooks from the folder's settings files (docs/hooks.md) run only when it is trusted: VS
+   * Code starts agents only in a trusted workspace; the CLI passes its folder-trust answer.
+   * Default true.
+   */
+  hooks?: { trusted?: boolean };
 }
 
 export class RuntimeError extends Error {}

@@ -84,6 +84,8 @@ export interface FileChangeQuestion {
   before: string | null;
   after: string;
   rule: string;
+  /** Why it is asked when no rule asked (a change to `.mcp.json` or `.claude/**` always is). */
+  why?: string;
 }
 
 /** bash here; MCP's two questions (a tool call, a server's first start) in McpAsker (docs/mcp.md). */

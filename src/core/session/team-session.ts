@@ -49,6 +49,8 @@ export interface AgentOptions {
   mcp?: McpHostOptions;
   /** PATH the sandbox engine is looked for on (docs/security.md; tests simulate a machine without it). */
   sandboxPath?: string;
+  /** Hooks run only in a trusted folder (docs/hooks.md; default trusted). */
+  hooks?: { trusted?: boolean };
 }
 
 export class SessionError extends Error {}

@@ -29,7 +29,9 @@ export const bash = defineTool({
     if (d.verdict === 'deny') {
       return fail(d.rule ? `Refused: ${d.reason}.` : `Refused: shell commands are disabled (agentTeams.toolApproval.bash = deny) and no allow rule covers this one: ${d.reason}.`);
     }
-    if (unsandboxed || d.verdict === 'ask') {
+    // A PreToolUse hook's allow answers the default question, never a deny or ask rule (docs/hooks.md);
+    // a command outside the sandbox is always asked.
+    if (unsandboxed || (d.verdict === 'ask' && !(d.fallback && a.hookApproved))) {
       // The rules "Always allow" may offer are worked out first (a parse, off the loop), so
       // "waiting for approval" is shown only once the question is really put to the user.
       // Outside the sandbox no rule can allow a command, so none is offered.
