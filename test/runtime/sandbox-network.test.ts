@@ -63,7 +63,7 @@ test('a dev server in a sandboxed background job is reached on the host at its p
   const serve = `node -e "require('http').createServer((q, s) => s.end('from-the-job')).listen(${port}, '127.0.0.1')"`;
   h.api.script('lead',
     reply(toolUse('bash', { command: serve, run_in_background: true })),
-    reply(toolUse('bash', { command: `for i in $(seq 50); do curl -s -m 5 http://localhost:${port}/ && break; sleep 0.2; done` })),
+    reply(toolUse('bash', { command: `for i in $(seq 50); do curl -sf -m 5 http://localhost:${port}/ && break; sleep 0.2; done` })),
     'Served.',
   );
   await h.rt.askLead('Start the dev server and check it.');
