@@ -3,11 +3,8 @@
 // without them, through the same session. The runner, the agent loops and the SDK load with
 // the first agent (TeamSession.startAgents).
 import * as vscode from 'vscode';
-import type { McpHostOptions } from '../core/mcp/host';
-import type { McpServerInfo } from '../core/mcp/manager';
-import type { ModelConfig } from '../core/model';
-import type { Approver, ModelFactory, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
-import type { TeamSession } from '../core/session/team-session';
+import type { Approver, McpHostOptions, McpServerInfo, ModelFactory, RuntimeEvent, RuntimeSettings, TeamSession } from '../core/session';
+import type { ModelConfig } from '../core/session/models';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
 import { readBaseUrl } from './settings';
@@ -55,7 +52,7 @@ export class RuntimeHost implements vscode.Disposable {
     if (this.session.runner) return this.session;
     if (!vscode.workspace.isTrusted) throw new RestrictedModeError();
     const config = await this.modelConfig();
-    const { createModelClient } = await import('../core/model');
+    const { createModelClient } = await import('../core/session/models');
     const models: ModelFactory = (model, onStatus) => {
       const c = this.config ?? config;
       return createModelClient({ apiKey: c.apiKey, baseURL: c.baseURL, model, caching: true, onStatus });
@@ -76,7 +73,7 @@ export class RuntimeHost implements vscode.Disposable {
 
   /** Resolves key and base URL now; throws a clear error without a key. */
   private async modelConfig(): Promise<ModelConfig> {
-    const { resolveModelConfig } = await import('../core/model');
+    const { resolveModelConfig } = await import('../core/session/models');
     this.config = resolveModelConfig({
       settingBaseUrl: readBaseUrl(),
       envBaseUrl: process.env.ANTHROPIC_BASE_URL,

@@ -13,11 +13,14 @@ import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
 import { ChangeLog } from '../watch/change-log';
 import { changeRecorder, currentTask } from '../watch/changes';
 import { formatMail, type Identity } from './prompts';
+import { mergeConsecutive, promptTooLong } from './conversation';
 import { phaseSystem } from './instructions';
 import { RepeatGuard, SAME_FAILURE_LIMIT } from './repeat-guard';
 import { spawnedNames } from './phase-report';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { FencedError } from '../team/fences';
+import { withToolHooks } from '../hooks/tool-hooks';
+import { phaseWithStopHooks, type StopEvent } from '../hooks/stop-gate';
 import { bounded } from '../../shared/transcript-items';
 import { LIVE_RESULT_CHARS, Transcript } from './transcript';
 import type { Activity, RuntimeEvent } from './types';
@@ -63,22 +66,7 @@ type Block = Anthropic.ContentBlockParam;
 const CUT_OFF = 'Not run: your reply reached the output token limit (max_tokens) before this call was complete. '
   + 'Make the call smaller, e.g. write a large file in several parts.';
 
-/** The API's 400 for a conversation over the context window. */
-function promptTooLong(err: unknown): boolean {
-  return err instanceof ModelError && err.status === 400 && /prompt is too long|too many tokens|context (window|length)/i.test(err.message);
-}
-
-/** Merges consecutive messages of one role (a cancelled turn leaves two user messages). */
-export function mergeConsecutive(messages: ModelMessage[]): ModelMessage[] {
-  const out: ModelMessage[] = [];
-  const blocks = (c: ModelMessage['content']): Block[] => (typeof c === 'string' ? [{ type: 'text', text: c }] : c);
-  for (const m of messages) {
-    const prev = out[out.length - 1];
-    if (prev && prev.role === m.role) out[out.length - 1] = { ...prev, content: [...blocks(prev.content), ...blocks(m.content)] } as ModelMessage;
-    else out.push(m);
-  }
-  return out;
-}
+export { mergeConsecutive } from './conversation';
 
 export abstract class Agent implements AgentHandle {
   abstract readonly kind: 'lead' | 'teammate';
@@ -141,6 +129,9 @@ export abstract class Agent implements AgentHandle {
   get activity(): Activity {
     return this.current;
   }
+
+  /** Set by a PreToolUse hook's allow for the call being run (src/core/hooks/tool-hooks.ts). */
+  hookApproved = false;
 
   /** The tools its agent definition lists (null: all); MCP tools outside it are not offered. */
   allowedTools: readonly string[] | null = null;
@@ -289,6 +280,15 @@ export abstract class Agent implements AgentHandle {
     return 'error';
   }
 
+  /** runPhase, carried on while a Stop / SubagentStop / TeammateIdle hook says not done (docs/hooks.md). */
+  protected stopGated(events: readonly StopEvent[], maxRounds: number): Promise<PhaseEnd> {
+    return phaseWithStopHooks({
+      agent: this, hooks: this.env.hooks, events, runPhase: () => this.runPhase(maxRounds),
+      carryOn: (text) => this.push({ role: 'user', content: text }),
+      warn: (message) => this.env.emit({ type: 'notice', level: 'warning', agent: this.name, message }),
+    });
+  }
+
   /** Runs until the turn ends. The conversation must end with a user message. */
   async runPhase(maxRounds: number): Promise<PhaseEnd> {
     this.endReason = null;
@@ -370,7 +370,7 @@ export abstract class Agent implements AgentHandle {
         this.env.emit({ type: 'tool_start', agent: this.name, id: u.id, tool: u.name, input: u.input });
         // An MCP tool withdrawn since this request was sent (its server failed) says so.
         const set = mcp.has(u.name) ? mcp : isMcpToolName(u.name) ? null : this.tools;
-        const r = set ? await set.run(u.name, u.input, this, this.env) : { text: `${u.name} is not available: its MCP server is not running, or it is not among your tools.`, isError: true };
+        const r = set ? await withToolHooks(this, this.env, u, () => set.run(u.name, u.input, this, this.env)) : { text: `${u.name} is not available: its MCP server is not running, or it is not among your tools.`, isError: true };
         // Whatever a tool turned up (a printed environment, a .env file), the key stays out of
         // the transcript and the model's context.
         const text = redact(r.text) + (this.repeats.note(u.name, u.input, r.isError, r.text) ?? '');

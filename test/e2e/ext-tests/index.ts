@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { Team } from '../../../src/core/team/team';
 import type { ExtensionApi } from '../../../src/vscode/extension';
 import { approverCases } from './approver-cases';
-import { treeCases } from './tree-cases';
+import { taskTreeRedrawCases, treeCases } from './tree-cases';
 import { watchCases } from './watch-cases';
 import { commandCases } from './command-cases';
 import { worktreeCases } from './worktree-cases';
@@ -47,7 +47,7 @@ export async function run(): Promise<void> {
   const team = await new Team(root).init();
   const env: Env = { root, team, api };
   const failures: string[] = [];
-  for (const [name, fn] of [...treeCases, ...commandCases, ...worktreeCases, ...approverCases, ...watchCases]) {
+  for (const [name, fn] of [...treeCases, ...commandCases, ...worktreeCases, ...approverCases, ...watchCases, ...taskTreeRedrawCases]) {
     try {
       await fn(env);
       console.log(`ext-host ok - ${name}`);

@@ -5,11 +5,14 @@
 // hands it over); both come out as the same `ToolDefinition`, which is all a ToolSet needs.
 import { z } from 'zod';
 import type { Member } from '../../../shared/team-schemas';
+import { toolFacts, type ToolFacts } from '../../../shared/tool-facts';
 import type { JobManager } from '../../exec/jobs';
 import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
 import type { ModelTool } from '../../model';
 import type { Team } from '../../team/team';
+import type { CommandSandbox } from '../../sandbox/sandbox';
+import type { HookRunRecord, Hooks } from '../../hooks/hooks';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
 
 export type AgentKind = 'lead' | 'teammate';
@@ -39,6 +42,13 @@ export interface AgentHandle {
   readonly spawnsInReply: ReadonlySet<string>;
   /** What the agent is doing, as the tree and the CLI show it. */
   setActivity(a: Activity): void;
+  /**
+   * A PreToolUse hook allowed the call being run (docs/hooks.md): a question the tool would
+   * ask only by default (no rule decided) is skipped; deny and ask rules still apply.
+   */
+  readonly hookApproved?: boolean;
+  /** Its transcript, where hook runs are written (docs/hooks.md). */
+  readonly transcript?: { readonly path: string; note(e: HookRunRecord): Promise<void> };
 }
 
 /** What tools reach of the team and the host running the agent. */
@@ -49,6 +59,10 @@ export interface ToolHost {
   readonly processes: ProcessRegistry;
   /** Background commands (bash with run_in_background). */
   readonly jobs: JobManager;
+  /** How commands are started: in the sandbox, or why not (docs/security.md). */
+  readonly sandbox: CommandSandbox;
+  /** The folder's hooks (docs/hooks.md); absent where none may run. */
+  readonly hooks?: Hooks;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
   /** Whether the lead is in a turn (for send_message's answer); absent where unknown. */
   leadBusy?(): boolean;
@@ -93,6 +107,8 @@ type Handler<I> = (input: I, agent: AgentHandle, host: ToolHost) => Promise<Tool
 
 /** One tool, whatever its schema was written in. */
 export interface ToolDefinition extends Common {
+  /** Everything else known about it: team-kept or workspace, Claude Code names, transcript heading (shared/tool-facts.ts). */
+  readonly facts: ToolFacts;
   /** The JSON Schema the model is sent. */
   inputSchema(): JsonSchemaObject;
   /** Checks a call's input; the error names each bad field. */
@@ -114,7 +130,7 @@ export interface JsonTool extends Common {
 export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition {
   let schema: JsonSchemaObject | undefined;
   return {
-    name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace,
+    name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema() {
       if (!schema) {
         const s = z.toJSONSchema(def.input, { io: 'input' }) as Record<string, unknown>;
@@ -136,7 +152,7 @@ export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition
 /** A tool whose input is checked by whoever runs it (an MCP server validates its own). */
 export function defineJsonTool(def: JsonTool): ToolDefinition {
   return {
-    name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace,
+    name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema: () => def.inputSchema,
     parse: (input) => (input !== null && typeof input === 'object' && !Array.isArray(input)
       ? { ok: true, data: input }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { claimBound } from '../../team/bound-claim';
 import { TaskError } from '../../team/task-board';
 import { formatTask } from '../prompts';
+import { afterTasksCreated, completionBlocked } from '../../hooks/task-hooks';
 import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 
 const taskId = z.number().int().positive().describe('The numeric id of a task on the board.');
@@ -86,7 +87,8 @@ export const taskCreate = defineTool({
         : `Not created: ${created.message}.`);
     }
     if (created instanceof Error) throw created;
-    return ok(created.map((t) => `Created ${formatTask(t)}`).join('\n'));
+    const said = await afterTasksCreated(h.hooks, a, created);
+    return ok([...created.map((t) => `Created ${formatTask(t)}`), ...(said ? [said] : [])].join('\n'));
   },
 });
 
@@ -124,6 +126,8 @@ export const taskUpdate = defineTool({
   }),
   agents: ['lead', 'teammate'],
   async run({ task_id, status, owner, addBlockedBy, removeBlockedBy }, a, h) {
+    const blocked = status === 'completed' ? await completionBlocked(h.hooks, a, await h.team.tasks.get(task_id)) : null;
+    if (blocked) return fail(blocked);
     const t = await h.team.tasks.update(task_id, {
       status: status ?? undefined, owner: owner ?? undefined,
       addBlockedBy: addBlockedBy ?? undefined, removeBlockedBy: removeBlockedBy ?? undefined,
