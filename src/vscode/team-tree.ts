@@ -5,13 +5,14 @@ import * as vscode from 'vscode';
 import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, PLANNING_WORDS, spendWords } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import { mcpServerItem } from './mcp-commands';
-import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
-import type { HookSpec } from '../core/session';
+import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type RequestNode, type SandboxNode } from './nodes';
+import type { HookSpec, SandboxReport } from '../core/session';
 import { hooksItem } from './hooks-row';
+import { sandboxItem } from './sandbox-view';
 import type { TeamHost } from './team-host';
 
-type Node = MemberNode | RequestNode | McpServerNode | JobNode | HooksNode;
-type RowNode = MemberNode | McpServerNode | HooksNode;
+type Node = MemberNode | RequestNode | McpServerNode | JobNode | SandboxNode | HooksNode;
+type RowNode = MemberNode | McpServerNode | SandboxNode | HooksNode;
 
 interface Snapshot {
   members: Member[];
@@ -35,6 +36,8 @@ export interface ActivitySource {
   jobs?(agent: string): JobInfo[];
   /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/session/worktree-rules.ts). */
   removableWorktrees?(): Promise<string[]>;
+  /** Where commands run (docs/security.md); undefined until read. */
+  sandbox?(): SandboxReport | undefined;
   /** The hooks this window's agents run (docs/hooks.md; none before the team runs). */
   hooks?(): readonly HookSpec[];
 }
@@ -108,11 +111,16 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       const i = mcpServerItem(n);
       return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, i.contextValue, (i.tooltip as vscode.MarkdownString).value]) };
     });
+    const sandbox = this.sandboxNodes(s).map((n) => {
+      const i = sandboxItem(n);
+      return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, (i.tooltip as vscode.MarkdownString).value]) };
+    });
+    
     const hooks = this.hooksNodes(s).map((n) => {
       const i = hooksItem(n);
       return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, (i.tooltip as vscode.MarkdownString).value]) };
     });
-    return [...members, ...mcp, ...hooks];
+    return [...members, ...mcp, ...sandbox, ...hooks];
   }
 
   /** One "Hooks" row after the MCP servers, when this window's agents run any. */
@@ -139,6 +147,12 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   /** A row per MCP server, after the members, while the team runs here (docs/mcp.md). */
   private mcpNodes(s: Snapshot): McpServerNode[] {
     return s.hasTeam ? (this.agents.mcpServers?.() ?? []).map((server) => this.kept<McpServerNode>({ nodeKind: 'mcpServer', server })) : [];
+  }
+
+  /** The sandbox's row, last, while there is a team (docs/security.md). */
+  private sandboxNodes(s: Snapshot): SandboxNode[] {
+    const report = s.hasTeam ? this.agents.sandbox?.() : undefined;
+    return report ? [this.kept<SandboxNode>({ nodeKind: 'sandbox', report })] : [];
   }
 
   private load(): Promise<Snapshot> {
@@ -171,7 +185,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
 
   async getChildren(node?: Node): Promise<Node[]> {
     const s = await this.load();
-    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s), ...this.hooksNodes(s)];
+    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s), ...this.sandboxNodes(s), ...this.hooksNodes(s)];
     if (node.nodeKind !== 'member') return [];
     return [
       ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
@@ -186,6 +200,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   async getTreeItem(node: Node): Promise<vscode.TreeItem> {
     const s = await this.load();
     if (node.nodeKind === 'mcpServer') return mcpServerItem(node);
+    if (node.nodeKind === 'sandbox') return sandboxItem(node);
     if (node.nodeKind === 'hooks') return hooksItem(node);
     return node.nodeKind === 'member' ? this.memberItem(node, s) : node.nodeKind === 'job' ? jobItem(node.job) : requestItem(node.record);
   }
@@ -236,6 +251,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
 }
 
 function rowKey(n: RowNode): string {
+  if (n.nodeKind === 'sandbox') return 'sandbox';
   return n.nodeKind === 'mcpServer' ? `mcp:${n.server.name}` : n.nodeKind === 'hooks' ? 'hooks' : `member:${n.name}`;
 }
 

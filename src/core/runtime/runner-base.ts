@@ -19,6 +19,7 @@ import { notifyingApprover } from '../hooks/notify';
 import { hookAgent } from '../hooks/tool-hooks';
 import type { Approver, RuntimeEvent, RuntimeSettings } from './types';
 import { recordUsage, teamTotal } from './usage';
+import { CommandSandbox } from '../sandbox/sandbox';
 
 export abstract class RunnerBase {
   readonly team: Team;
@@ -26,6 +27,8 @@ export abstract class RunnerBase {
   readonly processes: ProcessRegistry;
   readonly worktrees: WorktreeManager;
   readonly approver: Approver;
+  /** Where every command of every agent runs (docs/security.md). */
+  readonly sandbox: CommandSandbox;
   /** The folder's hooks (docs/hooks.md), loaded when the runner starts. */
   readonly hooks: Hooks;
   protected s: RuntimeSettings;
@@ -49,6 +52,13 @@ export abstract class RunnerBase {
       if (this.hooks.has('Notification')) void this.hooks.run('Notification', this.hookAgentFor(agent), { message, notification_type: 'permission_prompt' }, ['permission_prompt']);
     });
     this.worktrees = base.worktrees;
+    const approver = base.approver;
+    this.sandbox = new CommandSandbox({
+      root: this.root, enginePath: base.sandboxPath,
+      settings: () => this.s.sandbox, rules: () => this.s.permissions,
+      askNetwork: approver.network ? (agent, host, signal) => approver.network!(agent, host, signal) : undefined,
+      notice: (level, message, agent) => this.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }),
+    });
     this.budget = new BudgetGate(
       async () => teamTotal(await this.team.roster.read()),
       (budget) => this.emit({
@@ -113,6 +123,12 @@ export abstract class RunnerBase {
 
   /** The agent called `name` that runs here. */
   protected abstract agentNamed(name: string): Agent | undefined;
+
+  /** Whether the lead is in a turn here now (send_message's answer to a teammate). */
+  leadBusy(): boolean {
+    const lead = this.agentNamed('lead');
+    return lead !== undefined && 'busy' in lead && lead.busy === true;
+  }
 
   emit(e: RuntimeEvent): void {
     this.base.events.emit(e);

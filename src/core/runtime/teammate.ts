@@ -26,8 +26,6 @@ export class Teammate extends Agent {
   done: Promise<void> = Promise.resolve();
   /** Tasks whose worktree could not be used: not claimed again until new mail arrives. */
   private readonly unworkable = new Set<number>();
-  /** Whether the next `result` may wake the lead: once per news from the lead or new task. */
-  private resultWakes = true;
 
   override async planGateOpen(): Promise<boolean> {
     return (await planGate(this.env.team, this.name)).open;
@@ -142,8 +140,10 @@ export class Teammate extends Agent {
   private async live(initial: string | null, resumeIdle: boolean): Promise<void> {
     const team = this.env.team;
     this.subs.push(await team.mailbox.subscribe(this.name, this.poke));
-    // Task files only: the lock, temp and generation files of each change would wake it thrice more.
-    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, (f) => TASK_FILE.test(f) && this.poke()));
+    // Task files and the change record (not lock or temp files). The record is written last in
+    // a change: a look at the board on a task file's event alone may see the board from before
+    // it (a reserved task still blocked), and nothing else would wake it until the slow poll.
+    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, (f) => (TASK_FILE.test(f) || f === '.generation') && this.poke()));
     try {
       // A new worktree is set up before the first model call; what came of it leads the first prompt.
       if (this.preparation) this.setActivity({ kind: 'tool', tool: 'worktree setup' });
@@ -200,17 +200,12 @@ export class Teammate extends Agent {
 
   /** The phase ended without a word to the lead: its final words go to the lead as a `result`. */
   private async reportResult(phaseStart: number): Promise<void> {
-    if (reportedToLead(this.messages, phaseStart)) {
-      this.resultWakes = true;
-      return;
-    }
+    if (reportedToLead(this.messages, phaseStart)) return;
     const words = finalWords(this.messages, phaseStart);
     // Nothing said, nothing to report (a teammate that just waits for its first mail).
     if (words === null) return;
-    // The first result after news wakes an idle lead; more of them wait for its next turn.
-    const notice = !this.resultWakes;
-    this.resultWakes = false;
-    await this.tellLead(words, notice);
+    // Never wakes the lead by itself: it gets every result in one turn when the team goes quiet (quiet-team.ts).
+    await this.tellLead(words, true);
   }
 
   /** A lifecycle report to the lead; `notice` ones are read on its next turn without waking it. */
@@ -241,8 +236,6 @@ export class Teammate extends Agent {
   /** Hands the wake to the model; false when there is nothing to work on after all. */
   private async deliverWake(w: Wake): Promise<boolean> {
     if (w.kind === 'mail') {
-      const peek = await this.env.team.mailbox.unread(this.name, this.inboxPosition());
-      if (peek.messages.some((m) => m.from === 'lead')) this.resultWakes = true;
       // News may have fixed what made a task unworkable (a branch deleted, a repository made).
       this.unworkable.clear();
       const mail = await this.takeMail();
@@ -251,15 +244,12 @@ export class Teammate extends Agent {
       return true;
     } else if (w.kind === 'task') {
       if (!(await this.enterTask(w.task))) return false;
-      if (w.how !== 'resumed') this.resultWakes = true;
       this.lastResumed = w.how === 'resumed' ? w.task.id : null;
       this.taskInHand = w.task.id;
       await this.env.team.roster.patch(this.name, { current_task: w.task.id });
-      const mail = await this.takeMail();
-      await this.push(
-        { role: 'user', content: [{ type: 'text', text: taskPrompt(this.identity, w.task, w.how) }, ...mail.blocks] },
-        mail.count ? mail.cursor : undefined,
-      );
+      // The task alone: mail that came while it was being handed over may change what to do
+      // with it ("leave task 3 to bob"), so it is read on its own, after the first tool round.
+      await this.push({ role: 'user', content: taskPrompt(this.identity, w.task, w.how) });
     }
     return true;
   }

@@ -42,6 +42,8 @@ export { loadTeamDefinitions } from '../roles/roles';
 export type { AgentDefinition } from '../roles/agent-definitions';
 export type { JobInfo } from '../exec/jobs';
 export { HOOK_EVENTS, loadHookConfig, type HookSpec } from '../hooks/config';
+export { describeSandbox, sandboxReportText, type SandboxReport } from '../sandbox/describe';
+export type { NetworkDecision } from '../sandbox/sandbox';
 export { McpManager, type McpServerInfo } from '../mcp/manager';
 export { commandLine, readMcpConfig, type McpConfig } from '../mcp/config';
 export { stateWords } from '../mcp/state';

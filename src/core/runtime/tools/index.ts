@@ -18,7 +18,10 @@ export { ToolSet } from './tool-set';
 
 export const BUILTIN_TOOLS: readonly ToolDefinition[] = [...shellTools, ...searchTools, ...fileTools, ...teamTools, ...protocolTools, ...taskTools, ...worktreeTools];
 
-/** The built-in tools an agent of this kind is offered, in the order the model sees them. */
-export function toolsFor(kind: AgentKind): ToolDefinition[] {
-  return BUILTIN_TOOLS.filter((t) => t.agents.includes(kind));
+/**
+ * The built-in tools an agent of this kind is offered, in the order the model sees them. An
+ * opt-in tool (teammates' task_create) is left out unless `named` (its definition's `tools`) lists it.
+ */
+export function toolsFor(kind: AgentKind, named?: readonly string[] | null): ToolDefinition[] {
+  return BUILTIN_TOOLS.filter((t) => t.agents.includes(kind) && (!t.optIn?.includes(kind) || !!named?.includes(t.name)));
 }
