@@ -10,6 +10,7 @@ import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read
 import { approve, broadcast, reject, send, shutdown, taskAdd, taskDone, taskUnblock } from './write-commands';
 import { mcpCommand } from './mcp-commands';
 import { queueAddCommand, queueCancelCommand, queueCommand } from './queue-commands';
+import { sandboxCommand } from './sandbox-command';
 import { changesCommand, exportCommand, logCommand } from './watch-commands';
 import { worktreeDiff, worktreeKeep, worktreeMerge, worktreeRemove, worktrees } from './worktree-commands';
 
@@ -17,13 +18,13 @@ const json: OptionSpec = { json: { type: 'boolean' } };
 
 export const COMMANDS: Command[] = [
   { words: ['team'], synopsis: '[--json]', summary: 'roster: status, role, current task, tokens, pending requests', options: json, run: teamCommand },
-  { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand },
+  { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand, incompleteFails: true },
   taskAdd,
   taskDone,
   taskUnblock,
   send,
   broadcast,
-  { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand },
+  { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand, incompleteFails: true },
   { words: ['requests'], synopsis: '[--all] [--json]', summary: 'pending protocol requests (plans, shutdowns)', options: { ...json, all: { type: 'boolean' } }, run: requestsCommand },
   approve,
   reject,
@@ -42,6 +43,11 @@ export const COMMANDS: Command[] = [
     words: ['mcp'], synopsis: '[--tools [--trust]] [--json]',
     summary: 'MCP servers in .mcp.json: name, command line, problems (--tools: start each, list its tools, stop it)',
     options: { ...json, tools: { type: 'boolean' }, trust: { type: 'boolean' } }, run: mcpCommand,
+  },
+  {
+    words: ['sandbox'], synopsis: '[--sandbox auto|required|off] [--allow-domain <host>]... [--json]',
+    summary: 'where commands run: mode, engine, what is missing, what they may read, write and reach here',
+    options: { ...json, sandbox: { type: 'string' }, 'allow-domain': { type: 'string', multiple: true } }, run: sandboxCommand,
   },
   {
     words: ['agents'], synopsis: '[--model <id>] [--json]', summary: 'agent definitions (.team/agents, .claude/agents) and the files skipped, with why',
@@ -86,6 +92,8 @@ export const SESSION_OPTIONS: OptionSpec = {
   allow: { type: 'string', multiple: true },
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
+  sandbox: { type: 'string' },
+  'allow-domain': { type: 'string', multiple: true },
   trust: { type: 'boolean' },
 };
 
@@ -104,6 +112,7 @@ export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [
   + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]\n'
   + '                   [--require-plan never|always] [--confirm-team] [--merge-test <command>]\n'
   + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)\n'
+  + '                   [--sandbox auto|required|off] [--allow-domain <host>]...   (docs/security.md)\n'
   + '                   [--trust]   (use this folder\'s .team/settings.json and .mcp.json without asking: docs/security.md)';
 
 /** The usage lines of the commands starting with `first` (all commands without it). */
@@ -145,6 +154,6 @@ export function helpText(version: string): string {
     '  -V, --version  print the version',
     "  -m, --message  worktree merge/keep: commit the worktree's uncommitted changes with this text first",
     '',
-    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down, merge conflict…), 2 usage error.',
+    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down, merge conflict…; tasks and inbox: a file could not be read, the listing is incomplete), 2 usage error.',
   ].join('\n');
 }

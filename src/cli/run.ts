@@ -67,7 +67,7 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   const timeoutS = timeoutRaw === undefined ? 0 : nonNegative(timeoutRaw, '--timeout');
   // The folder's own settings, hooks and MCP servers count only once the user trusted them (trust.ts).
   const trust = await folderTrust(ctx.io, ctx.root, { trust: ctx.opts.trust === true });
-  const settings = trust['.team/settings.json'] ? await withTeamSettings(ctx.root, sessionSettings(ctx.opts)) : sessionSettings(ctx.opts);
+  const settings = trust['.team/settings.json'] ? await withTeamSettings(ctx.root, sessionSettings(ctx.opts), ctx.opts) : sessionSettings(ctx.opts);
   // Nobody is there to approve a plan: the lead does, unless --plan-approval says otherwise.
   if (stringOpt(ctx.opts, 'plan-approval') === undefined) settings.planApproval = 'lead';
   const withs = teammatesOf(ctx);

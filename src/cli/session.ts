@@ -35,7 +35,12 @@ export function modelConfig(io: CliIo): ModelConfig | null {
     return null;
   }
   try {
-    return resolveModelConfig({ envKey: io.env.ANTHROPIC_API_KEY, envBaseUrl: io.env.ANTHROPIC_BASE_URL });
+    const config = resolveModelConfig({ envKey: io.env.ANTHROPIC_API_KEY, envBaseUrl: io.env.ANTHROPIC_BASE_URL });
+    // Read once, then out of this process's environment: nothing started from here (an MCP
+    // server, a hook) inherits it. /proc/<pid>/environ still shows the block the process
+    // started with, which is why commands run in a pid namespace of their own (docs/security.md).
+    for (const k of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN']) delete io.env[k];
+    return config;
   } catch (err) {
     writeLine(io.stderr, `agent-teams: ${(err as Error).message}`);
     return null;
@@ -71,6 +76,11 @@ export async function runSession(opts: SessionOptions): Promise<number> {
   approver.onRule = (rule) => {
     const p = rt.settings().permissions;
     rt.updateSettings({ permissions: { ...p, allow: [...p.allow, rule] } });
+  };
+  // "Always" for a host adds it to this session's allowed hosts (docs/security.md).
+  approver.onDomain = (host) => {
+    const sb = rt.settings().sandbox;
+    rt.updateSettings({ sandbox: { ...sb, allowedDomains: [...sb.allowedDomains, host] } });
   };
   return new Session(rt, term, opts).run();
 }

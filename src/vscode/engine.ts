@@ -21,6 +21,7 @@ import { RuntimeHost } from './runtime-host';
 import { ApiKeyStore } from './secrets';
 import { onSettingsChange, readSettings } from './settings';
 import { TeamStatusBar } from './status-bar';
+import { SandboxStatus } from './sandbox-view';
 import { TaskTreeProvider } from './task-tree';
 import { TeamHost } from './team-host';
 import { TeamTreeProvider } from './team-tree';
@@ -46,10 +47,15 @@ export function startEngine(shell: Shell): Engine {
   const asks = new BashAsks();
   const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
   const defaultModel = () => readSettings().model;
-  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a), hooks: () => session.runner?.hooks.list() ?? [] };
+  const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
+  const agents = {
+    activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a),
+    sandbox: () => sandbox.report, hooks: () => session.runner?.hooks.list() ?? [],
+    removableWorktrees: async () => (await session.worktreeViews()).filter((w) => w.removable).map((w) => w.name),
+  };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
-  const statusBar = new TeamStatusBar(host, defaultModel);
+  const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report);
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
   const changes = new ChangesProvider(root, windowScope(session, () => host.ensureTeam()));
@@ -95,6 +101,7 @@ export function startEngine(shell: Shell): Engine {
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {
       runtime.updateSettings(s);
+      void sandbox.refresh().then(() => statusBar.update());
       if (baseUrlChanged) void runtime.refreshModelConfig();
     }),
     // A new key reaches running agents, or wakes a team that could not resume without one.
@@ -114,6 +121,7 @@ export function startEngine(shell: Shell): Engine {
 
   // Not awaited: the views read the files themselves meanwhile.
   void host.start().then(async () => {
+    await sandbox.refresh();
     await Promise.all([statusBar.update(), notifier.scan()]);
     await resumeTeam(host, runtime, keys, log);
   }).catch((err: unknown) => log.error(`could not open the team in ${root}: ${String(err)}`));

@@ -2,7 +2,7 @@
 // team's own words — activity, tokens, spend — are the core's: core/session/team-words.ts). Tree
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
-import type { HookSpec, JobInfo, McpServerInfo } from '../core/session';
+import type { HookSpec, JobInfo, McpServerInfo, SandboxReport } from '../core/session';
 import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
 import type { MergeEntry } from '../shared/merge-queue-schema';
 
@@ -14,9 +14,11 @@ export type TaskNode = { nodeKind: 'task'; task: Task };
 export type McpServerNode = { nodeKind: 'mcpServer'; server: McpServerInfo };
 /** A teammate's merge-queue entry under its row (`position`: its place in line while open). */
 export type MergeEntryNode = { nodeKind: 'mergeEntry'; entry: MergeEntry; position?: number };
+/** Where commands run (docs/security.md). */
+export type SandboxNode = { nodeKind: 'sandbox'; report: SandboxReport };
 /** The folder's hooks as this window's agents run them (docs/hooks.md). */
 export type HooksNode = { nodeKind: 'hooks'; hooks: readonly HookSpec[] };
-export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | HooksNode | MergeEntryNode;
+export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | SandboxNode | HooksNode | MergeEntryNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';

@@ -1,6 +1,9 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
-import { type BashPolicy, DEFAULT_SETTINGS, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/session';
+import {
+  type BashPolicy, DEFAULT_SETTINGS, type PermissionLists, type PlanApprover, type RuntimeSettings, type WorktreeSetup, WorktreeSetupSchema,
+} from '../core/session';
+import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../shared/sandbox-schemas';
 
 const SECTION = 'agentTeams';
 
@@ -31,7 +34,29 @@ export function readSettings(): RuntimeSettings {
     mergeAuto: oneOf<RuntimeSettings['mergeAuto']>(c.get('merge.auto'), ['off', 'onTaskComplete'], DEFAULT_SETTINGS.mergeAuto),
     mergeTestCommand: c.get<string>('merge.testCommand')?.trim() ?? '',
     permissions: readPermissions(c),
+    worktreeSetup: readWorktreeSetup(c),
+    sandbox: readSandbox(c),
   };
+}
+
+/**
+ * agentTeams.sandbox.mode / .allowedDomains / .autoAllow (docs/security.md). The mode is one
+ * level down from SPEC's `agentTeams.sandbox`: VS Code cannot keep a value at a name that also
+ * has settings below it. Hosts that are not host names are left out.
+ */
+function readSandbox(c: vscode.WorkspaceConfiguration): SandboxSettings {
+  const domains = c.get<unknown>('sandbox.allowedDomains');
+  return {
+    mode: oneOf<SandboxMode>(c.get('sandbox.mode'), SANDBOX_MODES, DEFAULT_SANDBOX.mode),
+    allowedDomains: (Array.isArray(domains) ? domains : []).flatMap((d) => { const r = allowedDomain.safeParse(d); return r.success ? [r.data] : []; }),
+    autoAllow: c.get<boolean>('sandbox.autoAllow') !== false,
+  };
+}
+
+/** agentTeams.worktree.setup; a value of the wrong shape is ignored (`.team/settings.json`'s then applies). */
+function readWorktreeSetup(c: vscode.WorkspaceConfiguration): WorktreeSetup | undefined {
+  const parsed = WorktreeSetupSchema.safeParse(c.get('worktree.setup') ?? {});
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**

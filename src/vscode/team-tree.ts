@@ -5,15 +5,16 @@ import * as vscode from 'vscode';
 import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, PLANNING_WORDS, spendWords } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import { mcpServerItem } from './mcp-commands';
-import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode } from './nodes';
-import type { HookSpec } from '../core/session';
+import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode, type SandboxNode } from './nodes';
+import type { HookSpec, SandboxReport } from '../core/session';
 import { hooksItem } from './hooks-row';
+import { sandboxItem } from './sandbox-view';
 import type { TeamHost } from './team-host';
 import { positions, QueueStore, shownEntries } from '../core/session';
 import { mergeEntryItem } from './merge-entry-item';
 
-type Node = MemberNode | RequestNode | McpServerNode | JobNode | HooksNode | MergeEntryNode;
-type RowNode = MemberNode | McpServerNode | HooksNode;
+type Node = MemberNode | RequestNode | McpServerNode | JobNode | SandboxNode | HooksNode | MergeEntryNode;
+type RowNode = MemberNode | McpServerNode | SandboxNode | HooksNode;
 
 interface Snapshot {
   members: Member[];
@@ -25,6 +26,8 @@ interface Snapshot {
   hasTeam: boolean;
   /** Each teammate's entry in the merge queue (its open one, else its latest). */
   merges: Map<string, MergeEntryNode>;
+  /** Shut-down teammates whose worktree may be removed without losing anything. */
+  removable: Set<string>;
 }
 
 export interface ActivitySource {
@@ -35,9 +38,16 @@ export interface ActivitySource {
   mcpServers?(): McpServerInfo[];
   /** The agent's background jobs this host runs. */
   jobs?(agent: string): JobInfo[];
+  /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/session/worktree-rules.ts). */
+  removableWorktrees?(): Promise<string[]>;
+  /** Where commands run (docs/security.md); undefined until read. */
+  sandbox?(): SandboxReport | undefined;
   /** The hooks this window's agents run (docs/hooks.md; none before the team runs). */
   hooks?(): readonly HookSpec[];
 }
+
+/** How long the removable worktrees (a few git calls each) are reused while the shut-down teammates stay the same. */
+const REMOVABLE_TTL_MS = 10_000;
 
 export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -68,6 +78,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
    */
   refresh(force = false): void {
     this.snapshot = undefined;
+    if (force) this.removableCache = undefined;
     void this.redrawIfChanged(this.load(), force);
   }
 
@@ -108,11 +119,16 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       const i = mcpServerItem(n);
       return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, i.contextValue, (i.tooltip as vscode.MarkdownString).value]) };
     });
+    const sandbox = this.sandboxNodes(s).map((n) => {
+      const i = sandboxItem(n);
+      return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, (i.tooltip as vscode.MarkdownString).value]) };
+    });
+    
     const hooks = this.hooksNodes(s).map((n) => {
       const i = hooksItem(n);
       return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, (i.tooltip as vscode.MarkdownString).value]) };
     });
-    return [...members, ...mcp, ...hooks];
+    return [...members, ...mcp, ...sandbox, ...hooks];
   }
 
   /** One "Hooks" row after the MCP servers, when this window's agents run any. */
@@ -141,6 +157,12 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     return s.hasTeam ? (this.agents.mcpServers?.() ?? []).map((server) => this.kept<McpServerNode>({ nodeKind: 'mcpServer', server })) : [];
   }
 
+  /** The sandbox's row, last, while there is a team (docs/security.md). */
+  private sandboxNodes(s: Snapshot): SandboxNode[] {
+    const report = s.hasTeam ? this.agents.sandbox?.() : undefined;
+    return report ? [this.kept<SandboxNode>({ nodeKind: 'sandbox', report })] : [];
+  }
+
   private load(): Promise<Snapshot> {
     const team = this.host.team;
     this.snapshot ??= Promise.all([
@@ -150,16 +172,30 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       team.tasks.list().catch(() => []),
       this.host.hasTeam(),
       this.queue.read().catch(() => []),
-    ]).then(([config, plans, pending, tasks, hasTeam, queue]) => ({
+    ]).then(async ([config, plans, pending, tasks, hasTeam, queue]) => ({
       members: config?.members ?? [], leadUsage: leadUsage(config), pending, plans, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam,
       merges: mergeNodes(queue),
+      removable: await this.removableOf(config?.members ?? []),
     }));
     return this.snapshot;
   }
 
+  private removableCache: { key: string; at: number; names: Promise<Set<string>> } | undefined;
+
+  /** Asked only while a shut-down teammate has a branch; reused for a while (roster heartbeats reload often). */
+  private removableOf(members: Member[]): Promise<Set<string>> {
+    const gone = members.filter((m) => m.status === 'shutdown' && m.branch).map((m) => m.name).join(',');
+    if (!gone || !this.agents.removableWorktrees) return Promise.resolve(new Set());
+    const c = this.removableCache;
+    if (c && c.key === gone && Date.now() - c.at < REMOVABLE_TTL_MS) return c.names;
+    const names = this.agents.removableWorktrees().then((n) => new Set(n), () => new Set<string>());
+    this.removableCache = { key: gone, at: Date.now(), names };
+    return names;
+  }
+
   async getChildren(node?: Node): Promise<Node[]> {
     const s = await this.load();
-    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s), ...this.hooksNodes(s)];
+    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s), ...this.sandboxNodes(s), ...this.hooksNodes(s)];
     if (node.nodeKind !== 'member') return [];
     return [
       ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
@@ -176,6 +212,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const s = await this.load();
     if (node.nodeKind === 'mcpServer') return mcpServerItem(node);
     if (node.nodeKind === 'mergeEntry') return mergeEntryItem(node);
+    if (node.nodeKind === 'sandbox') return sandboxItem(node);
     if (node.nodeKind === 'hooks') return hooksItem(node);
     return node.nodeKind === 'member' ? this.memberItem(node, s) : node.nodeKind === 'job' ? jobItem(node.job) : requestItem(node.record);
   }
@@ -193,7 +230,8 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const role = node.lead ? 'Lead' : (m?.role ?? '');
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
-    if (m?.branch) parts.push(m.branch);
+    const removable = !node.lead && s.removable.has(node.name);
+    if (m?.branch) parts.push(removable ? `${m.branch} merged, worktree removable` : m.branch);
     if (m?.model) parts.push(m.model);
     if (spend) parts.push(spend);
     const item = new vscode.TreeItem(node.name);
@@ -206,8 +244,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}${merge ? ':merge' : ''}`;
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
-    // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove).
-    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}`;
+    // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove);
+    // `.removable`: merged and clean, its teammate shut down — Remove Worktree is offered inline.
+    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}${removable ? '.removable' : ''}`;
     const spoken = [node.name, role, status, detail, task ? `working on task ${task.id}: ${task.subject}` : undefined,
       m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
@@ -233,6 +272,7 @@ function mergeNodes(entries: Parameters<typeof shownEntries>[0]): Map<string, Me
 }
 
 function rowKey(n: RowNode): string {
+  if (n.nodeKind === 'sandbox') return 'sandbox';
   return n.nodeKind === 'mcpServer' ? `mcp:${n.server.name}` : n.nodeKind === 'hooks' ? 'hooks' : `member:${n.name}`;
 }
 

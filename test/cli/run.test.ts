@@ -16,7 +16,8 @@ test('run: text prints the lead\'s final words; a command nobody allowed is deni
   const api = await fakeApi(t);
   const root = await tempDir(t);
   api.script('lead', reply(toolUse('bash', { command: 'echo not-allowed' })), 'Hello from the lead.');
-  const r = await run(root, api.url, ['Say', 'hello']);
+  // Outside the sandbox: inside it, a command no rule decides runs unasked (docs/security.md).
+  const r = await run(root, api.url, ['--sandbox', 'off', 'Say', 'hello']);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'Hello from the lead.\n');
   assert.match(r.stderr, /denied \(nobody to ask in a headless run\): lead wanted to run `echo not-allowed`/);

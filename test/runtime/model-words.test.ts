@@ -39,10 +39,12 @@ test('tool descriptions: read_inbox says mail arrives by itself; broadcast and s
   const tools = h.api.requests('lead')[0]!.body.tools as Array<{ name: string; description: string; input_schema: unknown }>;
   const d = (n: string) => JSON.stringify(tools.find((x) => x.name === n));
   assert.match(d('read_inbox'), /Messages reach you by themselves.*do not poll.*Read by hand only/);
-  assert.match(d('broadcast'), /The same as send_message with msg_type \\"broadcast\\"/);
-  assert.match(d('send_message'), /msg_type \\"broadcast\\" is the broadcast tool/);
+  // Broadcast is described once (its own tool); send_message's msg_type says only what it does.
+  assert.match(d('broadcast'), /every teammate except you/);
+  assert.match(d('send_message'), /\\"broadcast\\": to every teammate except you/);
+  assert.doesNotMatch(d('send_message'), /broadcast tool/);
   assert.match(d('spawn_teammate'), /branch wt\/<name>; you and the others do not see its files until the user merges/);
-  assert.match(d('task_create'), /owner.*Reserve the task for this teammate/);
+  assert.match(d('task_create'), /owner.*Reserve it for this teammate \(an existing one, or one you spawn in the same reply\)/);
 });
 
 test('send_message and broadcast are one behaviour', async (t) => {

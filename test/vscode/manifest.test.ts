@@ -15,7 +15,7 @@ interface Manifest {
     views: Record<string, { id: string; type?: string }[]>;
     viewsWelcome: { view: string; contents: string; when?: string }[];
     commands: { command: string; title: string; category: string }[];
-    menus: Record<string, { command: string; when?: string }[]>;
+    menus: Record<string, { command: string; when?: string; group?: string }[]>;
     configuration: { properties: Record<string, { default: unknown; description?: string; markdownDescription?: string }> };
   };
 }
@@ -87,6 +87,19 @@ describe('package.json contributions', () => {
     const welcome = (await load()).contributes.viewsWelcome.filter((w) => w.view === 'agentTeams.team');
     for (const link of ['workbench.action.files.openFolder', 'workbench.trust.manage', 'agentTeams.setApiKey', 'agentTeams.askLead']) {
       assert.ok(welcome.some((w) => w.contents.includes(`command:${link}`)), link);
+    }
+  });
+
+  it('offer Remove Worktree inline on a shut-down teammate whose worktree is merged and clean, and the worktree menu on every worktree row', async () => {
+    const menu = (await load()).contributes.menus['view/item/context'] ?? [];
+    const whenRe = (w: string | undefined) => new RegExp(/viewItem =~ \/(.+)\/$/.exec(w ?? '')![1]!.replace(/\\\\/g, '\\'));
+    const inline = menu.filter((x) => x.command === 'agentTeams.worktreeRemove' && x.group?.startsWith('inline'));
+    assert.equal(inline.length, 1);
+    assert.match('member.teammate.shutdown.wt.removable', whenRe(inline[0]!.when));
+    for (const row of ['member.teammate.shutdown.wt', 'member.teammate.idle.wt', 'member.teammate.shutdown']) assert.doesNotMatch(row, whenRe(inline[0]!.when), row);
+    for (const id of ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove']) {
+      const entry = menu.find((x) => x.command === id && x.group?.startsWith('3_worktree'));
+      for (const row of ['member.teammate.idle.wt', 'member.teammate.shutdown.wt.removable']) assert.match(row, whenRe(entry?.when), `${id} on ${row}`);
     }
   });
 

@@ -5,8 +5,9 @@ import { ProcessLedger, sweepOrphans } from '../exec/process-ledger';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
 import type { Team } from '../team/team';
-import type { WorktreeManager } from '../worktree/manager';
 import type { MergeQueue } from '../merge/merge-queue';
+import type { WorktreeInfo, WorktreeManager } from '../worktree/manager';
+import { prepareWorktree } from './worktree-prep';
 import type { Agent } from './agent';
 import type { Definitions } from '../roles/agent-definitions';
 import { RunnerDefinitions } from './runner-definitions';
@@ -19,6 +20,7 @@ import { notifyingApprover } from '../hooks/notify';
 import { hookAgent } from '../hooks/tool-hooks';
 import type { Approver, RuntimeEvent, RuntimeSettings } from './types';
 import { recordUsage, teamTotal } from './usage';
+import { CommandSandbox } from '../sandbox/sandbox';
 
 export abstract class RunnerBase {
   readonly team: Team;
@@ -27,6 +29,8 @@ export abstract class RunnerBase {
   readonly worktrees: WorktreeManager;
   readonly mergeQueue: MergeQueue;
   readonly approver: Approver;
+  /** Where every command of every agent runs (docs/security.md). */
+  readonly sandbox: CommandSandbox;
   /** The folder's hooks (docs/hooks.md), loaded when the runner starts. */
   readonly hooks: Hooks;
   protected s: RuntimeSettings;
@@ -51,6 +55,13 @@ export abstract class RunnerBase {
     });
     this.worktrees = base.worktrees;
     this.mergeQueue = base.mergeQueue;
+    const approver = base.approver;
+    this.sandbox = new CommandSandbox({
+      root: this.root, enginePath: base.sandboxPath,
+      settings: () => this.s.sandbox, rules: () => this.s.permissions,
+      askNetwork: approver.network ? (agent, host, signal) => approver.network!(agent, host, signal) : undefined,
+      notice: (level, message, agent) => this.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }),
+    });
     this.budget = new BudgetGate(
       async () => teamTotal(await this.team.roster.read()),
       (budget) => this.emit({
@@ -116,6 +127,12 @@ export abstract class RunnerBase {
   /** The agent called `name` that runs here. */
   protected abstract agentNamed(name: string): Agent | undefined;
 
+  /** Whether the lead is in a turn here now (send_message's answer to a teammate). */
+  leadBusy(): boolean {
+    const lead = this.agentNamed('lead');
+    return lead !== undefined && 'busy' in lead && lead.busy === true;
+  }
+
   emit(e: RuntimeEvent): void {
     this.base.events.emit(e);
   }
@@ -137,9 +154,34 @@ export abstract class RunnerBase {
     this.rejectedKey = true;
   }
 
-  /** The working folder of worktree `name`, created on first use. */
-  async worktreeDir(name: string): Promise<string> {
-    return (await this.worktrees.ensure(name)).workdir;
+  /** Checkouts made for a spawn whose setup the teammate runs before its first call, by teammate. */
+  private readonly unprepared = new Map<string, WorktreeInfo>();
+
+  /** The worktree a teammate is spawned into; a checkout made now is set up by the teammate (preparationFor). */
+  protected async openWorktree(name: string): Promise<WorktreeInfo> {
+    const info = await this.worktrees.ensure(name);
+    if (info.opened) this.unprepared.set(name, info);
+    return info;
+  }
+
+  /** The setup of `agent`'s new checkout, to run before its first model call (worktree-prep.ts), or null. */
+  protected preparationFor(agent: Agent): (() => Promise<string | null>) | null {
+    const info = this.unprepared.get(agent.name);
+    this.unprepared.delete(agent.name);
+    return info ? () => this.prepare(agent, info) : null;
+  }
+
+  private prepare(agent: Agent, info: WorktreeInfo): Promise<string | null> {
+    const env = { team: this.team, worktrees: this.worktrees, processes: this.processes, emit: (e: RuntimeEvent) => this.emit(e), hostSetup: this.s.worktreeSetup };
+    return prepareWorktree(env, { agent: agent.name, worktree: info.name, workdir: info.workdir, note: (e) => agent.transcript.note(e), signal: agent.signal });
+  }
+
+  /** The working folder of worktree `name`, created on first use and then set up, with `agent`'s transcript. */
+  async worktreeDir(name: string, agent?: string): Promise<string> {
+    const info = await this.worktrees.ensure(name);
+    const who = agent === undefined ? undefined : this.agentNamed(agent);
+    if (info.opened && who) await this.prepare(who, info);
+    return info.workdir;
   }
 
   worktreeProblem(name: string): Promise<string | null> {

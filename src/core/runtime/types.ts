@@ -4,6 +4,9 @@ import type { McpAsker } from '../mcp/host';
 import type { ModelClient, ModelStatus } from '../model';
 import type { JobInfo } from '../exec/jobs';
 import type { TranscriptEntry } from './transcript';
+import type { WorktreeSetup } from '../worktree/setup-config';
+import { DEFAULT_SANDBOX, type SandboxSettings } from '../../shared/sandbox-schemas';
+import type { NetworkDecision } from '../sandbox/sandbox';
 
 export type PlanApprover = 'user' | 'lead';
 export type BashPolicy = 'ask' | 'allow' | 'deny';
@@ -34,6 +37,10 @@ export interface RuntimeSettings {
   mergeAuto: 'off' | 'onTaskComplete';
   /** agentTeams.merge.testCommand (CLI --merge-test): the merge queue's test gate; '' = `.team/settings.json`'s, else none. */
   mergeTestCommand: string;
+  /** agentTeams.worktree.setup: copy and setup for a new worktree, over `.team/settings.json`'s (worktree/setup-config.ts). */
+  worktreeSetup?: WorktreeSetup;
+  /** Where commands run (docs/security.md): mode, hosts they may reach, asking less inside. */
+  sandbox: SandboxSettings;
 }
 
 export interface PermissionLists {
@@ -59,6 +66,7 @@ export const DEFAULT_SETTINGS: RuntimeSettings = {
   permissions: { allow: [], ask: [], deny: [] },
   mergeAuto: 'off',
   mergeTestCommand: '',
+  sandbox: DEFAULT_SANDBOX,
 };
 
 /** Creates the client one agent talks to; `onStatus` feeds that agent's activity. */
@@ -71,6 +79,8 @@ export interface BashQuestion {
   reason: string;
   /** The exact command as a rule, then (for one plain command) its prefix rule. */
   suggestions: string[];
+  /** The agent asked to run it outside the sandbox (`unsandboxed: true`): no rule can allow that. */
+  unsandboxed?: boolean;
 }
 
 /** A file change an `ask` rule holds back until the user has seen it. */
@@ -96,6 +106,12 @@ export interface Approver extends McpAsker {
   bash(agent: string, command: string, signal: AbortSignal, question?: BashQuestion): Promise<BashDecision>;
   /** An ask rule on Edit/Write: show the change (a diff) with Allow / Deny. Absent: deny. */
   fileChange?(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision>;
+  /**
+   * A sandboxed command wants to reach `host` (with `:port` for loopback), which
+   * agentTeams.sandbox.allowedDomains does not list: Allow (this session) / Always allow (the
+   * host adds it to the setting) / Deny. Asked once per host. Absent: denied.
+   */
+  network?(agent: string, host: string, signal: AbortSignal): Promise<NetworkDecision>;
   /** Any other ask rule (Read, MCP tools): one line, Allow / Deny. Absent: deny. */
   tool?(agent: string, what: string, reason: string, signal: AbortSignal): Promise<BashDecision>;
   /**
@@ -167,4 +183,6 @@ export interface SpawnInput {
   agent_type?: string | null;
   /** Start in plan mode; default from the setting requirePlan. */
   plan_mode_required?: boolean | null;
+  /** A task it starts on, claimed for it before its first model call. */
+  task?: number | null;
 }

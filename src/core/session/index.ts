@@ -13,7 +13,7 @@
 
 // ── the session ──
 export { SessionError, TeamSession, type AgentOptions, type TeamSessionOptions } from './team-session';
-export { WorktreeInUseError } from './worktree-rules';
+export { WorktreeInUseError, type WorktreeView } from './worktree-rules';
 export * from './actions';
 
 // ── the host contract ──
@@ -42,6 +42,8 @@ export { loadTeamDefinitions } from '../roles/roles';
 export type { AgentDefinition } from '../roles/agent-definitions';
 export type { JobInfo } from '../exec/jobs';
 export { HOOK_EVENTS, loadHookConfig, type HookSpec } from '../hooks/config';
+export { describeSandbox, sandboxReportText, type SandboxReport } from '../sandbox/describe';
+export type { NetworkDecision } from '../sandbox/sandbox';
 export { McpManager, type McpServerInfo } from '../mcp/manager';
 export { commandLine, readMcpConfig, type McpConfig } from '../mcp/config';
 export { stateWords } from '../mcp/state';
@@ -61,6 +63,8 @@ export type { DiffFile, WorktreeDiff } from '../worktree/diff';
 export type { MergeResult } from '../worktree/merge';
 export type { RemoveResult } from '../worktree/lifecycle';
 export type { ReconcileReport } from '../worktree/reconcile';
+export { branchStateWords, type BranchState } from '../worktree/branch-state';
+export { WorktreeSetupSchema, type WorktreeSetup } from '../worktree/setup-config';
 export type { GitEnvOptions } from '../worktree/git';
 
 // ── team words and names ──

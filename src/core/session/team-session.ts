@@ -25,7 +25,8 @@ import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager } from '../worktree/manager';
 import { MergeQueue } from '../merge/merge-queue';
 import { hostLabel } from './team-words';
-import { WorktreeInUseError, worktreeUsers } from './worktree-rules';
+import { describeSandbox, type SandboxReport } from '../sandbox/describe';
+import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from './worktree-rules';
 
 export interface TeamSessionOptions {
   root: string;
@@ -47,6 +48,8 @@ export interface AgentOptions {
   raiseBudget?: string;
   /** MCP servers from `.mcp.json` (docs/mcp.md). */
   mcp?: McpHostOptions;
+  /** PATH the sandbox engine is looked for on (docs/security.md; tests simulate a machine without it). */
+  sandboxPath?: string;
   /** Hooks run only in a trusted folder (docs/hooks.md; default trusted). */
   hooks?: { trusted?: boolean };
 }
@@ -171,6 +174,11 @@ export class TeamSession {
     return this.s;
   }
 
+  /** Where this host's commands run and what they may do (docs/security.md; the Team view's row). */
+  sandboxReport(): Promise<SandboxReport> {
+    return describeSandbox(this.root, this.root, this.s.sandbox, this.s.permissions);
+  }
+
   updateSettings(settings: Partial<RuntimeSettings>): void {
     this.s = { ...this.s, ...settings };
     this.current?.updateSettings(settings);
@@ -247,6 +255,11 @@ export class TeamSession {
   get mergeQueue(): MergeQueue {
     this.mq ??= new MergeQueue({ team: this.team, worktrees: this.worktrees, hostId: this.hostId, settings: () => this.s });
     return this.mq;
+  }
+
+  /** Every worktree with where its branch stands and whether its removal is offered (worktree-rules.ts). */
+  worktreeViews(): Promise<WorktreeView[]> {
+    return worktreeViews(this.team, this.worktrees);
   }
 
   /** Teammates that use worktree `name` now (worktree-rules.ts). */

@@ -42,7 +42,8 @@ export class Team {
     // A task's owner is a live member (or the lead): a task owned by nobody who runs stays stuck.
     this.tasks = new TaskBoard(this.paths, async (name) => {
       const m = await this.roster.get(name);
-      return m !== undefined && m.status !== 'shutdown';
+      if (!m) return `is not a teammate yet: spawn_teammate ${name} first (later in the same reply is fine), or start it on the task with spawn_teammate's task`;
+      return m.status === 'shutdown' ? `has shut down: spawn_teammate ${name} starts it again (later in the same reply is fine)` : null;
     });
   }
 

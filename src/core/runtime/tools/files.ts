@@ -11,12 +11,13 @@ export const readFile = defineTool({
   description: 'Read a text file from the workspace.',
   input: z.object({
     path: z.string().describe('File path relative to the workspace root.'),
-    limit: z.number().int().positive().nullish().describe('Read at most this many lines.'),
+    limit: z.number().int().positive().nullish().describe('At most this many lines.'),
+    offset: z.number().int().positive().nullish().describe('First line to read (1-based).'),
   }),
   agents: both,
-  async run({ path, limit }, a, h) {
+  async run({ path, limit, offset }, a, h) {
     const refused = await fileGate('Read', path, a, h);
-    return refused ?? ok(await a.fs.readFile(path, { limit }));
+    return refused ?? ok(await a.fs.readFile(path, { limit, offset }));
   },
 });
 
