@@ -2,8 +2,8 @@
 // the lead driven by what the user types, teammates in this process, a terminal that
 // shows what they do. Ctrl-C cancels the lead's turn; /quit or EOF ends the session.
 import { randomBytes } from 'node:crypto';
-import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/model';
-import type { Disposable, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
+import { createModelFactory, providerOf, resolveModelConfig, resolveOpenAIConfig, type ModelConfig } from '../core/model';
+import type { Disposable, ModelFactory, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
 import { TeamSession } from '../core/session/team-session';
 import { hostLabel } from '../core/session/team-words';
 import { PromptApprover } from './approver';
@@ -25,7 +25,21 @@ export interface SessionOptions {
   settings: RuntimeSettings;
 }
 
-/** Key and base URL from the environment (README.md, "Command line"); null after printing why not. */
+/**
+ * The model factory from the environment (README.md, "Command line"; docs/models.md):
+ * ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY / OPENAI_BASE_URL. A team whose model
+ * is Anthropic's needs its key to start; a provider without its key fails its agents' calls
+ * with the reason. Null after printing why not.
+ */
+function modelFactory(io: CliIo, model: string): ModelFactory | null {
+  if (providerOf(model) === 'anthropic' && !modelConfig(io)) return null;
+  return createModelFactory({
+    anthropic: () => resolveModelConfig({ envKey: io.env.ANTHROPIC_API_KEY, envBaseUrl: io.env.ANTHROPIC_BASE_URL }),
+    openai: () => resolveOpenAIConfig({ envKey: io.env.OPENAI_API_KEY, envBaseUrl: io.env.OPENAI_BASE_URL }),
+  });
+}
+
+/** Key and base URL from the environment; null after printing why not. */
 function modelConfig(io: CliIo): ModelConfig | null {
   if (!io.env.ANTHROPIC_API_KEY?.trim()) {
     writeLine(io.stderr, 'agent-teams: no Anthropic API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another endpoint)\n'
@@ -41,8 +55,8 @@ function modelConfig(io: CliIo): ModelConfig | null {
 }
 
 export async function runSession(opts: SessionOptions): Promise<number> {
-  const config = modelConfig(opts.io);
-  if (!config) return 1;
+  const models = modelFactory(opts.io, opts.settings.model);
+  if (!models) return 1;
   const term = new Terminal(opts.io, PROMPT);
   let rt: TeamSession;
   const approver = new PromptApprover(term);
@@ -53,7 +67,7 @@ export async function runSession(opts: SessionOptions): Promise<number> {
       // Readable in another host's "run by another window (host …)" message.
       hostId: `cli-${process.pid}-${randomBytes(2).toString('hex')}`,
       agents: {
-        models: (model, onStatus) => createModelClient({ apiKey: config.apiKey, baseURL: config.baseURL, model, caching: true, onStatus }),
+        models,
         approver,
         raiseBudget: RAISE_BUDGET,
       },

@@ -42,7 +42,9 @@ export function startEngine(shell: Shell): Engine {
   current = session;
   const host = new TeamHost(session, log);
   const asks = new BashAsks();
-  const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
+  const openaiKeys = new ApiKeyStore(context.secrets, 'agentTeams.openaiApiKey', 'OPENAI_API_KEY', null);
+  context.subscriptions.push(openaiKeys);
+  const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log, openaiKeys);
   const defaultModel = () => readSettings().model;
   const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a) };
   const teamTree = new TeamTreeProvider(host, agents);
@@ -127,8 +129,8 @@ export function startEngine(shell: Shell): Engine {
 }
 
 /** After a reload: a team that exists resumes when agents may run here. */
-async function resumeTeam(host: TeamHost, runtime: RuntimeHost, keys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
-  if (!vscode.workspace.isTrusted || runtime.running || !(await keys.hasKey()) || !(await host.hasTeam())) return;
+async function resumeTeam(host: TeamHost, runtime: RuntimeHost, _keys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
+  if (!vscode.workspace.isTrusted || runtime.running || !(await runtime.canStart()) || !(await host.hasTeam())) return;
   try {
     await runtime.ensure();
   } catch (err) {

@@ -7,7 +7,7 @@ import type { Activity } from '../core/runtime/types';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import type { JobInfo } from '../core/exec/jobs';
 import type { McpServerInfo } from '../core/mcp/manager';
-import { activityWords, leadUsage, spendWords } from '../core/session/team-words';
+import { activityWords, leadUsage, modelWords, spendWords } from '../core/session/team-words';
 import { mcpServerItem } from './mcp-commands';
 import { ago, requestLabel, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
 import type { TeamHost } from './team-host';
@@ -165,12 +165,14 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const detail = [planning, activityWords(activity)].filter(Boolean).join(', ') || undefined;
     const task = m?.current_task ? s.tasks.get(m.current_task) : undefined;
     const usage = node.lead ? s.leadUsage : m?.usage;
-    const spend = spendWords(usage, m?.model ?? this.agents.defaultModel());
+    const model = m?.model ?? this.agents.defaultModel();
+    const spend = spendWords(usage, model);
     const role = node.lead ? 'Lead' : (m?.role ?? '');
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
     if (m?.branch) parts.push(m.branch);
-    if (m?.model) parts.push(m.model);
+    // Every row names its provider and model: one team may mix vendors (docs/models.md).
+    parts.push(modelWords(model));
     if (spend) parts.push(spend);
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;

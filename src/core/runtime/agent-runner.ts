@@ -21,7 +21,7 @@ import { requestPlan as putInPlanMode, PLAN_MODE_START } from '../roles/plan-mod
 import { definitionPrompt, findDefinition, roleFields, toolAllowed } from '../roles/roles';
 import { knownModel, unknownModelWarning } from '../roles/models';
 import { RuntimeError, type RunnerOptions } from './runner-options';
-import { checkSpawn } from './spawn-rules';
+import { checkSpawn, checkSpawnModel } from './spawn-rules';
 import { RemoteMembers } from './remote-members';
 import { RunnerBase } from './runner-base';
 import { toolsFor, ToolSet } from './tools';
@@ -119,7 +119,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
   refreshModels(): void {
     this.lead.model = this.opts.models(this.s.model, this.lead.onModelStatus);
     for (const t of this.teammates.values()) t.model = this.opts.models(t.modelOverride ?? this.s.model, t.onModelStatus);
-    this.rejectedKey = false;
+    this.rejectedKeys.clear();
     for (const t of this.teammates.values()) t.retry();
   }
 
@@ -303,6 +303,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     const def = input.agent_type ? findDefinition(await this.loadDefinitions(), input.agent_type) : undefined;
     // Plan mode, model and tools go into the same roster write as the spawn: in force before the first model call.
     const role = roleFields(input, def, this.s, by);
+    await checkSpawnModel(this.opts.models, role.model ?? this.s.model, name);
     if (by === 'lead' && this.s.confirmTeam) await this.proposals.check(proposalOf(name, input, def, role, this.s.model), this.lead);
     const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
     const member = await this.team.spawnMember(name, input.role || def?.name || 'teammate', {
