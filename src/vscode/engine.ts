@@ -17,6 +17,7 @@ import { InboxViewProvider } from './inbox-view';
 import { routeProblems } from './log';
 import { RequestNotifier, showNotice } from './notifications';
 import { RuntimeHost } from './runtime-host';
+import { ANSWER_COMMAND, answerCommandHandler, chatHandler } from './chat-participant';
 import { ApiKeyStore } from './secrets';
 import { onSettingsChange, readSettings } from './settings';
 import { TeamStatusBar } from './status-bar';
@@ -90,7 +91,8 @@ export function startEngine(shell: Shell): Engine {
   }
 
   const change = changeCommands(changes, log);
-  const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers]);
+  const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers, [ANSWER_COMMAND, answerCommandHandler(asks)]]);
+  const chat = chatHandler({ session, agents: () => runtime.ensure(), asks, log });
   context.subscriptions.push(
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content,
     onSettingsChange((s, baseUrlChanged) => {
@@ -123,7 +125,8 @@ export function startEngine(shell: Shell): Engine {
     trees: { team: teamTree, tasks: taskTree, changes },
     inbox,
     transcripts,
-    api: { teamTree, taskTree, transcripts, changes },
+    api: { teamTree, taskTree, transcripts, changes, chat },
+    chat,
     deactivate,
   };
 }

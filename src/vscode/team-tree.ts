@@ -171,9 +171,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
     if (m?.branch) parts.push(m.branch);
+    if (spend) parts.push(spend);
     // Every row names its provider and model: one team may mix vendors (docs/models.md).
     parts.push(modelWords(model));
-    if (spend) parts.push(spend);
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     const jobs = this.jobsOf(node.name).length;

@@ -20,7 +20,7 @@ export const spawnTeammate = defineTool({
       + '"worktree": it works in its own git worktree on branch wt/<name>; you and the others do not see its files until the user merges that branch. '
       + 'Choose "worktree" when teammates would edit the same files in parallel, or for risky changes to review before they land.'),
     agent_type: z.string().nullish().describe('Start it from this agent definition (listed in your instructions): its model, tools and role instructions apply.'),
-    model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku (behind a proxy, the name the proxy uses); default: the team\'s (or its definition\'s).'),
+    model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku (behind a proxy, the name the proxy uses), or another vendor\'s as openai:<id> or vscode:<vendor>/<family>; default: the team\'s (or its definition\'s).'),
     plan_mode_required: z.boolean().nullish().describe('true: it may not change files or run commands until a plan it submits for its current task is approved. Default: the setting agentTeams.requirePlan.'),
   }),
   agents: ['lead'],
