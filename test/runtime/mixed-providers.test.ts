@@ -73,8 +73,7 @@ test('an openai: teammate whose key is rejected: a clear error in its transcript
   const { h, oai } = await mixed(t);
   await swap(h, mixedModels(h.api, oai.url, 'sk-wrong-openai-key-000000'));
   h.api.script('bob', reply(toolUse('idle', {})));
-  // The lead is on openai too here, so spawn through the session (the user's Spawn Teammate).
-  await h.rt.spawnTeammate({ name: 'bob', role: 'dev', prompt: 'Go.', model: 'claude-sonnet-4-5' }).catch(() => undefined);
+  await h.rt.spawnTeammate({ name: 'bob', role: 'dev', prompt: 'Go.', model: 'claude-sonnet-4-5' });
   const err = await h.rt.spawnTeammate({ name: 'carl', role: 'dev', prompt: 'Go.', model: 'openai:gpt-dev' }).then(() => null, (e: Error) => e);
   // A key is present (only wrong): the spawn goes ahead and the first call says what is wrong.
   assert.equal(err, null);
@@ -85,8 +84,10 @@ test('an openai: teammate whose key is rejected: a clear error in its transcript
   await waitFor(async () => /API key rejected \(401\)/.test(await readFile(file, 'utf8')), 3000, 'the error in carl\'s transcript');
   const transcript = await readFile(file, 'utf8');
   assert.doesNotMatch(transcript, /sk-wrong-openai-key/);
-  // The Anthropic teammate was not held back by the other provider's rejected key.
-  await waitFor(async () => (await h.rt.team.roster.get('bob'))?.status === 'idle', 5000, 'bob went on');
+  // The Anthropic teammate is not held back by the other provider's rejected key: it still takes work.
+  await waitFor(async () => (await h.rt.team.roster.get('bob'))?.status === 'idle', 5000, 'bob idle');
+  const task = await h.rt.team.tasks.create({ subject: 'for bob' });
+  await waitFor(async () => (await h.rt.team.tasks.get(task.id))?.owner === 'bob', 5000, 'bob claimed the new task');
 });
 
 test('spawning on a model that cannot serve is refused with the reason: unknown prefix, no OpenAI key', async (t) => {

@@ -80,6 +80,30 @@ export const chatCases: Case[] = [
       await config.update('toolApproval.bash', undefined, vscode.ConfigurationTarget.Workspace);
     }
   }],
+  ['@team: a plan submitted while it runs is approved from the chat', async ({ team, api }) => {
+    let planned = false;
+    fakeLm().respond = (req) => {
+      const who = agentOf(req);
+      const n = fakeLm().requests.filter((r) => agentOf(r) === who).length;
+      if (who === 'pia') {
+        if (!planned) return (planned = true, [{ call: { id: `p${n}`, name: 'plan_approval', input: { plan: 'Step 1: write plan.txt' } } }]);
+        return [{ call: { id: `p${n}`, name: 'idle', input: {} } }];
+      }
+      // The lead spawns pia in plan mode, then takes its time, so the plan arrives during its turn.
+      if (!JSON.stringify(req.messages).includes('Spawned pia')) {
+        return [{ call: { id: `l${n}`, name: 'spawn_teammate', input: { name: 'pia', role: 'dev', prompt: 'Plan, then write plan.txt.', plan_mode_required: true } } }];
+      }
+      return [{ text: 'Waiting for the plan.', delayMs: 6000 }];
+    };
+    const rec = recorder();
+    const done = Promise.resolve(api.chat!({ prompt: 'get pia to plan', command: undefined }, {}, rec.stream, new vscode.CancellationTokenSource().token));
+    const approve = (await waitFor(() => rec.buttons.find((b) => b.command === 'agentTeams.approvePlan'), 30_000, 'an Approve Plan button'))!;
+    assert.match(rec.markdown.join(''), /\*\*pia\*\* asks you to approve its plan:[\s\S]*Step 1: write plan\.txt/);
+    await vscode.commands.executeCommand(approve.command, ...(approve.arguments ?? []));
+    const id = (approve.arguments?.[0] as { requestId: string }).requestId;
+    assert.equal((await team.requests.get(id))?.status, 'approved');
+    await within(done, 60_000, '@team request');
+  }],
   ['@team /spawn, /status and /tasks answer from the team', async ({ team, api }) => {
     fakeLm().respond = () => [{ call: { id: 'i1', name: 'idle', input: {} } }];
     const spawned = recorder();

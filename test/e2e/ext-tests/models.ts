@@ -66,16 +66,22 @@ const modelCases: Case[] = [
     void root;
     void errors;
   }],
-  ['a provider error mid-answer is a clear error in the transcript; the teammate stays and the team goes on', async ({ root, team }) => {
+  ['a provider error mid-answer, and a declined consent, are clear errors in the transcript; the team goes on', async ({ root, team }) => {
     const lm = fakeLm();
     lm.respond = (req) => {
       if (agentOf(req) === 'wade') throw new Error('fake provider exploded mid-answer');
+      if (agentOf(req) === 'cora') throw Object.assign(new Error('the user declined'), { lmError: 'NoPermissions' });
       return [{ text: 'ok' }];
     };
-    await vscode.commands.executeCommand('agentTeams.spawnTeammate', { name: 'wade', role: 'dev', prompt: 'Go.', model: 'vscode:fake-lm/fake-tools' });
-    const file = join(root, '.team', 'transcripts', 'wade.jsonl');
-    await waitFor(async () => (await readLines(file)).some((l) => JSON.stringify(l).includes('fake provider exploded')), 20_000, 'error in the transcript');
-    assert.ok(await team.roster.get('wade'), 'wade is still on the roster');
+    for (const name of ['wade', 'cora']) {
+      await vscode.commands.executeCommand('agentTeams.spawnTeammate', { name, role: 'dev', prompt: 'Go.', model: 'vscode:fake-lm/fake-tools' });
+    }
+    const said = async (name: string, text: string) => (await readLines(join(root, '.team', 'transcripts', `${name}.jsonl`))).some((l) => JSON.stringify(l).includes(text));
+    await waitFor(() => said('wade', 'fake provider exploded'), 20_000, 'the provider error in the transcript');
+    await waitFor(() => said('cora', 'VS Code did not allow Agent Teams to use this model'), 20_000, 'the declined consent in the transcript');
+    // Not retried: the user's answer stands.
+    assert.equal(lm.requests.filter((r) => agentOf(r) === 'cora').length, 1);
+    assert.ok(await team.roster.get('wade') && await team.roster.get('cora'), 'both stay on the roster');
   }],
 ];
 
