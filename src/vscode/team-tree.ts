@@ -7,7 +7,7 @@ import type { Activity } from '../core/runtime/types';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import type { JobInfo } from '../core/exec/jobs';
 import type { McpServerInfo } from '../core/mcp/manager';
-import { activityWords, leadUsage, modelWords, spendWords } from '../core/session/team-words';
+import { activityWords, leadUsage, modelWords, providerLacks, spendWords } from '../core/session/team-words';
 import { mcpServerItem } from './mcp-commands';
 import { ago, requestLabel, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
 import type { TeamHost } from './team-host';
@@ -189,7 +189,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
     item.accessibilityInformation = { label: spoken.filter(Boolean).join(', '), role: 'treeitem' };
-    item.tooltip = tooltip(node, status, detail, task, usage);
+    item.tooltip = tooltip(node, status, detail, task, usage, model);
     // A click opens what the agent is doing (its live transcript).
     item.command = { command: 'agentTeams.openTranscript', title: 'Open Transcript', arguments: [{ agent: node.name }] };
     return item;
@@ -240,13 +240,14 @@ function requestItem(r: RequestRecord): vscode.TreeItem {
   return item;
 }
 
-function tooltip(node: MemberNode, status: string, detail: string | undefined, task: Task | undefined, u: Usage | undefined): vscode.MarkdownString {
+function tooltip(node: MemberNode, status: string, detail: string | undefined, task: Task | undefined, u: Usage | undefined, model: string): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.appendText(`${node.name} — ${node.lead ? 'lead' : node.member?.role ?? ''}\n\nStatus: ${status}${detail ? ` (${detail})` : ''}\n\n`);
   if (task) md.appendText(`Task #${task.id}: ${task.subject}\n\n`);
-  if (node.member?.model) md.appendText(`Model: ${node.member.model}\n\n`);
+  const lacks = providerLacks(model);
+  md.appendText(`Model: ${modelWords(model)}${lacks ? ` — ${lacks}` : ''}\n\n`);
   if (node.member?.worktree) md.appendText(`Worktree: ${node.member.worktree}${node.member.branch ? ` (branch ${node.member.branch})` : ''}\n\n`);
-  if (u) md.appendText(`Tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ${u.cache_write} cache write`);
+  if (u) md.appendText(`Tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ${u.cache_write} cache write${u.unreported ? `; usage unknown for ${u.unreported} calls` : ''}`);
   return md;
 }
 

@@ -29,7 +29,8 @@ export function estimateCost(model: string | undefined, u: Partial<Usage> | unde
   const p0 = parseModelId(model ?? '');
   const hit = p0.ok && p0.provider === 'anthropic' ? FAMILIES.find(([re]) => re.test(p0.model)) : undefined;
   // Nothing spent costs nothing, whatever the model.
-  if (!hit) return { usd: 0, known: !((u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0)) };
+  // (Calls whose usage went unreported spent something too.)
+  if (!hit) return { usd: 0, known: !((u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0) + (u?.unreported ?? 0)) };
   const p = hit[1];
   const usd =
     ((u?.input ?? 0) * p.input + (u?.output ?? 0) * p.output + (u?.cache_read ?? 0) * p.input * 0.1 + (u?.cache_write ?? 0) * p.input * 1.25) / 1e6;

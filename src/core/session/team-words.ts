@@ -33,6 +33,15 @@ export function spendWords(u: Usage | undefined, model: string): string | undefi
   return `${formatTokens(tokens)}${unknown ? ` + ${unknown}` : ''} · ${formatCost(estimateCost(model, u))}`;
 }
 
+/** What an agent's provider lacks, said where the agent is shown (docs/models.md); undefined for Anthropic. */
+export function providerLacks(id: string): string | undefined {
+  const p = parseModelId(id);
+  if (!p.ok) return p.error;
+  if (p.provider === 'openai') return 'no prompt caching; token usage only where the server reports it; price unknown';
+  if (p.provider === 'vscode') return 'no prompt caching; VS Code reports no token usage; price unknown (your VS Code subscription)';
+  return undefined;
+}
+
 /** An agent's model with its provider (docs/models.md): "gpt-4o (openai)", "claude-sonnet-4-5 (anthropic)". */
 export function modelWords(id: string): string {
   const p = parseModelId(id);
