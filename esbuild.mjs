@@ -67,6 +67,10 @@ const engineApart = {
   },
 };
 
+// jsonc-parser's package main is UMD, loading its parts through a require() esbuild cannot
+// follow; bundles take its ESM build (src/core/hooks/config.ts reads settings with it).
+const JSONC_ESM = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+
 const nodeBundles = [
   { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [engineApart], meta: 'extension' },
   { in: 'src/vscode/engine.ts', out: join(distDir, 'engine.js'), external: ['vscode'], plugins: [sdkApart, mcpSdkApart, zodEnglishOnly], meta: 'engine' },
@@ -92,7 +96,7 @@ async function buildDist() {
       entryPoints: [b.in], outfile: b.out, bundle: true, platform: 'node', format: 'cjs',
       target: 'node20', external: b.external, sourcemap: !production, minify: production,
       banner: b.banner ? { js: b.banner } : undefined, logLevel: 'warning', plugins: b.plugins ?? [zodEnglishOnly],
-      metafile: !!b.meta,
+      metafile: !!b.meta, alias: JSONC_ESM,
     });
     // What each of the extension's two bundles holds, for test/vscode/lean-bundle.test.ts and
     // `node esbuild.mjs --analyze` (dist/meta/ does not ship: .vscodeignore is an allowlist).

@@ -3,11 +3,12 @@
 // Each figure is the median of several warm runs (the tree is in the page cache for both).
 // Tunables (env): BENCH_TOOL_FILES (20000), BENCH_TOOL_RUNS (7).
 import { spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { link, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkspaceFs } from '../src/core/exec/workspace-fs';
 import { glob, grep } from '../src/core/exec/search/search';
+import { linkVerdict } from '../src/core/runtime/tools/read-guard';
 import { bench, note, percentile } from './lib/report';
 
 const env = (k: string, d: number): number => (process.env[k] ? Number(process.env[k]) : d);
@@ -85,6 +86,28 @@ async function main(): Promise<void> {
     });
     if (found !== baseFound) throw new Error(`glob found ${found}, find ${baseFound}`);
     bench('tools.glob_ms', 'ours', { files: FILES, matched: found, ms: globMs, baseline_ms: globBase, ratio: globMs / globBase });
+
+    // With Read rules, found files are judged by real path and identity too (read-guard.ts):
+    // grep reuses the stat it has, glob stats what it shows, and a file with a second hard
+    // link makes one walk of the tree for the identities the rules name (reused for 10 s).
+    const rules = { allow: [], ask: [], deny: ['Read(.env)'] };
+    const guarded = { ...ctx, hidden: (rel: string) => rel.endsWith('.env'), linkVerdict: linkVerdict(root, rules) };
+    const grepRules = await median(async () => {
+      const t = performance.now();
+      await grep(guarded, { pattern: 'TODO needle \\d+', max_results: 1000 });
+      return performance.now() - t;
+    });
+    bench('tools.grep_ms', 'ours', { read_rules: 'deny', files: FILES, matches, ms: grepRules, baseline_ms: grepMs, ratio: grepRules / grepMs });
+    const globRules = await median(async () => {
+      const t = performance.now();
+      await glob(guarded, { pattern: '**/*.md' });
+      return performance.now() - t;
+    });
+    bench('tools.glob_ms', 'ours', { read_rules: 'deny', files: FILES, matched: found, ms: globRules, baseline_ms: globMs, ratio: globRules / globMs });
+    await link(join(root, 'pkg0', 'mod0', 'file0.md'), join(root, 'hardlinked.md'));
+    const coldScan = performance.now();
+    await grep({ ...guarded, linkVerdict: linkVerdict(root, { ...rules, deny: ['Read(.env)', 'Read(secret/**)'] }) }, { pattern: 'TODO needle \\d+', max_results: 1000 });
+    bench('tools.grep_ms', 'ours', { read_rules: 'deny, a hard link among the matches, first call (identity walk)', files: FILES, ms: performance.now() - coldScan, baseline_ms: grepMs });
   } finally {
     await rm(root, { recursive: true, force: true });
   }

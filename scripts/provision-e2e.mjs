@@ -74,6 +74,9 @@ async function removeStaleStaging() {
 async function ensureAptPackages() {
   const missing = [];
   if (!existsSync(CHROMIUM)) missing.push('chromium');
+  // The command sandbox (docs/security.md): agents' commands in `npm start` and the e2e suite.
+  if (!existsSync('/usr/bin/bwrap')) missing.push('bubblewrap');
+  if (!existsSync('/usr/bin/socat')) missing.push('socat');
   // The headers only matter while code-server is being built.
   if (!existsSync(codeServerEntry) && !KRB5_HEADERS.every(existsSync)) missing.push('libkrb5-dev');
   if (missing.length === 0) return;

@@ -71,6 +71,8 @@ if (!noE2e && files.some(isE2e)) {
 }
 const unit = files.filter((f) => !isE2e(f));
 const e2e = files.filter(isE2e);
+// The command sandbox's tests need bubblewrap and socat (docs/security.md); never fatal.
+if (unit.length || e2e.length) await run(process.execPath, ['scripts/provision-sandbox.mjs']);
 // Unit/integration files run two at a time; e2e files one at a time (each drives a whole VS Code).
 const nodeArgs = ['--test', '--test-reporter=spec', '--test-timeout=600000'];
 const all = [...unit, ...e2e];

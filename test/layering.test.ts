@@ -88,6 +88,16 @@ test('each layer imports only what the table allows: core → shared; vscode, cl
   assert.deepEqual(bad, []);
 });
 
+test('hosts reach the core only through its door: src/vscode and src/cli import core/session/** alone', async () => {
+  const { edges } = await load();
+  const door = join(src, 'core', 'session');
+  const bad = edges
+    .filter((e) => ['vscode', 'cli'].includes(layerOf(e.from)) && e.spec.startsWith('.') && targetLayer(e) === 'core')
+    .filter((e) => !e.to.startsWith(door + '/') && e.to !== join(door, 'index.ts'))
+    .map((e) => `${relative(repo, e.from)} imports ${e.spec}`);
+  assert.deepEqual(bad, []);
+});
+
 test('no import circles among source files', async () => {
   const { files, edges } = await load();
   const next = new Map<string, string[]>(files.map((f) => [f, []]));

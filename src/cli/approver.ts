@@ -5,10 +5,7 @@
 // server's first start: y / n after its command line. An ask rule on a file change shows the
 // change as a diff first; other ask rules get y / n. Questions from several agents are asked
 // one after another, never on top of each other; a cancelled turn (its signal) denies.
-import type { McpStartRequest } from '../core/mcp/manager';
-import { askReason } from '../core/permissions/decide';
-import { teamProposalText } from '../core/runtime/team-proposal';
-import type { Approver, BashDecision, BashQuestion, FileChangeQuestion, TeamAnswer, TeammateProposal } from '../core/runtime/types';
+import { type Approver, askReason, type BashDecision, type BashQuestion, type FileChangeQuestion, type McpStartRequest, type NetworkDecision, type TeamAnswer, type TeammateProposal, teamProposalText } from '../core/session';
 import type { Terminal } from './terminal';
 
 type Choice = { key: string; word: string; label: string; then: () => BashDecision };
@@ -17,6 +14,8 @@ export class PromptApprover implements Approver {
   private queue: Promise<unknown> = Promise.resolve();
   /** Called with the rule the user chose to always allow (the session adds it to its rules). */
   onRule: (rule: string) => void = () => undefined;
+  /** Called with a host the user chose to always allow (the session adds it to its allowed hosts). */
+  onDomain: (host: string) => void = () => undefined;
 
   constructor(private readonly term: Terminal) {}
 
@@ -24,11 +23,25 @@ export class PromptApprover implements Approver {
     const [exact, prefix] = question?.suggestions ?? [];
     const why = askReason(question?.reason);
     const rule = (r: string) => this.rule(r);
+    const outside = question?.unsandboxed ? ' outside the sandbox' : '';
     return this.queued(() => this.question(
-      `${agent} wants to run a shell command:\n    ${command.split('\n').join('\n    ')}${why ? `\n  (${why})` : ''}`, signal, 'Allow?', [
+      `${agent} wants to run a shell command${outside}:\n    ${command.split('\n').join('\n    ')}${why ? `\n  (${why})` : ''}`, signal, 'Allow?', [
         ...(exact ? [{ key: 'a', word: 'always', label: '[a]lways this command', then: rule(exact) }] : []),
         ...(prefix ? [{ key: 'p', word: 'prefix', label: `[p]refix: always ${prefix}`, then: rule(prefix) }] : []),
       ]));
+  }
+
+  /** A sandboxed command wants a host no setting allows (docs/security.md): y / a(lways: the host joins this session's) / n. */
+  async network(agent: string, host: string, signal: AbortSignal): Promise<NetworkDecision> {
+    let always = false;
+    const d = await this.queued(() => this.question(`${agent}'s command wants to reach ${host} (not in the sandbox's allowed hosts).`, signal, 'Allow?', [
+      { key: 'a', word: 'always', label: `[a]lways ${host}`, then: () => { always = true; return 'allow'; } },
+    ]));
+    if (d !== 'allow') return 'deny';
+    if (!always) return 'allow';
+    this.onDomain(host);
+    this.term.print(`Added ${host} to this session's allowed hosts.`);
+    return 'always';
   }
 
   /** An MCP tool call under the default `ask` rule (docs/mcp.md); "always" adds its rule (or its server's) to the session's. */
@@ -44,7 +57,7 @@ export class PromptApprover implements Approver {
   /** A server from .mcp.json is about to start for the first time this session: its command line first. */
   async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {
     const what = req.transport !== 'stdio' ? 'connect to' : 'run';
-    const d = await this.queued(() => this.question(`MCP server "${req.server}" from .mcp.json wants to ${what}:\n    ${req.commandLine}`, signal, 'Start it?', []));
+    const d = await this.queued(() => this.question(`MCP server "${req.server}" from .mcp.json wants to ${what}:\n${req.details.replace(/^/gm, '    ')}`, signal, 'Start it?', []));
     return d === 'allow';
   }
 
@@ -68,7 +81,7 @@ export class PromptApprover implements Approver {
 
   fileChange(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision> {
     return this.queued(() => this.question(
-      `${agent} wants to ${change.before === null ? 'create' : 'change'} ${change.path} (the rule ${change.rule} asks first):\n${lineDiff(change.before ?? '', change.after)}`,
+      `${agent} wants to ${change.before === null ? 'create' : 'change'} ${change.path} (${change.why ?? `the rule ${change.rule} asks first`}):\n${lineDiff(change.before ?? '', change.after)}`,
       signal, 'Allow this change?', []));
   }
 

@@ -2,48 +2,32 @@
 // and the global help text built from it. Interactive options live here too so `--help`
 // documents everything in one place.
 import type { OptionSpec } from './args';
-import type { CommandContext } from './context';
+import type { Command } from './command';
+export type { Command } from './command';
 import { agentsCommand } from './roles-commands';
+import { hooksCommand } from './hooks-commands';
 import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read-commands';
-import {
-  approveCommand, broadcastCommand, rejectCommand, sendCommand, shutdownCommand, taskAddCommand, taskDoneCommand, taskUnblockCommand,
-} from './write-commands';
+import { approve, broadcast, reject, send, shutdown, taskAdd, taskDone, taskUnblock } from './write-commands';
 import { mcpCommand } from './mcp-commands';
+import { sandboxCommand } from './sandbox-command';
 import { changesCommand, exportCommand, logCommand } from './watch-commands';
-import {
-  worktreeDiffCommand, worktreeKeepCommand, worktreeMergeCommand, worktreeRemoveCommand, worktreesCommand,
-} from './worktree-commands';
-
-export interface Command {
-  words: string[];
-  /** Arguments and options after the words, for the usage line. */
-  synopsis: string;
-  summary: string;
-  options: OptionSpec;
-  run(ctx: CommandContext): Promise<number>;
-}
+import { worktreeDiff, worktreeKeep, worktreeMerge, worktreeRemove, worktrees } from './worktree-commands';
 
 const json: OptionSpec = { json: { type: 'boolean' } };
 
 export const COMMANDS: Command[] = [
   { words: ['team'], synopsis: '[--json]', summary: 'roster: status, role, current task, tokens, pending requests', options: json, run: teamCommand },
   { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand },
-  {
-    words: ['task', 'add'], synopsis: '<subject> [--description <text>] [--blocked-by <id,id…>] [--json]',
-    summary: 'create a task', options: { ...json, description: { type: 'string' }, 'blocked-by': { type: 'string' } }, run: taskAddCommand,
-  },
-  { words: ['task', 'done'], synopsis: '<id> [--json]', summary: 'complete a task (unblocks the tasks waiting for it)', options: json, run: taskDoneCommand },
-  {
-    words: ['task', 'unblock'], synopsis: '<id> [--from <id,id…>] [--json]',
-    summary: 'drop blockers from a task (all, or those named)', options: { ...json, from: { type: 'string' } }, run: taskUnblockCommand,
-  },
-  { words: ['send'], synopsis: '<to> <text…|-> [--json]', summary: 'send a message as user (- reads the text from stdin)', options: json, run: sendCommand },
-  { words: ['broadcast'], synopsis: '<text…|-> [--json]', summary: 'message every running teammate as user', options: json, run: broadcastCommand },
+  taskAdd,
+  taskDone,
+  taskUnblock,
+  send,
+  broadcast,
   { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand },
   { words: ['requests'], synopsis: '[--all] [--json]', summary: 'pending protocol requests (plans, shutdowns)', options: { ...json, all: { type: 'boolean' } }, run: requestsCommand },
-  { words: ['approve'], synopsis: '<request_id> [--feedback <text>] [--json]', summary: "approve a teammate's plan", options: { ...json, feedback: { type: 'string' } }, run: approveCommand },
-  { words: ['reject'], synopsis: '<request_id> <feedback…> [--json]', summary: "reject a teammate's plan, saying what to change", options: json, run: rejectCommand },
-  { words: ['shutdown'], synopsis: '<name> [--json]', summary: 'ask a teammate to shut down (it answers by message)', options: json, run: shutdownCommand },
+  approve,
+  reject,
+  shutdown,
   {
     words: ['log'], synopsis: '<name> [--follow] [--view summary|normal|verbose] [--json]',
     summary: "an agent's transcript: its words, tool calls and results, mail, errors, tokens per round (--follow: as it works)",
@@ -55,34 +39,34 @@ export const COMMANDS: Command[] = [
     options: { ...json, diff: { type: 'boolean' } }, run: changesCommand,
   },
   {
-    words: ['mcp'], synopsis: '[--tools] [--json]',
+    words: ['mcp'], synopsis: '[--tools [--trust]] [--json]',
     summary: 'MCP servers in .mcp.json: name, command line, problems (--tools: start each, list its tools, stop it)',
-    options: { ...json, tools: { type: 'boolean' } }, run: mcpCommand,
+    options: { ...json, tools: { type: 'boolean' }, trust: { type: 'boolean' } }, run: mcpCommand,
+  },
+  {
+    words: ['sandbox'], synopsis: '[--sandbox auto|required|off] [--allow-domain <host>]... [--json]',
+    summary: 'where commands run: mode, engine, what is missing, what they may read, write and reach here',
+    options: { ...json, sandbox: { type: 'string' }, 'allow-domain': { type: 'string', multiple: true } }, run: sandboxCommand,
   },
   {
     words: ['agents'], synopsis: '[--model <id>] [--json]', summary: 'agent definitions (.team/agents, .claude/agents) and the files skipped, with why',
     options: { ...json, model: { type: 'string' } }, run: agentsCommand,
   },
-  { words: ['worktrees'], synopsis: '[--json]', summary: "teammates' git worktrees: name, branch, base, status, path", options: json, run: worktreesCommand },
   {
-    words: ['worktree', 'diff'], synopsis: '<name> [--stat] [--json]', summary: "a worktree's changes since its base, uncommitted ones included",
-    options: { ...json, stat: { type: 'boolean' } }, run: worktreeDiffCommand,
+    words: ['hooks'], synopsis: '[--json]', summary: 'hooks from .claude/settings.json, .claude/settings.local.json and .team/settings.json: event, matcher, command, file',
+    options: json, run: hooksCommand,
   },
   {
-    words: ['worktree', 'merge'], synopsis: '<name> [--message <text>] [--json]',
-    summary: 'merge wt/<name> into the current branch; a conflict is aborted, its files listed, exit 1',
-    options: { ...json, message: { type: 'string', short: 'm' } }, run: worktreeMergeCommand,
+    words: ['run'], synopsis: '<prompt…|-> | -p <prompt> | --prompt-file <file> [--with <name>[:<agent_type>]]... [--timeout <s>] [--output-format text|json|stream-json] [session options]',
+    summary: 'headless: the lead works on the prompt with its team until done, then the team stops (exit 0 ok, 1 error or timeout; asks nothing)',
+    // Loaded on use, as the interactive session is (main.ts): the other commands never load the SDK.
+    options: {}, run: (ctx) => (require('./run') as typeof import('./run')).runCommand(ctx),
   },
-  {
-    words: ['worktree', 'keep'], synopsis: '<name> [--message <text>] [--force] [--json]',
-    summary: 'remove the checkout, keep branch wt/<name>; refuses if it would delete git-ignored files unless --force',
-    options: { ...json, message: { type: 'string', short: 'm' }, force: { type: 'boolean' } }, run: worktreeKeepCommand,
-  },
-  {
-    words: ['worktree', 'remove'], synopsis: '<name> [--force] [--json]',
-    summary: 'remove checkout and branch; refuses uncommitted or unmerged work, or git-ignored files, unless --force',
-    options: { ...json, force: { type: 'boolean' } }, run: worktreeRemoveCommand,
-  },
+  worktrees,
+  worktreeDiff,
+  worktreeMerge,
+  worktreeKeep,
+  worktreeRemove,
 ];
 
 /** Options of the interactive session (no command). */
@@ -99,7 +83,17 @@ export const SESSION_OPTIONS: OptionSpec = {
   allow: { type: 'string', multiple: true },
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
+  sandbox: { type: 'string' },
+  'allow-domain': { type: 'string', multiple: true },
+  trust: { type: 'boolean' },
 };
+
+/** `run` takes every session option too (docs/headless.md). */
+const runCommandSpec = COMMANDS.find((c) => c.words[0] === 'run')!;
+Object.assign(runCommandSpec.options, SESSION_OPTIONS, {
+  prompt: { type: 'string', short: 'p' }, 'prompt-file': { type: 'string' }, with: { type: 'string', multiple: true },
+  timeout: { type: 'string' }, 'output-format': { type: 'string' },
+});
 
 export function usageOf(c: Command): string {
   return `usage: agent-teams ${c.words.join(' ')} ${c.synopsis} [--root <dir>]`;
@@ -108,7 +102,9 @@ export function usageOf(c: Command): string {
 export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [--bash ask|allow|deny] [--plan-approval user|lead]\n'
   + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]\n'
   + '                   [--require-plan never|always] [--confirm-team]\n'
-  + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)';
+  + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)\n'
+  + '                   [--sandbox auto|required|off] [--allow-domain <host>]...   (docs/security.md)\n'
+  + '                   [--trust]   (use this folder\'s .team/settings.json and .mcp.json without asking: docs/security.md)';
 
 /** The usage lines of the commands starting with `first` (all commands without it). */
 export function commandsUsage(first?: string): string {

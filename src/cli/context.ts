@@ -1,9 +1,7 @@
 // What a subcommand handler gets: its arguments, output helpers and the team session (no
 // agents run in a subcommand), opened lazily. Read-only commands open the team without
 // creating `.team/` or `.tasks/`, so `agent-teams tasks` in the wrong folder leaves no trace.
-import { TeamSession } from '../core/session/team-session';
-import type { Team } from '../core/team/team';
-import { WorktreeManager } from '../core/worktree/manager';
+import { type Team, TeamSession, WorktreeManager } from '../core/session';
 import type { OptionValues } from './args';
 import { reconcileWarnings } from './worktree-format';
 import { writeLine, type CliIo } from './io';

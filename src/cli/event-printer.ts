@@ -1,7 +1,7 @@
 // Runtime events as terminal lines: the lead's words in full, tool calls as one line with
 // the first lines of their result, teammates' chatter shortened, and only the activity
 // changes a person would want to know about (retries, pauses, remote hosts).
-import type { RuntimeEvent } from '../core/runtime/types';
+import type { RuntimeEvent } from '../core/session';
 
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 

@@ -1,11 +1,7 @@
 // Plain-text rendering of team state, shared by the subcommands and the REPL so `agent-teams
-// tasks` and `/tasks` look the same. Task lines keep the tutorial's `[ ] [>] [x]` board.
+// tasks` and `/tasks` look the same. Task lines keep the learn-claude-code tutorial's `[ ] [>] [x]` board.
 import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/team-schemas';
-import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
-import type { JobInfo } from '../core/exec/jobs';
-import { estimateCost, formatCost } from '../core/runtime/pricing';
-import { DEFAULT_SETTINGS } from '../core/runtime/types';
-import { leadUsage, modelWords, usageTotal } from '../core/session/team-words';
+import { DEFAULT_SETTINGS, estimateCost, formatCost, isPlanning, type JobInfo, leadUsage, modelWords, PLANNING_WORDS, usageTotal } from '../core/session';
 import { terminalSafe } from './io';
 
 const BOX: Record<Task['status'], string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]' };

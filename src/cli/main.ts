@@ -3,12 +3,13 @@
 // `run()` is the whole program for in-process tests; the entry guard at the bottom is the bin.
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { onProblem } from '../core/util/problems';
+import { onProblem } from '../core/session';
 import { GLOBAL_OPTIONS, parseStrict, scanWords, stringOpt, UsageError, type ParsedArgs } from './args';
 import { allOptions, COMMANDS, commandsUsage, findCommand, helpText, SESSION_OPTIONS, SESSION_USAGE, usageOf, type Command } from './commands';
 import { CommandContext } from './context';
 import { processIo, writeLine, type CliIo } from './io';
 import { sessionSettings, withTeamSettings } from './settings';
+import { folderTrust, hooksTrusted } from './trust';
 import { packageVersion } from './version';
 
 function usageFailure(io: CliIo, err: UsageError): number {
@@ -68,11 +69,14 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
   try {
     const root = await workspaceRoot(io, stringOpt(parsed.values, 'root'), command ? usageOf(command) : SESSION_USAGE);
     if (!command) {
-      const settings = await withTeamSettings(root, sessionSettings(parsed.values));
+      // The folder's own settings and MCP servers count only once the user trusted them (trust.ts).
+      const trust = await folderTrust(io, root, { trust: parsed.values.trust === true });
+      const flags = sessionSettings(parsed.values);
+      const settings = trust['.team/settings.json'] ? await withTeamSettings(root, flags, parsed.values) : flags;
       // Loaded only here: the SDK and the runtime are not needed for a subcommand's quick exit.
       // require, not import(): the unbundled CJS test build cannot resolve import('./session').
       const { runSession } = require('./session') as typeof import('./session');
-      return await runSession({ io, root, settings });
+      return await runSession({ io, root, settings, mcpTrusted: trust['.mcp.json'], hooksTrusted: hooksTrusted(trust) });
     }
     const ctx = new CommandContext(io, root, parsed.words.slice(command.words.length), parsed.values, usageOf(command));
     try {

@@ -2,10 +2,10 @@
 // `.mcp.json` (with --tools it starts each one, lists its tools and stops it again, showing
 // every command line before it runs), and `/mcp [restart <name>]` in a session shows this
 // host's servers with their state and tools, or restarts one.
-import { commandLine, readMcpConfig, type McpConfig } from '../core/mcp/config';
-import { McpManager, type McpServerInfo } from '../core/mcp/manager';
-import { stateWords } from '../core/mcp/state';
+import { ACTIONS, commandLine, type McpConfig, McpManager, type McpServerInfo, readMcpConfig, stateWords } from '../core/session';
+import { folderTrust } from './trust';
 import { UsageError } from './args';
+import { replScope } from './repl-action';
 import type { CommandContext } from './context';
 import { ReplUsageError, type SlashCommand } from './repl-host';
 
@@ -39,10 +39,12 @@ export async function mcpCommand(ctx: CommandContext): Promise<number> {
     ctx.emit({ path: config.path, found: config.found, error: config.error ?? null, servers }, () => mcpServersText(servers, config.error));
     return config.error ? 1 : 0;
   }
-  // Asked for explicitly: each command line is shown (stderr) as it starts, nothing runs unseen.
+  // Asked for explicitly: each entry is shown (stderr) as it starts, nothing runs unseen, and
+  // only in a folder the user trusted (trust.ts).
+  const trusted = (await folderTrust(ctx.io, ctx.root, { trust: ctx.opts.trust === true }))['.mcp.json'];
   const mcp = new McpManager({
-    root: ctx.root, trusted: () => true,
-    approveStart: async (req) => (ctx.io.stderr.write(`starting ${req.server}: ${req.commandLine}\n`), true),
+    root: ctx.root, trusted: () => trusted,
+    approveStart: async (req) => (ctx.io.stderr.write(`starting ${req.server}: ${req.details.replace(/\n/g, '\n    ')}\n`), true),
     report: () => undefined,
   });
   try {
@@ -60,8 +62,8 @@ export const MCP_SLASH_COMMAND: SlashCommand = {
   async run(args, { rt, print }) {
     if (args[0] === 'restart') {
       if (args.length !== 2) throw new ReplUsageError('usage: /mcp restart <name>');
-      await rt.mcp.restart(args[1]!);
-      print(mcpServersText(rt.mcp.list().filter((s) => s.name === args[1])));
+      const s = await ACTIONS.mcpRestart.run(replScope(rt), { server: args[1]! });
+      print(mcpServersText(s ? [s] : []));
       return;
     }
     if (args.length) throw new ReplUsageError('usage: /mcp [restart <name>]');

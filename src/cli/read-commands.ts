@@ -1,10 +1,7 @@
 // Subcommands that only read team state: `team`, `tasks`, `inbox`, `requests`. They never
 // start a model and never create files.
 import type { Member } from '../shared/team-schemas';
-import { liveForeignHost } from '../core/runtime/lease';
-import { isPlanning } from '../core/roles/plan-mode';
-import { leadUsage, usageTotal } from '../core/session/team-words';
-import { assertParticipantName } from '../core/util/names';
+import { assertParticipantName, isPlanning, leadUsage, liveForeignHost, usageTotal } from '../core/session';
 import { UsageError } from './args';
 import type { CommandContext } from './context';
 import { inboxText, requestLine, requestsText, rosterTable, taskBoard } from './format';

@@ -1,9 +1,9 @@
 // The session's slash commands, as a table: each entry is its usage, a summary for /help
 // and a handler. Handlers report failures by throwing; the session prints them.
 import type { Member, RequestRecord } from '../shared/team-schemas';
-import type { TeamSession } from '../core/session/team-session';
-import { activityWords, hostLabel } from '../core/session/team-words';
+import { ACTIONS, activityWords, hostLabel, type TeamSession } from '../core/session';
 import { inboxText, jobsText, requestsText, rosterTable, taskBoard } from './format';
+import { slashAction } from './repl-action';
 import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
 import { SPAWN_COMMAND, WORKTREE_COMMANDS } from './repl-worktree-commands';
 import { MCP_SLASH_COMMAND } from './mcp-commands';
@@ -70,55 +70,47 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
       print(requestsText(await rt.team.requests.list({ status: 'pending' })));
     },
   },
-  approve: {
+  approve: slashAction(ACTIONS.approvePlan, {
     usage: '/approve <request_id> [feedback]', summary: "approve a teammate's plan (the id may be left out when one is pending)",
-    async run(args, { rt, print }) {
-      const { id, rest } = await planRequest(args, rt, this.usage);
-      await rt.decidePlan(id, true, rest.join(' '));
-      print(`Approved ${id}.`);
+    async args(words, { rt }, usage) {
+      const { id, rest } = await planRequest(words, rt, usage);
+      return { requestId: id, feedback: rest.join(' ') };
     },
-  },
-  reject: {
-    usage: '/reject <request_id> <feedback>', summary: "reject a teammate's plan, saying what to change",
-    async run(args, { rt, print }) {
-      const { id, rest } = await planRequest(args, rt, this.usage);
-      if (!rest.length) throw new ReplUsageError(`usage: ${this.usage} (the feedback tells the teammate what to change)`);
-      await rt.decidePlan(id, false, rest.join(' '));
-      print(`Rejected ${id}.`);
+    text: (_r, a) => `Approved ${a.requestId}.`,
+  }),
+  reject: slashAction(ACTIONS.rejectPlan, {
+    usage: '/reject <request_id> <feedback>',
+    async args(words, { rt }, usage) {
+      const { id, rest } = await planRequest(words, rt, usage);
+      if (!rest.length) throw new ReplUsageError(`usage: ${usage} (the feedback tells the teammate what to change)`);
+      return { requestId: id, feedback: rest.join(' ') };
     },
-  },
-  send: {
+    text: (_r, a) => `Rejected ${a.requestId}.`,
+  }),
+  send: slashAction(ACTIONS.send, {
     usage: '/send <name> <text>', summary: 'message a teammate (or the lead) as you',
-    async run(args, { rt, print }) {
-      if (args.length < 2) throw new ReplUsageError(`usage: ${this.usage}`);
-      await rt.sendAsUser(args[0]!, args.slice(1).join(' '));
-      print(`Sent to ${args[0]}.`);
+    args(words, _h, usage) {
+      if (words.length < 2) throw new ReplUsageError(`usage: ${usage}`);
+      return { to: words[0]!, content: words.slice(1).join(' ') };
     },
-  },
-  broadcast: {
+  }),
+  broadcast: slashAction(ACTIONS.broadcast, {
     usage: '/broadcast <text>', summary: 'message every running teammate',
-    async run(args, { rt, print }) {
-      if (!args.length) throw new ReplUsageError(`usage: ${this.usage}`);
-      const sent = await rt.broadcastAsUser(args.join(' '));
-      print(sent.length ? `Sent to ${sent.map((m) => m.to).join(', ')}.` : 'No teammate is running.');
+    args(words, _h, usage) {
+      if (!words.length) throw new ReplUsageError(`usage: ${usage}`);
+      return { content: words.join(' ') };
     },
-  },
-  shutdown: {
+  }),
+  shutdown: slashAction(ACTIONS.shutdown, {
     usage: '/shutdown <name>', summary: 'ask a teammate to shut down (it finishes its tool call and answers)',
-    async run(args, { rt, print }) {
-      const r = await rt.requestShutdown(needName(args, this.usage));
-      print(`Asked ${r.to} to shut down (${r.request_id}).`);
-    },
-  },
+    args: (words, _h, usage) => ({ teammate: needName(words, usage) }),
+    text: (r) => `Asked ${r.to} to shut down (${r.request_id}).`,
+  }),
   spawn: SPAWN_COMMAND,
-  stop: {
-    usage: '/stop <name>', summary: 'force-stop a teammate now; its in-progress tasks go back to pending',
-    async run(args, { rt, print }) {
-      const name = needName(args, this.usage);
-      await rt.stopTeammate(name);
-      print(`Stopped ${name}.`);
-    },
-  },
+  stop: slashAction(ACTIONS.stop, {
+    usage: '/stop <name>',
+    args: (words, _h, usage) => ({ teammate: needName(words, usage) }),
+  }),
   ...WORKTREE_COMMANDS,
   ...WATCH_SLASH_COMMANDS,
   mcp: MCP_SLASH_COMMAND,

@@ -1,6 +1,6 @@
 // What a session slash command gets (the team session, a way to print, a way to quit) and the
 // error it throws for a usage mistake, apart from the command tables that use them.
-import type { TeamSession } from '../core/session/team-session';
+import type { TeamSession } from '../core/session';
 
 export interface ReplHost {
   readonly rt: TeamSession;

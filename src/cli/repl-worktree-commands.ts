@@ -1,13 +1,13 @@
 // The session's /spawn and its worktree commands (/worktrees /diff /merge /keep /remove):
-// the same operations and wording as `agent-teams worktree …`, over the team session, so a
-// teammate this session runs is seen as a user of its checkout.
+// the user actions of `agent-teams worktree …` (core/session/actions) with this interface's
+// words, over the team session, so a teammate this session runs is seen as a user of its
+// checkout.
 import { relative } from 'node:path';
-import type { SpawnInput } from '../core/runtime/types';
-import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
-import { rethrowDirty, worktreeGuards } from './worktree-commands';
+import { ACTIONS, spawnNotes, type SpawnInput } from '../core/session';
+import { slashAction } from './repl-action';
+import { ReplUsageError, type SlashCommand } from './repl-host';
+import { worktreeAdvice } from './worktree-commands';
 import { keptText, mergeText, reconcileWarnings, removedText, statText, worktreeTable } from './worktree-format';
-
-const guards = (rt: ReplHost['rt']) => worktreeGuards(rt);
 
 /** `<name> [-m <message…>]` → the name and the commit message, if any. */
 function nameAndMessage(args: string[], usage: string): { name: string; message?: string } {
@@ -23,19 +23,19 @@ function onlyName(args: string[], usage: string, flags: string[] = []): { name: 
   return { name: words[0]!, flags: given };
 }
 
-export const SPAWN_COMMAND: SlashCommand = {
+export const SPAWN_COMMAND: SlashCommand = slashAction(ACTIONS.spawn, {
   usage: '/spawn <name> <role> [--worktree] [--plan] [--model <id>] <prompt…>  |  /spawn <name> --agent <type> [--plan] [--model <id>] <prompt…>',
   summary: 'start a teammate yourself; --worktree: its own git worktree (branch wt/<name>); --plan: read-only until you approve its plan; '
     + '--agent: from an agent definition (agent-teams agents lists them; its name is the role); --model: its own model',
-  async run(args, { rt, print }) {
-    const o = spawnArgs(args, this.usage);
-    const m = await rt.spawnTeammate(o, 'user');
-    const notes = [m.model ? `model ${m.model}` : '', m.agent_type ? `from ${m.agent_type}` : '', m.plan_mode ? 'in plan mode: it changes nothing until you approve its plan' : '']
-      .filter(Boolean);
-    if (notes.length) print(`${m.name}: ${notes.join('; ')}.`);
-    if (m.worktree) print(`${m.name} works in ${relative(rt.root, m.worktree) || '.'} on branch ${m.branch}.`);
+  args: (words, _h, usage) => spawnArgs(words, usage),
+  text(m, _a, { rt }) {
+    const notes = spawnNotes(m);
+    return [
+      ...(notes ? [notes] : []),
+      ...(m.worktree ? [`${m.name} works in ${relative(rt.root, m.worktree) || '.'} on branch ${m.branch}.`] : []),
+    ];
   },
-};
+});
 
 /** `/spawn` words and flags (anywhere in the line) → the spawn's input. */
 export function spawnArgs(args: string[], usage: string): SpawnInput {
@@ -63,53 +63,39 @@ export function spawnArgs(args: string[], usage: string): SpawnInput {
 }
 
 export const WORKTREE_COMMANDS: Record<string, SlashCommand> = {
-  worktrees: {
-    usage: '/worktrees', summary: "teammates' git worktrees: name, branch, base, status, path",
-    async run(args, { rt, print }) {
-      if (args.length) throw new ReplUsageError(`usage: ${this.usage}`);
-      await guards(rt).repo();
-      reconcileWarnings(await rt.worktrees.reconcile()).forEach((w) => print(`warning: ${w}`));
-      print(worktreeTable(await rt.worktrees.list(), rt.root));
+  worktrees: slashAction(ACTIONS.worktreeList, {
+    usage: '/worktrees',
+    args(words, _h, usage) {
+      if (words.length) throw new ReplUsageError(`usage: ${usage}`);
+      return {};
     },
-  },
-  diff: {
+    text: (r, _a, { rt }) => [...reconcileWarnings(r.report).map((w) => `warning: ${w}`), worktreeTable(r.list, rt.root)],
+  }),
+  diff: slashAction(ACTIONS.worktreeDiff, {
     usage: '/diff <name> [--stat]', summary: "a worktree's changes since its base (uncommitted included)",
-    async run(args, { rt, print }) {
-      const { name, flags } = onlyName(args, this.usage, ['--stat']);
-      await guards(rt).known(name);
-      const d = await rt.worktrees.diff(name);
-      print(flags.has('--stat') || !d.text ? statText(d) : d.text.trimEnd());
-    },
-  },
-  merge: {
+    args: (words, _h, usage) => ({ name: onlyName(words, usage, ['--stat']).name }),
+    // --stat is this interface's own: the action's arguments are the name alone.
+    text: (d, _a, _h, words) => (words.includes('--stat') || !d.text ? statText(d) : d.text.trimEnd()),
+  }),
+  merge: slashAction(ACTIONS.worktreeMerge, {
     usage: '/merge <name> [-m <message…>]', summary: 'merge wt/<name> into the current branch; a conflict is aborted and its files listed',
-    async run(args, { rt, print }) {
-      const { name, message } = nameAndMessage(args, this.usage);
-      const w = await guards(rt).known(name);
-      const r = await rethrowDirty(rt.worktrees.merge(name, { commitMessage: message }), `commit them first, or /merge ${name} -m <message> to commit them with the merge`);
-      print(mergeText(name, w.branch, r));
-    },
-  },
-  keep: {
-    usage: '/keep <name> [-m <message…>]', summary: 'remove the checkout, keep the work on branch wt/<name>',
-    async run(args, { rt, print }) {
-      const { name, message } = nameAndMessage(args, this.usage);
-      await guards(rt).known(name);
-      await rt.assertWorktreeFree(name, ' (/shutdown or /stop)');
-      print(keptText(await rethrowDirty(rt.worktrees.keep(name, { commitMessage: message }), `commit them first, or /keep ${name} -m <message> to commit them`)));
-    },
-  },
-  remove: {
+    args: (words, _h, usage) => nameAndMessage(words, usage),
+    failure: (err, a) => worktreeAdvice({ dirty: `commit them first, or /merge ${a.name} -m <message> to commit them with the merge` })(err),
+    text: (r, a) => mergeText(a.name, r!.branch, r!),
+  }),
+  keep: slashAction(ACTIONS.worktreeKeep, {
+    usage: '/keep <name> [-m <message…>]',
+    args: (words, _h, usage) => nameAndMessage(words, usage),
+    failure: (err, a) => worktreeAdvice({ dirty: `commit them first, or /keep ${a.name} -m <message> to commit them`, inUse: ' (/shutdown or /stop)' })(err),
+    text: (w) => keptText(w!),
+  }),
+  remove: slashAction(ACTIONS.worktreeRemove, {
     usage: '/remove <name> [--force]', summary: 'remove checkout and branch; refuses uncommitted or unmerged work unless --force',
-    async run(args, { rt, print }) {
-      const { name, flags } = onlyName(args, this.usage, ['--force']);
-      const force = flags.has('--force');
-      await guards(rt).known(name);
-      if (!force) await rt.assertWorktreeFree(name, ' (/shutdown or /stop), or add --force');
-      // Forced: the teammates working there are stopped first, so no tool call of theirs runs
-      // in a checkout that is being deleted (one run by another window refuses, and so do we).
-      else for (const user of await rt.vacateWorktree(name)) print(`Stopped ${user} (it worked in worktree ${name}).`);
-      print(removedText(await rethrowDirty(rt.worktrees.remove(name, { force }), `merge or keep it, or /remove ${name} --force to discard them`)));
+    args(words, _h, usage) {
+      const { name, flags } = onlyName(words, usage, ['--force']);
+      return { name, force: flags.has('--force') };
     },
-  },
+    failure: (err, a) => worktreeAdvice({ dirty: `merge or keep it, or /remove ${a.name} --force to discard them`, inUse: ' (/shutdown or /stop), or add --force' })(err),
+    text: (r, a) => [...r!.stopped.map((u) => `Stopped ${u} (it worked in worktree ${a.name}).`), removedText(r!.removed)],
+  }),
 };

@@ -1,8 +1,7 @@
 // `agent-teams agents`: the agent definitions a spawn can use (.team/agents, .claude/agents),
 // and every file that cannot be used, with its path and why (docs/file-formats.md,
 // "Agent definitions"). Reads only; no model, no key.
-import { loadTeamDefinitions } from '../core/roles/roles';
-import { DEFAULT_SETTINGS } from '../core/runtime/types';
+import { DEFAULT_SETTINGS, loadTeamDefinitions } from '../core/session';
 import { terminalSafe, writeLine } from './io';
 import type { CommandContext } from './context';
 import { UsageError } from './args';

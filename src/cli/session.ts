@@ -2,10 +2,8 @@
 // the lead driven by what the user types, teammates in this process, a terminal that
 // shows what they do. Ctrl-C cancels the lead's turn; /quit or EOF ends the session.
 import { randomBytes } from 'node:crypto';
-import { createModelFactory, providerOf, resolveModelConfig, resolveOpenAIConfig, type ModelConfig } from '../core/model';
-import type { Disposable, ModelFactory, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
-import { TeamSession } from '../core/session/team-session';
-import { hostLabel } from '../core/session/team-words';
+import { createModelFactory, resolveModelConfig, resolveOpenAIConfig, type ModelConfig } from '../core/session/models';
+import { type Disposable, hostLabel, type ModelFactory, providerOf, type RuntimeEvent, type RuntimeSettings, TeamSession } from '../core/session';
 import { PromptApprover } from './approver';
 import { describeEvent } from './event-printer';
 import { writeLine, type CliIo } from './io';
@@ -23,23 +21,36 @@ export interface SessionOptions {
   io: CliIo;
   root: string;
   settings: RuntimeSettings;
+  /** Whether this folder's `.mcp.json` may start servers (trust.ts); default yes. */
+  mcpTrusted?: boolean;
+  /** Whether this folder's hooks may run (trust.ts); default yes. */
+  hooksTrusted?: boolean;
 }
 
 /**
  * The model factory from the environment (README.md, "Command line"; docs/models.md):
- * ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY / OPENAI_BASE_URL. A team whose model
- * is Anthropic's needs its key to start; a provider without its key fails its agents' calls
- * with the reason. Null after printing why not.
+ * ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY / OPENAI_BASE_URL, each read once
+ * and then taken out of this process's environment. A team whose model is Anthropic's needs
+ * its key to start; a provider without its key fails its agents' calls with the reason. Null
+ * after printing why not.
  */
-function modelFactory(io: CliIo, model: string): ModelFactory | null {
-  if (providerOf(model) === 'anthropic' && !modelConfig(io)) return null;
+export function modelFactory(io: CliIo, model: string): ModelFactory | null {
+  const anthropicNeeded = providerOf(model) === 'anthropic';
+  let anthropic: ModelConfig | null = null;
+  if (anthropicNeeded || io.env.ANTHROPIC_API_KEY?.trim()) {
+    anthropic = modelConfig(io);
+    if (!anthropic && anthropicNeeded) return null;
+  }
+  const anthropicBaseUrl = io.env.ANTHROPIC_BASE_URL;
+  const openai = { envKey: io.env.OPENAI_API_KEY, envBaseUrl: io.env.OPENAI_BASE_URL };
+  delete io.env.OPENAI_API_KEY;
   return createModelFactory({
-    anthropic: () => resolveModelConfig({ envKey: io.env.ANTHROPIC_API_KEY, envBaseUrl: io.env.ANTHROPIC_BASE_URL }),
-    openai: () => resolveOpenAIConfig({ envKey: io.env.OPENAI_API_KEY, envBaseUrl: io.env.OPENAI_BASE_URL }),
+    anthropic: () => anthropic ?? resolveModelConfig({ envKey: undefined, envBaseUrl: anthropicBaseUrl }),
+    openai: () => resolveOpenAIConfig(openai),
   });
 }
 
-/** Key and base URL from the environment; null after printing why not. */
+/** Key and base URL from the environment (README.md, "Command line"); null after printing why not. */
 function modelConfig(io: CliIo): ModelConfig | null {
   if (!io.env.ANTHROPIC_API_KEY?.trim()) {
     writeLine(io.stderr, 'agent-teams: no Anthropic API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another endpoint)\n'
@@ -47,7 +58,12 @@ function modelConfig(io: CliIo): ModelConfig | null {
     return null;
   }
   try {
-    return resolveModelConfig({ envKey: io.env.ANTHROPIC_API_KEY, envBaseUrl: io.env.ANTHROPIC_BASE_URL });
+    const config = resolveModelConfig({ envKey: io.env.ANTHROPIC_API_KEY, envBaseUrl: io.env.ANTHROPIC_BASE_URL });
+    // Read once, then out of this process's environment: nothing started from here (an MCP
+    // server, a hook) inherits it. /proc/<pid>/environ still shows the block the process
+    // started with, which is why commands run in a pid namespace of their own (docs/security.md).
+    for (const k of ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN']) delete io.env[k];
+    return config;
   } catch (err) {
     writeLine(io.stderr, `agent-teams: ${(err as Error).message}`);
     return null;
@@ -70,6 +86,8 @@ export async function runSession(opts: SessionOptions): Promise<number> {
         models,
         approver,
         raiseBudget: RAISE_BUDGET,
+        mcp: { trusted: () => opts.mcpTrusted ?? true },
+        hooks: { trusted: opts.hooksTrusted ?? true },
       },
     });
   } catch (err) {
@@ -81,6 +99,11 @@ export async function runSession(opts: SessionOptions): Promise<number> {
   approver.onRule = (rule) => {
     const p = rt.settings().permissions;
     rt.updateSettings({ permissions: { ...p, allow: [...p.allow, rule] } });
+  };
+  // "Always" for a host adds it to this session's allowed hosts (docs/security.md).
+  approver.onDomain = (host) => {
+    const sb = rt.settings().sandbox;
+    rt.updateSettings({ sandbox: { ...sb, allowedDomains: [...sb.allowedDomains, host] } });
   };
   return new Session(rt, term, opts).run();
 }

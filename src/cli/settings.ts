@@ -1,9 +1,9 @@
 // Interactive-session flags → runtime settings (the CLI's stand-in for agentTeams.* settings).
-import { DEFAULT_SETTINGS, type BashPolicy, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
+import { type BashPolicy, DEFAULT_SETTINGS, type PlanApprover, reportProblem, type RuntimeSettings } from '../core/session';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { reportProblem } from '../core/util/problems';
 import { nonNegative, oneOf, stringList, stringOpt, UsageError, type OptionValues } from './args';
+import { sandboxFromFlags, withFileSandbox } from './sandbox-settings';
 
 export function sessionSettings(values: OptionValues): RuntimeSettings {
   const s: RuntimeSettings = { ...DEFAULT_SETTINGS };
@@ -29,6 +29,7 @@ export function sessionSettings(values: OptionValues): RuntimeSettings {
   const max = str('max-teammates');
   if (max !== undefined) s.maxTeammates = Math.max(1, nonNegative(max, '--max-teammates', true));
   s.permissions = { allow: stringList(values, 'allow'), ask: stringList(values, 'ask'), deny: stringList(values, 'deny') };
+  s.sandbox = sandboxFromFlags(values);
   return s;
 }
 
@@ -37,7 +38,7 @@ export function sessionSettings(values: OptionValues): RuntimeSettings {
  * those from the flags. A file that does not parse is reported and contributes nothing;
  * malformed entries are passed on for the rule parser to report (docs/permissions.md).
  */
-export async function withTeamSettings(root: string, s: RuntimeSettings): Promise<RuntimeSettings> {
+export async function withTeamSettings(root: string, s: RuntimeSettings, flags: OptionValues = {}): Promise<RuntimeSettings> {
   const file = join(root, '.team', 'settings.json');
   let text: string;
   try {
@@ -47,7 +48,9 @@ export async function withTeamSettings(root: string, s: RuntimeSettings): Promis
   }
   let perms: unknown;
   try {
-    perms = (JSON.parse(text) as { permissions?: unknown } | null)?.permissions;
+    const json = JSON.parse(text) as { permissions?: unknown; sandbox?: unknown } | null;
+    perms = json?.permissions;
+    s = { ...s, sandbox: withFileSandbox(file, json?.sandbox, s.sandbox, flags) };
   } catch (e) {
     reportProblem({ path: file, message: `not valid JSON, its permission rules are ignored: ${(e as Error).message}` });
     return s;

@@ -1,6 +1,6 @@
 // The session's terminal: readline over the CLI's streams. Lines are handled one at a time
 // in order (piped input is a script: each line waits for the one before), questions take
-// the next line the way the tutorial's input() does, and output arriving while the user
+// the next line the way the learn-claude-code tutorial's input() does, and output arriving while the user
 // types is printed above the prompt without eating their half-typed line.
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import { terminalSafe, writeLine, type CliIo } from './io';

@@ -4,16 +4,12 @@
 // only the file it is asked to).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ChangeLog, type ChangeRecord } from '../core/watch/change-log';
-import { unifiedDiff } from '../core/watch/line-diff';
-import { allItems, TranscriptFollower } from '../core/watch/transcript-reader';
-import type { ItemChange } from '../core/watch/transcript-items';
+import { allItems, ChangeLog, type ChangeRecord, type ItemChange, NAME_RE, TranscriptFollower, unifiedDiff } from '../core/session';
 import { TRANSCRIPT_MODES, type TranscriptItem, type TranscriptMode } from '../shared/transcript-items';
 import { RowList, toRows, type RowChange } from '../shared/transcript-rows';
 import { oneOf, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { ReplUsageError, type SlashCommand } from './repl-host';
-import { NAME_RE } from '../core/util/names';
 import { nameArg } from './read-commands';
 import { changeLine, resultText, rowMarkdown, rowText } from './watch-format';
 

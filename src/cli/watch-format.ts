@@ -1,7 +1,7 @@
 // Transcript rows (src/shared/transcript-rows.ts) and change records as terminal text and as
 // Markdown. The rows decide what shows in each mode; this file only lays them out. Control
 // characters are made visible by writeLine (io.ts), never sent to the terminal.
-import type { ChangeRecord } from '../core/watch/change-log';
+import type { ChangeRecord } from '../core/session';
 import type { Row } from '../shared/transcript-rows';
 
 const clock = (ts?: number): string => (ts ? new Date(ts * 1000).toISOString().slice(11, 19) : '--:--:--');

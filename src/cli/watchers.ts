@@ -2,9 +2,7 @@
 // wait for the user's decision, and teammates changing status. All are driven by the
 // engine's file watching, so changes made by other processes show up too.
 import type { MemberStatus } from '../shared/team-schemas';
-import type { Disposable } from '../core/runtime/types';
-import type { TeamSession } from '../core/session/team-session';
-import { coalesce } from '../core/util/coalesce';
+import { coalesce, type Disposable, type TeamSession } from '../core/session';
 import { messageText, planNotice } from './format';
 
 export async function watchTeam(rt: TeamSession, print: (text: string) => void): Promise<Disposable> {

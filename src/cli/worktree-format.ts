@@ -1,12 +1,7 @@
 // Plain-text rendering of teammates' git worktrees, shared by `agent-teams worktree …` and the
 // session's /worktrees /diff /merge, so both say the same thing the same way.
-import { describeIgnored } from '../core/worktree/ignored';
+import { describeIgnored, type DiffFile, type MergeResult, type ReconcileReport, type RemoveResult, type WorktreeDiff, type WorktreeInfo } from '../core/session';
 import { relative } from 'node:path';
-import type { DiffFile, WorktreeDiff } from '../core/worktree/diff';
-import type { WorktreeInfo } from '../core/worktree/manager';
-import type { MergeResult } from '../core/worktree/merge';
-import type { RemoveResult } from '../core/worktree/lifecycle';
-import type { ReconcileReport } from '../core/worktree/reconcile';
 
 const short = (sha: string): string => sha.slice(0, 7);
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;

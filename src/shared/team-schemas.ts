@@ -139,7 +139,7 @@ export const Message = z.discriminatedUnion('type', [
 export type Message = z.infer<typeof Message>;
 
 /**
- * The tutorial sent plan submissions as `plan_approval_response` carrying `plan` and no
+ * The tutorial (learn-claude-code s09–s11; docs/file-formats.md) sent plan submissions as `plan_approval_response` carrying `plan` and no
  * `approve`; readers accept that form as a request (docs/file-formats.md, "Messages").
  */
 export function normalizeLegacyMessage(raw: unknown): unknown {

@@ -20,7 +20,7 @@ interface Base {
   ts?: number;
 }
 
-export type NoticeWhat = 'error' | 'retry' | 'pause' | 'compaction' | 'stop' | 'interrupted' | 'skipped' | 'note';
+export type NoticeWhat = 'error' | 'retry' | 'pause' | 'compaction' | 'stop' | 'interrupted' | 'skipped' | 'note' | 'hook';
 
 export type TranscriptItem =
   /** What a person (or the host on their behalf) told this agent: a lead prompt, a spawn prompt. */

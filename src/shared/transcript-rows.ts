@@ -5,6 +5,7 @@
 //            pauses and compactions; runs of other tool calls fold into one line
 //   normal   everything, each tool call as one line with its result (long output folded)
 //   verbose  everything, tool input in full and output unfolded
+import { toolFacts } from './tool-facts';
 import type { TranscriptItem, TranscriptMode } from './transcript-items';
 
 export type RowKind = TranscriptItem['kind'] | 'mail_out' | 'request' | 'group';
@@ -33,8 +34,6 @@ export interface Row {
 
 type Tool = Extract<TranscriptItem, { kind: 'tool' }>;
 
-const MAIL_TOOLS = new Set(['send_message', 'broadcast']);
-const REQUEST_TOOLS = new Set(['plan_approval', 'shutdown_request', 'shutdown_response', 'request_plan']);
 /** Results longer than this start folded in normal mode. */
 const FOLD_LINES = 12;
 const FOLD_CHARS = 1200;
@@ -55,16 +54,10 @@ function oneLine(s: string, max = 120): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** The argument that says what a call does, by tool; anything else shows its input compactly. */
-const KEY_ARG: Record<string, string> = {
-  bash: 'command', read_file: 'path', write_file: 'path', edit_file: 'path', list_dir: 'path', glob: 'pattern',
-  grep: 'pattern', job_output: 'job_id', job_kill: 'job_id', spawn_teammate: 'name', task_create: 'subject',
-  task_get: 'task_id', task_update: 'task_id', claim_task: 'task_id',
-};
-
 export function toolHead(t: Tool): string {
   const input = parseInput(t);
-  const arg = KEY_ARG[t.tool];
+  // The argument that says what a call does (tool-facts.ts); anything else shows its input compactly.
+  const arg = toolFacts(t.tool).keyArg;
   let what = arg !== undefined ? str(input[arg]) : '';
   if (t.tool === 'write_file') what += ` (${str(input.content).length} chars)`;
   if (!what && t.input !== '{}') what = t.input;
@@ -82,7 +75,7 @@ function toolRow(t: Tool, mode: TranscriptMode): Row {
   const input = parseInput(t);
   const base = { key: t.key, ts: t.ts, items: [t.key], format: 'plain' as const };
   const tone: Tone = t.isError ? 'error' : 'normal';
-  if (MAIL_TOOLS.has(t.tool) && mode !== 'verbose') {
+  if (toolFacts(t.tool).row === 'mail' && mode !== 'verbose') {
     const to = t.tool === 'broadcast' ? 'everyone' : str(input.to);
     const type = str(input.msg_type);
     return {
@@ -90,7 +83,7 @@ function toolRow(t: Tool, mode: TranscriptMode): Row {
       body: str(input.content) + (t.isError && t.result ? `\n\n(not sent: ${t.result})` : ''), format: 'markdown', fold: 'none', tone,
     };
   }
-  if (REQUEST_TOOLS.has(t.tool) && mode !== 'verbose') {
+  if (toolFacts(t.tool).row === 'request' && mode !== 'verbose') {
     return {
       ...base, kind: 'request', label: t.tool.replace(/_/g, ' '), head: oneLine(t.result ?? (t.running ? 'sending…' : ''), 160),
       body: str(input.plan ?? input.reason ?? input.feedback) || undefined, format: 'markdown', fold: 'none', tone,
@@ -134,7 +127,8 @@ export function presentItem(item: TranscriptItem, mode: TranscriptMode, agent: s
         body: item.content, format: 'markdown', fold: 'none', tone: 'normal',
       };
     case 'notice': {
-      if (mode === 'summary' && (item.what === 'retry' || item.what === 'note')) return null;
+      // A hook that said go on is churn in a summary; one that blocked or failed is not.
+      if (mode === 'summary' && (item.what === 'retry' || item.what === 'note' || (item.what === 'hook' && item.level === 'info'))) return null;
       const tone: Tone = item.level === 'error' ? 'error' : item.level === 'warning' ? 'warning' : 'muted';
       return {
         ...base, kind: 'notice', label: item.what, head: item.text, body: mode === 'summary' ? undefined : item.detail, format: 'markdown',

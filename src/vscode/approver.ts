@@ -2,14 +2,14 @@
 // this command / Always allow `<prefix>:*` / Deny — "Always" writes the rule to the workspace's
 // agentTeams.permissions.allow), an ask rule on Edit/Write (the change in the diff editor with
 // Allow / Deny before it is written), an MCP tool call no rule allows (Allow / Always allow this tool / … all of its server / Deny), and an MCP
-// server's first start, its command line shown (Start / Always start / Don't start; docs/mcp.md).
+// server's first start, its command line shown (Start / Always start / Don't start; docs/mcp.md),
+// and a sandboxed command's host nobody allowed (Allow / Always allow: written to the
+// workspace's agentTeams.sandbox.allowedDomains / Deny; docs/security.md).
 // "Always allow" for an MCP tool writes `mcp__<server>__<tool>` or `mcp__<server>` to the same
 // list as bash's; "Always start" is remembered per workspace. A dismissed notification or a
 // stopped agent is a no.
 import * as vscode from 'vscode';
-import type { McpStartRequest } from '../core/mcp/manager';
-import { askReason } from '../core/permissions/decide';
-import { proposalText, type Approver, type BashDecision, type BashQuestion, type FileChangeQuestion, type TeamAnswer, type TeammateProposal } from '../core/runtime/types';
+import { type Approver, askReason, type BashDecision, type BashQuestion, type FileChangeQuestion, type McpStartRequest, type NetworkDecision, proposalText, type TeamAnswer, type TeammateProposal } from '../core/session';
 import type { BashAsks } from './bash-asks';
 
 /** Commands "always allowed" before rules existed (kept so nobody is asked again). */
@@ -20,6 +20,7 @@ const PROPOSED_SCHEME = 'agent-teams-proposed';
 const MCP_TOOLS_KEY = 'agentTeams.alwaysAllowedMcpTools';
 const MCP_ALWAYS = 'Always allow this tool';
 const MCP_STARTS_KEY = 'agentTeams.allowedMcpServerStarts';
+const NET_ALWAYS = 'Always allow';
 const TEAM_START = 'Start';
 const TEAM_DECLINE = 'Decline…';
 
@@ -54,9 +55,10 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
       // A toast shows one short line: a long or multi-line command is shown whole in a modal
       // dialog instead, so what is approved (and maybe always allowed) is what was read.
       const whole = command.length <= 200 && !/[\r\n]/.test(command);
+      const outside = question?.unsandboxed ? ' outside the sandbox' : '';
       const answer = whole
-        ? vscode.window.showWarningMessage(`${agent} wants to run \`${command}\`${why ? ` — ${why}` : ''}`, ...buttons)
-        : vscode.window.showWarningMessage(`${agent} wants to run a ${command.length}-character command`, { modal: true, detail: `${command}${why ? `\n\n${why}` : ''}` }, ...buttons);
+        ? vscode.window.showWarningMessage(`${agent} wants to run \`${command}\`${outside}${why ? ` — ${why}` : ''}`, ...buttons)
+        : vscode.window.showWarningMessage(`${agent} wants to run a ${command.length}-character command${outside}`, { modal: true, detail: `${command}${why ? `\n\n${why}` : ''}` }, ...buttons);
       // The agent's transcript panel may answer too (bash-asks.ts); the first answer wins.
       const inline = asks?.add(agent, command);
       const either = inline ? Promise.race([answer, inline.answered]) : answer;
@@ -70,6 +72,18 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
       return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
     },
 
+    async network(agent: string, host: string, signal: AbortSignal): Promise<NetworkDecision> {
+      if (signal.aborted) return 'deny';
+      const answer = vscode.window.showWarningMessage(`${agent}'s command wants to reach ${host}, which the sandbox does not allow (agentTeams.sandbox.allowedDomains).`, 'Allow', NET_ALWAYS, 'Deny');
+      const choice = await untilAborted(answer, signal);
+      if (signal.aborted) return 'deny';
+      if (choice === NET_ALWAYS) {
+        await addAllowedDomain(host);
+        return 'always';
+      }
+      return choice === 'Allow' ? 'allow' : 'deny';
+    },
+
     async fileChange(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision> {
       if (signal.aborted) return 'deny';
       const id = String(++seq);
@@ -78,8 +92,8 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
       const left = change.before === null ? vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `${change.abs}.new`, query: 'empty' }) : vscode.Uri.file(change.abs);
       const verb = change.before === null ? 'create' : 'change';
       try {
-        await vscode.commands.executeCommand('vscode.diff', left, right, `${agent} wants to ${verb} ${change.path} (${change.rule})`, { preview: true });
-        const choice = await untilAborted(vscode.window.showWarningMessage(`${agent} wants to ${verb} ${change.path} — the rule ${change.rule} asks first. See the diff.`, 'Allow', 'Deny'), signal);
+        await vscode.commands.executeCommand('vscode.diff', left, right, `${agent} wants to ${verb} ${change.path} (${change.why ? 'always asked' : change.rule})`, { preview: true });
+        const choice = await untilAborted(vscode.window.showWarningMessage(`${agent} wants to ${verb} ${change.path} — ${change.why ?? `the rule ${change.rule} asks first`}. See the diff.`, 'Allow', 'Deny'), signal);
         return choice === 'Allow' && !signal.aborted ? 'allow' : 'deny';
       } finally {
         proposed.delete(id);
@@ -135,12 +149,13 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
     },
 
     async mcpServerStart(req: McpStartRequest, signal: AbortSignal): Promise<boolean> {
-      // What was approved is the exact command line: a changed .mcp.json asks again.
-      const key = `${req.server}\u0000${req.commandLine}`;
+      // What was approved is the whole entry (command line, cwd, env; or URL and headers):
+      // any change to it in .mcp.json asks again.
+      const key = `${req.server}\u0000${req.details}`;
       if (state.get<string[]>(MCP_STARTS_KEY, []).includes(key)) return true;
       const verb = req.transport !== 'stdio' ? 'connect to' : 'run';
       const answer = vscode.window.showWarningMessage(`Start the MCP server "${req.server}" from .mcp.json? It will ${verb}:`,
-        { modal: true, detail: req.commandLine }, 'Start', 'Always start', "Don't start");
+        { modal: true, detail: req.details }, 'Start', 'Always start', "Don't start");
       const choice = await untilAborted(answer, signal);
       if (choice === 'Always start') await remember(state, MCP_STARTS_KEY, key);
       return (choice === 'Start' || choice === 'Always start') && !signal.aborted;
@@ -152,6 +167,14 @@ export function createApprover(state: vscode.Memento, asks?: BashAsks, subscript
 function shortReason(reason: string | undefined): string {
   const r = askReason(reason);
   return r.length > 160 ? `${r.slice(0, 157)}…` : r;
+}
+
+/** Appends `host` to the workspace's agentTeams.sandbox.allowedDomains. */
+async function addAllowedDomain(host: string): Promise<void> {
+  const c = vscode.workspace.getConfiguration('agentTeams');
+  const current = c.inspect<unknown>('sandbox.allowedDomains')?.workspaceValue;
+  const list = Array.isArray(current) ? current : [];
+  if (!list.includes(host)) await c.update('sandbox.allowedDomains', [...list, host], vscode.ConfigurationTarget.Workspace);
 }
 
 /** Appends `rule` to the workspace's agentTeams.permissions.allow (not the user's). */

@@ -1,7 +1,7 @@
 // Bash approvals still open, so the agent's transcript panel can answer them inline beside
 // the notification (approver.ts); whichever answer comes first wins.
 import * as vscode from 'vscode';
-import type { BashDecision } from '../core/runtime/types';
+import type { BashDecision } from '../core/session';
 
 export interface BashAsk {
   id: string;

@@ -5,8 +5,7 @@
 // A new record redraws only its agent's rows (the tree is redrawn whole only when an agent
 // comes or goes): a redraw rebuilds rows under the pointer and can swallow a click.
 import * as vscode from 'vscode';
-import { ChangeLog, type ChangeRecord } from '../core/watch/change-log';
-import { revertChange } from '../core/watch/changes';
+import { ACTIONS, ChangeLog, type ActionScope, type ChangeRecord } from '../core/session';
 
 export const CHANGE_SCHEME = 'agent-teams-change';
 
@@ -52,7 +51,7 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   private shown: Map<string, string> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(root: string) {
+  constructor(root: string, private readonly scope: ActionScope) {
     this.log = new ChangeLog(root);
     this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '.team/changes/*.jsonl'));
     const soon = (): void => {
@@ -186,7 +185,7 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   }
 
   async revert(c: ChangeRecord): Promise<boolean> {
-    const r = await revertChange(this.log, c, 'user');
+    const r = await ACTIONS.revertChange.run(this.scope, { id: c.id });
     await this.refresh();
     if (r.ok) void vscode.window.showInformationMessage(r.message);
     else void vscode.window.showWarningMessage(r.message);

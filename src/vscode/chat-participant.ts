@@ -5,9 +5,7 @@
 // asks too and the first answer wins — and ends with Open Transcript and Show Changes.
 // /status, /tasks and /spawn answer from the team's files. The words are core's (chat-words.ts).
 import * as vscode from 'vscode';
-import { parseSpawn, progressLine, statusMarkdown, tasksMarkdown } from '../core/session/chat-words';
-import type { TeamSession } from '../core/session/team-session';
-import type { Disposable } from '../core/runtime/types';
+import { type Disposable, parseSpawn, progressLine, statusMarkdown, tasksMarkdown, type TeamSession } from '../core/session';
 import type { BashAsks } from './bash-asks';
 
 /** The hidden command the chat's Allow / Deny buttons run (its handler: answerCommandHandler). */

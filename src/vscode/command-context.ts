@@ -2,8 +2,8 @@
 // from the extension: the team session, its agents, and the few operations several of them
 // share.
 import * as vscode from 'vscode';
-import type { TeamSession } from '../core/session/team-session';
-import type { Team } from '../core/team/team';
+import { ACTIONS, runAction, type ActionScope, type Team, type TeamSession } from '../core/session';
+import { windowScope } from './window-scope';
 import type { TaskStatus } from '../shared/team-schemas';
 import { CANCEL, pickOwner } from './prompts';
 import type { RuntimeHost } from './runtime-host';
@@ -14,6 +14,8 @@ export interface CommandContext {
   readonly log: vscode.LogOutputChannel;
   /** The window's team session: every user action goes through it. */
   readonly session: TeamSession;
+  /** Where the session's actions run in this window (action-spec.ts). */
+  readonly scope: ActionScope;
   /** Starts the agents of this window (trusted workspace and a key) and returns the session. */
   agents(): Promise<TeamSession>;
   /** The team, its directories created on first use. */
@@ -23,6 +25,8 @@ export interface CommandContext {
   askLead(prompt: string): Promise<void>;
   /** Answers a plan request as the user; throws with the reason when it cannot. */
   decidePlan(requestId: string, approve: boolean, feedback: string): Promise<void>;
+  /** A plan was decided here: the views redraw without waiting for the file watcher. */
+  planDecided(): void;
   openInbox(name?: string): Promise<void>;
   setApiKey(key: string): Promise<void>;
   /** The `openai:` provider's key (docs/models.md). */
@@ -55,9 +59,12 @@ export function createCommandContext(d: ContextDeps): CommandContext {
     await team();
     return session;
   };
+  const scope = windowScope(session, team);
+  const planDecided = () => d.host.fire(['requests', 'inbox']);
   return {
     log: d.log,
     session,
+    scope,
     agents: () => d.runtime.ensure(),
     team,
     ready,
@@ -72,9 +79,11 @@ export function createCommandContext(d: ContextDeps): CommandContext {
       d.host.fire(['roster', 'inbox']);
     },
     async decidePlan(requestId, approve, feedback) {
-      await (await ready()).decidePlan(requestId, approve, feedback);
-      d.host.fire(['requests', 'inbox']);
+      if (approve) await runAction(ACTIONS.approvePlan, scope, { requestId, feedback });
+      else await runAction(ACTIONS.rejectPlan, scope, { requestId, feedback });
+      planDecided();
     },
+    planDecided,
     openInbox: (name) => d.showInbox(name),
     async setApiKey(key) {
       await d.keys.set(key);
@@ -98,7 +107,7 @@ export function createCommandContext(d: ContextDeps): CommandContext {
       ], { title: `Edit task #${id}: ${task.subject}` });
       if (!choice) return undefined;
       if (choice.status) return session.updateTask(id, { status: choice.status });
-      if ('unblock' in choice) return session.updateTask(id, { removeBlockedBy: [choice.unblock] });
+      if ('unblock' in choice) return ACTIONS.unblockTask.run(scope, { id, from: [choice.unblock] });
       // Picked from the roster: a typo would make an owner nobody is, and the task unclaimable.
       const owner = await pickOwner(t, `Owner of task #${id}`);
       return owner === CANCEL ? undefined : session.updateTask(id, { owner });

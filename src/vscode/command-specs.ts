@@ -6,16 +6,16 @@ import { ParticipantName } from '../shared/team-schemas';
 import type { TreeNode } from './nodes';
 import { askText, pickParticipant, pickPendingPlan, pickTask, pickTasks } from './prompts';
 import { spec, type CommandSpec } from './command-spec';
+import { actionSpec } from './action-spec';
+import { ACTIONS, TaskId } from '../core/session';
 import { JOB_COMMANDS } from './job-commands';
 import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
-import { requestPlan } from '../core/roles/plan-mode';
 import { askFirstPrompt, askNameAndRole, spawnOptions } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 
+// Ask Lead's prompt, trimmed (the action table's Text keeps a message's spacing).
 const text = z.string().trim().min(1, 'must not be empty');
-const requestId = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'is not a request id');
-const taskId = z.coerce.number().int().positive();
 const live = (s: string) => s !== 'shutdown';
 
 const memberName = (n: TreeNode) => (n.nodeKind === 'member' ? n.name : n.nodeKind === 'request' ? (n.record.subject ?? n.record.from) : undefined);
@@ -30,8 +30,8 @@ export const COMMANDS: CommandSpec[] = [
     schema: z.object({ prompt: text }),
     run: (a, ctx) => ctx.askLead(a.prompt),
   }),
-  spec({
-    id: 'agentTeams.spawnTeammate', title: 'Spawn Teammate', runsAgents: true,
+  actionSpec(ACTIONS.spawn, {
+    id: 'agentTeams.spawnTeammate', title: 'Spawn Teammate', runsAgents: true, startsAgents: true,
     // Asked when run without arguments: "name: role", the first instructions, then one menu
     // whose first row (Enter) starts it and whose other rows change definition, model, plan
     // mode and worktree (role-prompts.ts).
@@ -44,82 +44,64 @@ export const COMMANDS: CommandSpec[] = [
       { key: 'prompt', ask: (_c, s) => askFirstPrompt(s) },
       { key: 'model', optional: true, ask: async (ctx, s) => spawnOptions((await ctx.team()).root, s) },
     ],
-    schema: z.object({
-      name: ParticipantName, role: text, prompt: text, isolation: z.enum(['none', 'worktree']).optional(),
-      agent_type: z.string().optional(), model: z.string().optional(), plan_mode_required: z.boolean().optional(),
-    }),
-    run: async (a, ctx) => (await ctx.agents()).spawnTeammate({
-      name: a.name, role: a.role, prompt: a.prompt, isolation: a.isolation,
-      agent_type: a.agent_type || undefined, model: a.model || undefined, plan_mode_required: a.plan_mode_required,
-    }, 'user'),
   }),
-  spec({
+  actionSpec(ACTIONS.requestPlan, {
     id: 'agentTeams.requestPlan', title: 'Request Plan',
     fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Request Plan: who plans first?', { which: live }) }],
-    schema: z.object({ teammate: ParticipantName }),
-    fromNode: teammateOf,
     // Files only: in force on whichever host runs the teammate, from its next tool call.
-    run: async (a, ctx) => requestPlan(await ctx.team(), 'user', a.teammate),
+    fromNode: teammateOf,
   }),
-  spec({
+  actionSpec(ACTIONS.send, {
     id: 'agentTeams.sendMessage', title: 'Send Message',
     fields: [
       { key: 'to', ask: async (ctx) => pickParticipant(await ctx.team(), 'Send Message: to whom?', { lead: true, which: live }) },
       { key: 'content', ask: (_c, s) => askText({ title: `Message to ${String(s.to)}`, prompt: 'Message' }) },
     ],
-    schema: z.object({ to: ParticipantName, content: text }),
     fromNode: (n) => (memberName(n) ? { to: memberName(n) } : undefined),
-    run: async (a, ctx) => (await ctx.ready()).sendAsUser(a.to, a.content),
   }),
-  spec({
+  actionSpec(ACTIONS.broadcast, {
     id: 'agentTeams.broadcast', title: 'Broadcast',
     fields: [{ key: 'content', ask: () => askText({ title: 'Broadcast', prompt: 'Message to every teammate' }) }],
-    schema: z.object({ content: text }),
-    run: async (a, ctx) => (await ctx.ready()).broadcastAsUser(a.content),
+    after(r) {
+      if (r.failed.length) void vscode.window.showWarningMessage(`Agent Teams: ${ACTIONS.broadcast.describe(r, { content: '' })}`);
+      return r.sent;
+    },
   }),
-  spec({
+  actionSpec(ACTIONS.shutdown, {
     id: 'agentTeams.requestShutdown', title: 'Request Shutdown',
     fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Request Shutdown', { which: live }) }],
-    schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
-    run: async (a, ctx) => (await ctx.ready()).requestShutdown(a.teammate),
   }),
-  spec({
+  actionSpec(ACTIONS.stop, {
     id: 'agentTeams.stopTeammate', title: 'Stop Teammate',
     fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Stop Teammate', { which: live }) }],
-    schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
-    run: (a, ctx) => ctx.session.stopTeammate(a.teammate),
   }),
-  spec({
+  actionSpec(ACTIONS.approvePlan, {
     id: 'agentTeams.approvePlan', title: 'Approve Plan',
     fields: [
       { key: 'requestId', ask: async (ctx) => pickPendingPlan(await ctx.team(), 'Approve Plan') },
       { key: 'feedback', optional: true, ask: () => askText({ title: 'Approve Plan', prompt: 'Feedback (optional)', optional: true }) },
     ],
-    schema: z.object({ requestId, feedback: z.string().optional() }),
     fromNode: requestOf,
-    run: (a, ctx) => ctx.decidePlan(a.requestId, true, a.feedback ?? ''),
+    after: (_r, _a, ctx) => ctx.planDecided(),
   }),
-  spec({
+  actionSpec(ACTIONS.rejectPlan, {
     id: 'agentTeams.rejectPlan', title: 'Reject Plan',
     fields: [
       { key: 'requestId', ask: async (ctx) => pickPendingPlan(await ctx.team(), 'Reject Plan') },
       { key: 'feedback', ask: () => askText({ title: 'Reject Plan', prompt: 'What should change?' }) },
     ],
-    schema: z.object({ requestId, feedback: text }),
     fromNode: requestOf,
-    run: (a, ctx) => ctx.decidePlan(a.requestId, false, a.feedback),
+    after: (_r, _a, ctx) => ctx.planDecided(),
   }),
-  spec({
+  actionSpec(ACTIONS.createTask, {
     id: 'agentTeams.createTask', title: 'Create Task',
     fields: [
       { key: 'subject', ask: () => askText({ title: 'Create Task', prompt: 'Subject' }) },
       { key: 'description', optional: true, ask: () => askText({ title: 'Create Task', prompt: 'Description (optional)', optional: true }) },
       { key: 'blockedBy', optional: true, ask: async (ctx) => pickTasks(await ctx.team(), 'Create Task: blocked by') },
     ],
-    schema: z.object({ subject: text, description: z.string().optional(), blockedBy: z.array(taskId).optional() }),
-    run: async (a, ctx) => (await ctx.ready()).createTask(a),
   }),
   spec({
     id: 'agentTeams.openInbox', title: 'Open Inbox',
@@ -144,17 +126,16 @@ export const COMMANDS: CommandSpec[] = [
     id: 'agentTeams.showLog', title: 'Show Log', fields: [], schema: z.object({}),
     run: async (_a, ctx) => ctx.log.show(true),
   }),
-  spec({
+  actionSpec(ACTIONS.completeTask, {
     id: 'agentTeams.completeTask', title: 'Complete Task',
     fields: [{ key: 'id', ask: async (ctx) => pickTask(await ctx.team(), 'Complete Task', true) }],
-    schema: z.object({ id: taskId }),
     fromNode: taskOf,
-    run: async (a, ctx) => (await ctx.ready()).updateTask(a.id, { status: 'completed' }),
+    after: (r) => r.task,
   }),
   spec({
     id: 'agentTeams.editTask', title: 'Edit Task',
     fields: [{ key: 'id', ask: async (ctx) => pickTask(await ctx.team(), 'Edit Task', false) }],
-    schema: z.object({ id: taskId }),
+    schema: z.object({ id: TaskId }),
     fromNode: taskOf,
     run: (a, ctx) => ctx.editTask(a.id),
   }),

@@ -3,6 +3,9 @@
 // a module of the other (docs/activation.md).
 import type * as vscode from 'vscode';
 
+/** The tree views, by name (extension.ts `TREE_VIEWS` holds their ids and options). */
+export type TreeName = 'team' | 'tasks' | 'changes';
+
 /** A command handler as vscode.commands.registerCommand takes it. */
 export type CommandHandler = (...args: unknown[]) => unknown;
 
@@ -13,22 +16,14 @@ export interface Shell {
   /** The folder the team lives in (the first `file:` workspace folder); undefined without one. */
   readonly root: string | undefined;
   /** The three tree views, already on screen; their rows come from the engine's providers. */
-  readonly views?: {
-    readonly team: vscode.TreeView<unknown>;
-    readonly tasks: vscode.TreeView<unknown>;
-    readonly changes: vscode.TreeView<unknown>;
-  };
+  readonly views?: Readonly<Record<TreeName, vscode.TreeView<unknown>>>;
 }
 
 /** What the engine gives back: the providers behind the views and a handler per command. */
 export interface Engine {
   /** Every contributed command's handler (the first bundle registered them all). */
   readonly commands: ReadonlyMap<string, CommandHandler>;
-  readonly trees?: {
-    readonly team: vscode.TreeDataProvider<unknown>;
-    readonly tasks: vscode.TreeDataProvider<unknown>;
-    readonly changes: vscode.TreeDataProvider<unknown>;
-  };
+  readonly trees?: Readonly<Record<TreeName, vscode.TreeDataProvider<unknown>>>;
   readonly inbox?: vscode.WebviewViewProvider;
   readonly transcripts?: vscode.WebviewPanelSerializer;
   /** The @team chat participant's handler (chat-participant.ts). */

@@ -4,10 +4,11 @@
 // command handlers, notifications, status bar — and registers every disposable in
 // context.subscriptions so deactivation releases it (docs/activation.md).
 import * as vscode from 'vscode';
-import { TeamSession } from '../core/session/team-session';
+import { TeamSession } from '../core/session';
 import { createApprover } from './approver';
 import { BashAsks } from './bash-asks';
 import { ChangesProvider } from './changes-view';
+import { windowScope } from './window-scope';
 import { TranscriptPanels } from './transcript-panel';
 import { changeCommands } from './watch-commands';
 import { createCommandContext, type CommandContext } from './command-context';
@@ -21,6 +22,7 @@ import { ANSWER_COMMAND, answerCommandHandler, chatHandler } from './chat-partic
 import { ApiKeyStore } from './secrets';
 import { onSettingsChange, readSettings } from './settings';
 import { TeamStatusBar } from './status-bar';
+import { SandboxStatus } from './sandbox-view';
 import { TaskTreeProvider } from './task-tree';
 import { TeamHost } from './team-host';
 import { TeamTreeProvider } from './team-tree';
@@ -47,13 +49,14 @@ export function startEngine(shell: Shell): Engine {
   context.subscriptions.push(openaiKeys);
   const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log, openaiKeys);
   const defaultModel = () => readSettings().model;
-  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a) };
+  const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
+  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a), sandbox: () => sandbox.report, hooks: () => session.runner?.hooks.list() ?? [] };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
-  const statusBar = new TeamStatusBar(host, defaultModel);
+  const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report);
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
-  const changes = new ChangesProvider(root);
+  const changes = new ChangesProvider(root, windowScope(session, () => host.ensureTeam()));
   const changesView = views.changes;
   const transcripts = new TranscriptPanels({ extensionUri: context.extensionUri, host, ctx: () => ctx!, asks, log });
   const watch = {
@@ -71,7 +74,7 @@ export function startEngine(shell: Shell): Engine {
   ctx = createCommandContext({
     log, host, runtime, keys, watch,
     showInbox: (name) => inbox.show(name),
-    refreshViews: () => { teamTree.refresh(true); taskTree.refresh(); },
+    refreshViews: () => { teamTree.refresh(true); void taskTree.refresh(true); },
   });
   const notifier = new RequestNotifier(host, ctx);
   const { team: teamView, tasks: taskView } = views;
@@ -97,6 +100,7 @@ export function startEngine(shell: Shell): Engine {
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content,
     onSettingsChange((s, baseUrlChanged) => {
       runtime.updateSettings(s);
+      void sandbox.refresh().then(() => statusBar.update());
       if (baseUrlChanged) void runtime.refreshModelConfig();
     }),
     // A new key reaches running agents, or wakes a team that could not resume without one.
@@ -116,6 +120,7 @@ export function startEngine(shell: Shell): Engine {
 
   // Not awaited: the views read the files themselves meanwhile.
   void host.start().then(async () => {
+    await sandbox.refresh();
     await Promise.all([statusBar.update(), notifier.scan()]);
     await resumeTeam(host, runtime, keys, log);
   }).catch((err: unknown) => log.error(`could not open the team in ${root}: ${String(err)}`));

@@ -4,7 +4,7 @@
 // (dist/engine.js) on the next turn of the event loop, so activation does not parse or run it.
 // No module is in both bundles (docs/activation.md; test/vscode/lean-bundle.test.ts).
 import * as vscode from 'vscode';
-import type { Engine, EngineModule, ExtensionApi, Shell } from './engine-api';
+import type { Engine, EngineModule, ExtensionApi, Shell, TreeName } from './engine-api';
 import { LazyTree, lazySerializer, lazyWebviewView, registerCommandProxies } from './lazy-surface';
 
 export type { ExtensionApi } from './engine-api';
@@ -13,6 +13,18 @@ let engine: Promise<Engine> | undefined;
 
 interface Manifest { contributes: { commands: { command: string }[] } }
 
+/** The tree views (package.json `contributes.views`): the one place their ids are written. */
+const TREE_VIEWS: Record<TreeName, { id: string; showCollapseAll: boolean }> = {
+  team: { id: 'agentTeams.team', showCollapseAll: false },
+  tasks: { id: 'agentTeams.tasks', showCollapseAll: true },
+  changes: { id: 'agentTeams.changes', showCollapseAll: true },
+};
+const TREE_NAMES = Object.keys(TREE_VIEWS) as TreeName[];
+
+function byTree<T>(make: (name: TreeName) => T): Record<TreeName, T> {
+  return Object.fromEntries(TREE_NAMES.map((n) => [n, make(n)])) as Record<TreeName, T>;
+}
+
 export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const started = performance.now();
   const log = vscode.window.createOutputChannel('Agent Teams', { log: true });
@@ -20,17 +32,14 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
   const root = vscode.workspace.workspaceFolders?.find((f) => f.uri.scheme === 'file')?.uri.fsPath;
 
   let views: Shell['views'];
-  let trees: { team: LazyTree; tasks: LazyTree; changes: LazyTree } | undefined;
+  let trees: Record<TreeName, LazyTree> | undefined;
   let loaded: Engine | undefined;
   const loading = new Promise<void>((next) => setImmediate(next)).then(() => {
     // Resolved next to this file: dist/engine.js in the extension, out/src/vscode/engine.js in tests.
     const { startEngine } = require('./engine') as EngineModule;
     loaded = startEngine({ context, log, root, views });
-    if (trees && loaded.trees) {
-      trees.team.attach(loaded.trees.team);
-      trees.tasks.attach(loaded.trees.tasks);
-      trees.changes.attach(loaded.trees.changes);
-    }
+    const providers = loaded.trees;
+    if (trees && providers) for (const n of TREE_NAMES) trees[n].attach(providers[n]);
     return loaded;
   });
   engine = loading;
@@ -58,14 +67,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     context.subscriptions.push(team);
   }
   if (root) {
-    trees = { team: new LazyTree(loading), tasks: new LazyTree(loading), changes: new LazyTree(loading) };
-    views = {
-      team: vscode.window.createTreeView('agentTeams.team', { treeDataProvider: trees.team, showCollapseAll: false }),
-      tasks: vscode.window.createTreeView('agentTeams.tasks', { treeDataProvider: trees.tasks, showCollapseAll: true }),
-      changes: vscode.window.createTreeView('agentTeams.changes', { treeDataProvider: trees.changes, showCollapseAll: true }),
-    };
+    const lazy = byTree(() => new LazyTree(loading));
+    trees = lazy;
+    views = byTree((n) => vscode.window.createTreeView(TREE_VIEWS[n].id, { treeDataProvider: lazy[n], showCollapseAll: TREE_VIEWS[n].showCollapseAll }));
     context.subscriptions.push(
-      trees.team, trees.tasks, trees.changes, views.team, views.tasks, views.changes,
+      ...Object.values(lazy), ...Object.values(views),
       vscode.window.registerWebviewViewProvider('agentTeams.inbox', lazyWebviewView(loading.then((e) => e.inbox, () => undefined))),
       vscode.window.registerWebviewPanelSerializer('agentTeams.transcript', lazySerializer(loading.then((e) => e.transcripts, () => undefined))),
     );

@@ -2,7 +2,7 @@
 // byte offset where the last read stopped, so a change costs only the new lines however long
 // the history is. Reads are serialised so no line is delivered twice.
 import { readdir } from 'node:fs/promises';
-import type { Team } from '../core/team/team';
+import type { Team } from '../core/session';
 import type { Message } from '../shared/team-schemas';
 
 const INBOX_FILE = /^([a-z][a-z0-9_-]{0,31})\.jsonl$/;

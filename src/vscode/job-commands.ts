@@ -2,10 +2,10 @@
 // in the Team view (inline and context menu; without a row it offers a pick of the running
 // jobs). The job's agent is told the user killed it.
 import * as vscode from 'vscode';
-import { z } from 'zod';
-import { killJobForUser } from '../core/runtime/job-wakes';
+import { ACTIONS } from '../core/session';
 import type { CommandContext } from './command-context';
-import { spec, type CommandSpec } from './command-spec';
+import type { CommandSpec } from './command-spec';
+import { actionSpec } from './action-spec';
 import type { TreeNode } from './nodes';
 import { CANCEL, type Asked } from './prompts';
 
@@ -20,15 +20,9 @@ async function pickJob(ctx: CommandContext): Promise<Asked<{ owner: string; id: 
   return picked ? picked.value : CANCEL;
 }
 
-export const JOB_COMMANDS: CommandSpec[] = [spec({
+export const JOB_COMMANDS: CommandSpec[] = [actionSpec(ACTIONS.killJob, {
   id: KILL_JOB, title: 'Kill Background Job',
   fields: [{ key: 'job', ask: pickJob }],
-  schema: z.object({ job: z.object({ owner: z.string().min(1), id: z.string().min(1) }) }),
   fromNode: (n: TreeNode) => (n.nodeKind === 'job' ? { job: { owner: n.job.owner, id: n.job.id } } : undefined),
-  run: async (a, ctx) => {
-    const rt = ctx.session.runner;
-    if (!rt) throw new Error('The team is not running here.');
-    const info = await killJobForUser(rt.jobs, ctx.session.team, a.job.owner, a.job.id);
-    return info.state;
-  },
+  after: (info) => info.state,
 })];

@@ -4,8 +4,7 @@
 // user turn after them) with our tools as LanguageModelChatTool; VS Code asks the user's consent
 // the first time, as it always does. Its failures are sorted here into core's failure kinds.
 import * as vscode from 'vscode';
-import type { ChatToolDef, ChatTurn, LmChatModel, LmHost } from '../core/model';
-import type { Failure } from '../core/model/classify';
+import type { ChatToolDef, ChatTurn, Failure, LmChatModel, LmHost } from '../core/session/models';
 
 const JUSTIFICATION = 'Agent Teams runs the agents of your team on this model: their conversation and tool calls are sent to it.';
 

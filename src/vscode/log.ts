@@ -2,8 +2,7 @@
 // (corrupt files, malformed lines) and runtime events land here, so nothing the core reports
 // is lost while VS Code runs it.
 import * as vscode from 'vscode';
-import { onProblem } from '../core/util/problems';
-import type { RuntimeEvent } from '../core/runtime/types';
+import { onProblem, type RuntimeEvent } from '../core/session';
 
 /** At most one problem notification per this long; the rest are in the log. */
 const NOTIFY_EVERY_MS = 60_000;

@@ -1,11 +1,10 @@
 // MCP in VS Code (docs/mcp.md): "Restart MCP Server" for a server that failed (from its row in
 // the Team view, the failure notification, or the palette), and the rows themselves.
 import * as vscode from 'vscode';
-import { z } from 'zod';
-import type { McpServerInfo } from '../core/mcp/manager';
-import { stateWords } from '../core/mcp/state';
+import { ACTIONS, type McpServerInfo, stateWords } from '../core/session';
 import type { CommandContext } from './command-context';
 import type { CommandSpec } from './command-spec';
+import { actionSpec } from './action-spec';
 import type { McpServerNode, TreeNode } from './nodes';
 import { CANCEL, type Asked } from './prompts';
 
@@ -19,20 +18,15 @@ async function pickServer(ctx: CommandContext): Promise<Asked<string>> {
   return picked ? picked.value : CANCEL;
 }
 
-export const MCP_COMMANDS: CommandSpec[] = [{
+export const MCP_COMMANDS: CommandSpec[] = [actionSpec(ACTIONS.mcpRestart, {
   id: MCP_RESTART, title: 'Restart MCP Server', runsAgents: true,
   fields: [{ key: 'server', ask: pickServer }],
-  schema: z.object({ server: z.string().min(1) }),
   fromNode: (n: TreeNode) => (n.nodeKind === 'mcpServer' ? { server: n.server.name } : undefined),
-  run: async (a: { server: string }, ctx: CommandContext) => {
-    const rt = ctx.session.runner;
-    if (!rt) throw new Error('The team is not running here.');
-    await rt.mcp.restart(a.server);
-    const s = rt.mcp.list().find((x) => x.name === a.server);
-    if (s) void vscode.window.showInformationMessage(`Agent Teams: MCP server "${s.name}": ${stateWords(s.state)}.`);
+  after(s, a) {
+    if (s) void vscode.window.showInformationMessage(`Agent Teams: ${ACTIONS.mcpRestart.describe(s, a)}`);
     return s?.state;
   },
-} as unknown as CommandSpec];
+})];
 
 export function mcpServerItem(node: McpServerNode): vscode.TreeItem {
   const s: McpServerInfo = node.server;

@@ -2,8 +2,7 @@
 // team's own words — activity, tokens, spend — are the core's: core/session/team-words.ts). Tree
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
-import type { McpServerInfo } from '../core/mcp/manager';
-import type { JobInfo } from '../core/exec/jobs';
+import type { HookSpec, JobInfo, McpServerInfo, SandboxReport } from '../core/session';
 import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };
@@ -12,7 +11,11 @@ export type JobNode = { nodeKind: 'job'; job: JobInfo };
 export type TaskGroupNode = { nodeKind: 'taskGroup'; status: TaskStatus; count: number };
 export type TaskNode = { nodeKind: 'task'; task: Task };
 export type McpServerNode = { nodeKind: 'mcpServer'; server: McpServerInfo };
-export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode;
+/** Where commands run (docs/security.md). */
+export type SandboxNode = { nodeKind: 'sandbox'; report: SandboxReport };
+/** The folder's hooks as this window's agents run them (docs/hooks.md). */
+export type HooksNode = { nodeKind: 'hooks'; hooks: readonly HookSpec[] };
+export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | SandboxNode | HooksNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';

@@ -3,7 +3,7 @@
 // request can be answered from the tree or the inbox; a late click on a stale notification
 // says who answered instead of failing.
 import * as vscode from 'vscode';
-import type { RuntimeEvent } from '../core/runtime/types';
+import type { RuntimeEvent } from '../core/session';
 import type { RequestRecord } from '../shared/team-schemas';
 import type { CommandContext } from './command-context';
 import { errorText } from './log';

@@ -1,8 +1,7 @@
 // Quick picks and input boxes the commands ask with when run without an argument object.
 // Each returns CANCEL when the user dismisses it, so a command can stop without an error.
 import * as vscode from 'vscode';
-import type { Team } from '../core/team/team';
-import { isParticipantName } from '../core/util/names';
+import { isParticipantName, type Team } from '../core/session';
 
 export const CANCEL = Symbol('cancel');
 export type Asked<T> = T | typeof CANCEL;

@@ -4,9 +4,7 @@
 // optional choices (definition, model, plan first, worktree) and come back to it. The
 // definitions are read from the team folder each time, so a file just added is offered.
 import * as vscode from 'vscode';
-import type { AgentDefinition } from '../core/roles/agent-definitions';
-import { resolveModel } from '../core/roles/models';
-import { loadTeamDefinitions } from '../core/roles/roles';
+import { type AgentDefinition, loadTeamDefinitions, resolveModel } from '../core/session';
 import { CANCEL, validateName, type Asked } from './prompts';
 import { readSettings } from './settings';
 

@@ -3,11 +3,8 @@
 // without them, through the same session. The runner, the agent loops and the SDK load with
 // the first agent (TeamSession.startAgents).
 import * as vscode from 'vscode';
-import type { McpHostOptions } from '../core/mcp/host';
-import type { McpServerInfo } from '../core/mcp/manager';
-import type { ModelConfig } from '../core/model';
-import type { Approver, ModelFactory, RuntimeEvent, RuntimeSettings } from '../core/runtime/types';
-import type { TeamSession } from '../core/session/team-session';
+import { type Approver, type McpHostOptions, type McpServerInfo, type ModelFactory, providerOf, type RuntimeEvent, type RuntimeSettings, type TeamSession } from '../core/session';
+import type { ModelConfig } from '../core/session/models';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
 import { readBaseUrl, readOpenAIBaseUrl } from './settings';
@@ -57,7 +54,6 @@ export class RuntimeHost implements vscode.Disposable {
 
   /** Whether agents can start here: a key for the team model's provider (a `vscode:` model needs none). */
   async canStart(): Promise<boolean> {
-    const { providerOf } = await import('../core/model/provider-id');
     const provider = providerOf(this.session.settings().model);
     if (provider === 'anthropic') return this.keys.hasKey();
     return provider === 'vscode' || this.openaiKeys.hasKey();
@@ -71,7 +67,7 @@ export class RuntimeHost implements vscode.Disposable {
   async ensure(): Promise<TeamSession> {
     if (this.session.runner) return this.session;
     if (!vscode.workspace.isTrusted) throw new RestrictedModeError();
-    const { createModelFactory, providerOf, resolveOpenAIConfig } = await import('../core/model');
+    const { createModelFactory, resolveOpenAIConfig } = await import('../core/session/models');
     const config = await this.modelConfig().catch((err: unknown) => {
       if (providerOf(this.session.settings().model) === 'anthropic') throw err;
       return undefined;
@@ -102,13 +98,13 @@ export class RuntimeHost implements vscode.Disposable {
     this.config = undefined;
     this.storedKey = await this.keys.stored();
     // Loaded with the agents (the model code brings the SDKs), never at activation.
-    ({ resolveModelConfig: this.resolveAnthropic } = await import('../core/model'));
+    ({ resolveModelConfig: this.resolveAnthropic } = await import('../core/session/models'));
     this.config = this.anthropicConfig();
     return this.config;
   }
 
   private storedKey: string | undefined;
-  private resolveAnthropic: typeof import('../core/model').resolveModelConfig | undefined;
+  private resolveAnthropic: typeof import('../core/session/models').resolveModelConfig | undefined;
 
   /** Anthropic's key and URL from what was last read; throws a ModelError without a key. */
   private anthropicConfig(): ModelConfig {

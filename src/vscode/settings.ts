@@ -1,6 +1,7 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
-import { DEFAULT_SETTINGS, type BashPolicy, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/runtime/types';
+import { type BashPolicy, DEFAULT_SETTINGS, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/session';
+import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../shared/sandbox-schemas';
 
 const SECTION = 'agentTeams';
 
@@ -29,6 +30,21 @@ export function readSettings(): RuntimeSettings {
     requirePlan: oneOf<'never' | 'always'>(c.get('requirePlan'), ['never', 'always'], DEFAULT_SETTINGS.requirePlan),
     confirmTeam: c.get<boolean>('confirmTeam') === true,
     permissions: readPermissions(c),
+    sandbox: readSandbox(c),
+  };
+}
+
+/**
+ * agentTeams.sandbox.mode / .allowedDomains / .autoAllow (docs/security.md). The mode is one
+ * level down from SPEC's `agentTeams.sandbox`: VS Code cannot keep a value at a name that also
+ * has settings below it. Hosts that are not host names are left out.
+ */
+function readSandbox(c: vscode.WorkspaceConfiguration): SandboxSettings {
+  const domains = c.get<unknown>('sandbox.allowedDomains');
+  return {
+    mode: oneOf<SandboxMode>(c.get('sandbox.mode'), SANDBOX_MODES, DEFAULT_SANDBOX.mode),
+    allowedDomains: (Array.isArray(domains) ? domains : []).flatMap((d) => { const r = allowedDomain.safeParse(d); return r.success ? [r.data] : []; }),
+    autoAllow: c.get<boolean>('sandbox.autoAllow') !== false,
   };
 }
 

@@ -1,13 +1,15 @@
 // Status bar item: who is working, total tokens, and Restricted Mode; click to open the team.
 import * as vscode from 'vscode';
-import { formatTokens, teamCost, teamTokens } from '../core/session/team-words';
+import { formatTokens, teamCost, teamTokens } from '../core/session';
 import type { TeamHost } from './team-host';
+import type { SandboxReport } from '../core/session';
+import { sandboxWords } from './sandbox-view';
 
 export class TeamStatusBar implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem('agentTeams.status', vscode.StatusBarAlignment.Left, 50);
   private readonly subs: vscode.Disposable[] = [];
 
-  constructor(private readonly host: TeamHost, private readonly defaultModel: () => string) {
+  constructor(private readonly host: TeamHost, private readonly defaultModel: () => string, private readonly sandbox: () => SandboxReport | undefined = () => undefined) {
     this.item.name = 'Agent Teams';
     this.item.command = 'agentTeams.team.focus';
     this.subs.push(host.onDidChange((k) => { if (k.has('roster')) void this.update(); }));
@@ -30,9 +32,10 @@ export class TeamStatusBar implements vscode.Disposable {
     const restricted = !vscode.workspace.isTrusted;
     const words = restricted ? 'Restricted Mode' : `${working} working, ${idle} idle`;
     this.item.text = `$(${restricted ? 'shield' : working ? 'sync~spin' : 'organization'}) ${words} · ${formatTokens(tokens)} · ${cost}`;
+    const sb = this.sandbox();
     this.item.tooltip = restricted
       ? 'Agent Teams: agents do not run in Restricted Mode.'
-      : `Agent Teams: ${members.length} teammate${members.length === 1 ? '' : 's'}, ${working} working, ${idle} idle; ${tokens} tokens used (about ${cost})`;
+      : `Agent Teams: ${members.length} teammate${members.length === 1 ? '' : 's'}, ${working} working, ${idle} idle; ${tokens} tokens used (about ${cost})${sb ? `\nSandbox: ${sandboxWords(sb)} — ${sb.summary}` : ''}`;
     this.item.accessibilityInformation = { label: `Agent Teams: ${words}, ${formatTokens(tokens)}, about ${cost}` };
     this.item.show();
   }

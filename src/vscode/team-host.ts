@@ -6,8 +6,7 @@ import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { TeamSession } from '../core/session/team-session';
-import type { Team, TeamChange } from '../core/team/team';
+import type { Team, TeamChange, TeamSession } from '../core/session';
 
 /** What changed: team files, or only what an agent is doing right now (no file to re-read). */
 export type HostChange = TeamChange | 'activity';

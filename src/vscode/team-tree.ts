@@ -2,17 +2,17 @@
 // current task and tokens; pending plan and shutdown requests as children with inline
 // actions (contextValue-matched in package.json); background jobs as children too (docs/tools.md).
 import * as vscode from 'vscode';
-import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
-import type { Activity } from '../core/runtime/types';
+import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, modelWords, PLANNING_WORDS, providerLacks, spendWords } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
-import type { JobInfo } from '../core/exec/jobs';
-import type { McpServerInfo } from '../core/mcp/manager';
-import { activityWords, leadUsage, modelWords, providerLacks, spendWords } from '../core/session/team-words';
 import { mcpServerItem } from './mcp-commands';
-import { ago, requestLabel, type JobNode, type McpServerNode, type MemberNode, type RequestNode } from './nodes';
+import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type RequestNode, type SandboxNode } from './nodes';
+import type { HookSpec, SandboxReport } from '../core/session';
+import { hooksItem } from './hooks-row';
+import { sandboxItem } from './sandbox-view';
 import type { TeamHost } from './team-host';
 
-type Node = MemberNode | RequestNode | McpServerNode | JobNode;
+type Node = MemberNode | RequestNode | McpServerNode | JobNode | SandboxNode | HooksNode;
+type RowNode = MemberNode | McpServerNode | SandboxNode | HooksNode;
 
 interface Snapshot {
   members: Member[];
@@ -32,6 +32,10 @@ export interface ActivitySource {
   mcpServers?(): McpServerInfo[];
   /** The agent's background jobs this host runs. */
   jobs?(agent: string): JobInfo[];
+  /** Where commands run (docs/security.md); undefined until read. */
+  sandbox?(): SandboxReport | undefined;
+  /** The hooks this window's agents run (docs/hooks.md; none before the team runs). */
+  hooks?(): readonly HookSpec[];
 }
 
 export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -43,7 +47,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   /** What each root row (and its children) shows, in brief: a row that would show the same is not redrawn. */
   private shown = new Map<string, string>();
   /** One object per root row, kept across reads: VS Code redraws a row it is handed by identity. */
-  private readonly rowNodes = new Map<string, MemberNode | McpServerNode>();
+  private readonly rowNodes = new Map<string, RowNode>();
   private readonly sub: vscode.Disposable;
 
   constructor(private readonly host: Pick<TeamHost, 'team' | 'hasTeam' | 'onDidChange'>, private readonly agents: ActivitySource) {
@@ -99,11 +103,26 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       const i = mcpServerItem(n);
       return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, i.contextValue, (i.tooltip as vscode.MarkdownString).value]) };
     });
-    return [...members, ...mcp];
+    const sandbox = this.sandboxNodes(s).map((n) => {
+      const i = sandboxItem(n);
+      return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, (i.tooltip as vscode.MarkdownString).value]) };
+    });
+    
+    const hooks = this.hooksNodes(s).map((n) => {
+      const i = hooksItem(n);
+      return { key: rowKey(n), node: n, shape: i.id, brief: JSON.stringify([i.description, (i.tooltip as vscode.MarkdownString).value]) };
+    });
+    return [...members, ...mcp, ...sandbox, ...hooks];
+  }
+
+  /** One "Hooks" row after the MCP servers, when this window's agents run any. */
+  private hooksNodes(s: Snapshot): HooksNode[] {
+    const hooks = s.hasTeam ? this.agents.hooks?.() ?? [] : [];
+    return hooks.length ? [this.kept<HooksNode>({ nodeKind: 'hooks', hooks })] : [];
   }
 
   /** The kept object for this row, brought up to date (the same object VS Code was given). */
-  private kept<T extends MemberNode | McpServerNode>(fresh: T): T {
+  private kept<T extends RowNode>(fresh: T): T {
     const key = rowKey(fresh);
     const node = this.rowNodes.get(key) as T | undefined;
     if (!node) {
@@ -122,6 +141,12 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     return s.hasTeam ? (this.agents.mcpServers?.() ?? []).map((server) => this.kept<McpServerNode>({ nodeKind: 'mcpServer', server })) : [];
   }
 
+  /** The sandbox's row, last, while there is a team (docs/security.md). */
+  private sandboxNodes(s: Snapshot): SandboxNode[] {
+    const report = s.hasTeam ? this.agents.sandbox?.() : undefined;
+    return report ? [this.kept<SandboxNode>({ nodeKind: 'sandbox', report })] : [];
+  }
+
   private load(): Promise<Snapshot> {
     const team = this.host.team;
     this.snapshot ??= Promise.all([
@@ -138,7 +163,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
 
   async getChildren(node?: Node): Promise<Node[]> {
     const s = await this.load();
-    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s)];
+    if (!node) return [...this.rootRows(s), ...this.mcpNodes(s), ...this.sandboxNodes(s), ...this.hooksNodes(s)];
     if (node.nodeKind !== 'member') return [];
     return [
       ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
@@ -153,6 +178,8 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   async getTreeItem(node: Node): Promise<vscode.TreeItem> {
     const s = await this.load();
     if (node.nodeKind === 'mcpServer') return mcpServerItem(node);
+    if (node.nodeKind === 'sandbox') return sandboxItem(node);
+    if (node.nodeKind === 'hooks') return hooksItem(node);
     return node.nodeKind === 'member' ? this.memberItem(node, s) : node.nodeKind === 'job' ? jobItem(node.job) : requestItem(node.record);
   }
 
@@ -201,8 +228,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   }
 }
 
-function rowKey(n: MemberNode | McpServerNode): string {
-  return n.nodeKind === 'mcpServer' ? `mcp:${n.server.name}` : `member:${n.name}`;
+function rowKey(n: RowNode): string {
+  if (n.nodeKind === 'sandbox') return 'sandbox';
+  return n.nodeKind === 'mcpServer' ? `mcp:${n.server.name}` : n.nodeKind === 'hooks' ? 'hooks' : `member:${n.name}`;
 }
 
 function rootNodes(s: Snapshot): MemberNode[] {

@@ -4,13 +4,7 @@
 // (streamed text, tool calls as they start and finish). Panels come back after a reload
 // (WebviewPanelSerializer). Every message from a panel is validated before it acts.
 import * as vscode from 'vscode';
-import { isPlanning, PLANNING_WORDS } from '../core/roles/plan-mode';
-import { estimateCost, formatCost } from '../core/runtime/pricing';
-import type { Activity, RuntimeEvent } from '../core/runtime/types';
-import { usageTotal } from '../core/runtime/usage';
-import { NAME_RE } from '../core/util/names';
-import type { ItemChange } from '../core/watch/transcript-items';
-import { TranscriptFollower } from '../core/watch/transcript-reader';
+import { type Activity, estimateCost, formatCost, isPlanning, type ItemChange, NAME_RE, PLANNING_WORDS, type RuntimeEvent, TranscriptFollower, usageTotal } from '../core/session';
 import type { TranscriptItem, TranscriptMode } from '../shared/transcript-items';
 import { FIRST_ITEMS, OLDER_CHUNK, TranscriptToHost, type PanelStatus, type PendingAsk, type TranscriptToWebview } from '../shared/transcript-protocol';
 import type { BashAsks } from './bash-asks';

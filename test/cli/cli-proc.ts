@@ -26,7 +26,7 @@ export function cliPath(): Promise<string> {
     const outfile = join(buildDir, 'cli.js');
     await build({
       entryPoints: [join(repo, 'src', 'cli', 'main.ts')], outfile, bundle: true, platform: 'node', format: 'cjs',
-      target: 'node20', logLevel: 'warning',
+      target: 'node20', logLevel: 'warning', alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     });
     // grep / glob / list_dir and the shell parser load their workers from next to the bundle (as dist/ has it).
     for (const w of [['exec', 'search', 'search-worker'], ['permissions', 'shell-worker']]) {
@@ -50,11 +50,14 @@ export interface CliResult {
   exitAt: number;
 }
 
-/** The environment without the developer's own key or endpoint leaking into a test. */
+/**
+ * The environment without the developer's own key or endpoint leaking into a test, and with
+ * a config folder of this test process's own (the CLI records trusted folders there).
+ */
 export function cleanEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith('ANTHROPIC_')) delete env[k];
-  return { ...env, ...extra };
+  return { ...env, XDG_CONFIG_HOME: join(buildDir, 'config'), ...extra };
 }
 
 export async function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<CliResult> {

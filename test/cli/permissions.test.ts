@@ -23,7 +23,7 @@ test('CLI: rules from flags and .team/settings.json; a compound command asks wit
     reply(toolUse('bash', { command: 'sleep 30', run_in_background: true })),
     'All done.',
   );
-  const repl = await session(t, root, api, ['--bash', 'ask', '--allow', 'Bash(echo hi:*)']);
+  const repl = await session(t, root, api, ['--bash', 'ask', '--sandbox', 'off', '--trust', '--allow', 'Bash(echo hi:*)']);
   await repl.ready();
   assert.match(repl.err, /\.team\/settings\.json|permissions\.deny/); // the malformed rule is reported
   repl.send('Run things.');

@@ -154,7 +154,7 @@ test('an open approval question takes only answers: a command typed meanwhile ru
     if (/tell me a joke/.test(last)) return 'A joke.';
     return 'Ran it.';
   });
-  const repl = await session(t, root, api, ['--bash', 'ask']);
+  const repl = await session(t, root, api, ['--bash', 'ask', '--sandbox', 'off']);
   await repl.ready();
   repl.send('run it');
   await repl.expect(/Allow\? \[y\]es/);

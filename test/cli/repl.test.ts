@@ -95,7 +95,7 @@ test('REPL: bash approval at the prompt (always / deny), unknown commands, EOF e
     reply(toolUse('bash', { command: 'echo nope' })),
     'Ran them.',
   );
-  const repl = await session(t, root, api, ['--bash', 'ask']);
+  const repl = await session(t, root, api, ['--bash', 'ask', '--sandbox', 'off']);
   await repl.ready();
   repl.send('run things');
   await repl.expect(/lead wants to run a shell command:\n {4}echo hi-there\nAllow\? \[y\]es \/ \[a\]lways this command \/ \[p\]refix: always Bash\(echo:\*\) \/ \[N\]o:/);

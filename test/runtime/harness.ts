@@ -36,6 +36,9 @@ export const TEST_SETTINGS: Partial<RuntimeSettings> = {
   idleTimeoutSeconds: 0,
   bashPolicy: 'allow',
   maxRounds: 20,
+  // Commands run in the sandbox where the machine has one, but ask as the rules say: tests of
+  // asking less set autoAllow themselves (test/runtime/sandbox*.test.ts).
+  sandbox: { mode: 'auto', allowedDomains: [], autoAllow: false },
 };
 
 export function modelsFor(api: FakeApi, caching = true): RuntimeOptions['models'] {
@@ -90,4 +93,17 @@ export function mixedModels(api: FakeApi, openaiUrl: string, openaiKey = 'sk-ope
     openai: () => ({ apiKey: openaiKey, baseURL: openaiUrl }),
     retry: { baseDelayMs: 20, maxDelayMs: 100, maxRetries: 3 },
   });
+}
+
+/** Every tool result `agent`'s model was sent, in order (each once). */
+export function toolResults(h: Pick<Harness, 'api'>, agent = 'lead'): string[] {
+  const last = h.api.requests(agent).at(-1);
+  const out: string[] = [];
+  for (const m of (last?.body.messages ?? []) as Array<{ role: string; content: unknown }>) {
+    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
+    for (const b of m.content as Array<{ type: string; content?: unknown }>) {
+      if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content : JSON.stringify(b.content));
+    }
+  }
+  return out;
 }

@@ -11,7 +11,8 @@ import type { ProcessRecord } from '../../src/shared/team-schemas';
 import { writeJsonAtomic } from '../../src/core/util/atomic-file';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
-import { harness } from './harness';
+import { harness, type Harness } from './harness';
+import { detectEngine } from '../../src/core/sandbox/engine';
 
 /** Alive and not a zombie (an init that does not reap leaves killed orphans as zombies). */
 async function running(pid: number): Promise<boolean> {
@@ -30,25 +31,42 @@ function sleeper(t: TestContext): ChildProcess {
   return c;
 }
 
-test('a host killed with -9 leaves no commands behind: the next host kills its foreground and background sleeps', async (t) => {
-  const h = await harness(t);
-  // This process's own host must not sweep first: the child is the only host until the restart.
-  await h.rt.dispose();
+/** A host in a child process whose teammate sam starts a background and a foreground `sleep 1000`; resolves once both are recorded. */
+async function childHost(t: TestContext, h: Harness, sandboxPath?: string): Promise<{ child: ChildProcess; recs: ProcessRecord[]; dir: string }> {
   h.api.script('sam',
     reply(toolUse('bash', { command: 'sleep 1000', run_in_background: true })),
     reply(toolUse('bash', { command: 'sleep 1000' })),
     reply(toolUse('idle', {})),
   );
-  const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'runtime-host.js'), h.root, h.api.url, 'sam', 'Start the server.'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { ...process.env, ...(sandboxPath ? { AGENT_TEAMS_TEST_SANDBOX_PATH: sandboxPath } : {}) };
+  const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'runtime-host.js'), h.root, h.api.url, 'sam', 'Start the server.'], { stdio: ['ignore', 'pipe', 'inherit'], env });
   t.after(() => child.kill('SIGKILL'));
   const dir = join(h.root, '.team', 'processes');
   await waitFor(async () => (await records(dir)).length === 2, 30_000, 'both sleeps recorded by the child host');
   const recs = await records(dir);
   assert.deepEqual(recs.map((r) => r.kind).sort(), ['bash', 'job']);
   assert.ok(recs.every((r) => r.agent === 'sam' && r.command === 'sleep 1000' && r.host.pid === child.pid));
+  t.after(() => { for (const r of recs) try { process.kill(-r.pgid, 'SIGKILL'); } catch { /* gone */ } });
+  return { child, recs, dir };
+}
+
+test('in the sandbox a host killed with -9 takes its commands and jobs with it (--die-with-parent, pid namespaces)', async (t) => {
+  if (!(await detectEngine()).engine) return t.skip('no sandbox on this machine');
+  const h = await harness(t);
+  await h.rt.dispose();
+  const { child, recs } = await childHost(t, h);
   child.kill('SIGKILL');
   await new Promise((r) => child.on('exit', r));
-  t.after(() => { for (const r of recs) try { process.kill(-r.pgid, 'SIGKILL'); } catch { /* gone */ } });
+  for (const r of recs) await waitFor(async () => !(await running(r.pgid)), 5_000, `the ${r.kind} sleep ended with its host`);
+});
+
+test('without a sandbox, a host killed with -9 leaves no commands behind: the next host kills its foreground and background sleeps', async (t) => {
+  const h = await harness(t);
+  // This process's own host must not sweep first: the child is the only host until the restart.
+  await h.rt.dispose();
+  const { child, recs, dir } = await childHost(t, h, '/nonexistent');
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
   // The orphans outlive their host...
   await new Promise((r) => setTimeout(r, 300));
   for (const r of recs) assert.ok(await running(r.pgid), `sleep (${r.kind}) outlives the killed host`);

@@ -6,7 +6,7 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
-import { harness } from './harness';
+import { harness, toolResults } from './harness';
 import { killJobForUser } from '../../src/core/runtime/job-wakes';
 import { waitFor } from '../helpers/tmp';
 import type { FileChangeQuestion } from '../../src/core/runtime/types';
@@ -29,21 +29,6 @@ test('AGENTS.md reaches the lead under its heading; a change mid-phase waits for
   await h.rt.askLead('Again.');
   assert.match(systemOf(h.api.requests('lead')[2]!), /## AGENTS.md\\n\\nUse yarn now\./);
 });
-
-/** Every tool result `agent` was sent, in order (each once). */
-function toolResults(h: { api: { requests(agent: string): Array<{ body: { messages: unknown[] } }> } }, agent: string): string[] {
-  const reqs = h.api.requests(agent);
-  const last = reqs.at(-1);
-  if (!last) return [];
-  const out: string[] = [];
-  for (const m of last.body.messages as Array<{ role: string; content: unknown }>) {
-    if (m.role !== 'user' || !Array.isArray(m.content)) continue;
-    for (const b of m.content as Array<{ type: string; content?: unknown }>) {
-      if (b.type === 'tool_result') out.push(typeof b.content === 'string' ? b.content : JSON.stringify(b.content));
-    }
-  }
-  return out;
-}
 
 test('lead prompt: after spawning or messaging it ends its turn and waits for mail', async (t) => {
   const h = await harness(t);

@@ -4,10 +4,10 @@
 // a job that ends by itself is announced once through `onEnded` (the runtime turns that
 // into a wake for its agent). Jobs are registered in the ProcessRegistry under their
 // agent, so they die with it: stop, shutdown, crash, host exit. See docs/tools.md.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { OutputBuffer } from './output-buffer';
 import { DEFAULT_KILL_GRACE_MS, killGroup, type ProcessRegistry } from './process-group';
-import { nextSpawnTurn, withoutSecrets } from './shell';
+import { nextSpawnTurn, spawnCommand, type SpawnPlan } from './shell';
 
 export const MAX_JOBS_PER_AGENT = 8;
 /** Output kept between two job_output calls. */
@@ -71,7 +71,8 @@ export class JobManager {
     return [...this.jobs.values()].filter((j) => owner === undefined || j.info.owner === owner).map((j) => ({ ...j.info }));
   }
 
-  async start(owner: string, command: string, opts: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<JobInfo> {
+  /** `opts.plan`: how to start it (the sandbox's wrapper); released once the job has ended. */
+  async start(owner: string, command: string, opts: { cwd: string; env?: NodeJS.ProcessEnv; plan?: SpawnPlan }): Promise<JobInfo> {
     const running = this.list(owner).filter((j) => j.state === 'running').length;
     if (running >= MAX_JOBS_PER_AGENT) {
       throw new JobError(`you already have ${running} background jobs running; stop one with job_kill first`);
@@ -84,12 +85,14 @@ export class JobManager {
     await nextSpawnTurn();
     let child: ChildProcess;
     try {
-      child = spawn('/bin/bash', ['-c', command], { cwd: opts.cwd, env: withoutSecrets(opts.env ?? process.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawnCommand(command, opts.cwd, opts.plan, opts.env);
     } catch (e) {
       this.jobs.delete(id);
+      await opts.plan?.release?.().catch(() => undefined);
       throw new JobError(`the command could not be started: ${(e as Error).message}`);
     }
     job.child = child;
+    if (child.pid !== undefined) opts.plan?.started?.(child.pid);
     child.stdout?.on('data', (b: Buffer) => job.out.push('stdout', b));
     child.stderr?.on('data', (b: Buffer) => job.out.push('stderr', b));
     const pgid = child.pid;
@@ -110,6 +113,7 @@ export class JobManager {
         if (pgid !== undefined) void killGroup(pgid, this.killGraceMs).then(unrecord);
         else void unrecord();
         await Promise.race([closed, new Promise((r) => setTimeout(r, DRAIN_MS))]);
+        await opts.plan?.release?.().catch(() => undefined);
         untrack();
         info.state = job.killedOnPurpose ? 'killed' : 'exited';
         info.exitCode = code;

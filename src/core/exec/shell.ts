@@ -43,8 +43,29 @@ export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return clean;
 }
 
+/** What to start instead of `/bin/bash -c command` (the sandbox's wrapper, src/core/sandbox). */
+export interface SpawnPlan {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** Called once the command has ended. */
+  release?(): Promise<void>;
+  /** Called with the pid of the process just started (background jobs). */
+  started?(pid: number): void;
+}
+
+/** The process for `command`: the plan's, else bash without the secrets in its environment. */
+export function spawnCommand(command: string, cwd: string, plan: SpawnPlan | undefined, env: NodeJS.ProcessEnv | undefined): ChildProcess {
+  // detached: its own process group, so one signal reaches every descendant.
+  return spawn(plan?.file ?? '/bin/bash', plan?.args ?? ['-c', command], {
+    cwd, env: plan?.env ?? withoutSecrets(env ?? process.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 export interface ShellOptions {
   cwd: string;
+  /** How to start it (default: bash -c); its `release` is called once the command has ended. */
+  plan?: SpawnPlan;
   timeoutMs: number;
   maxOutputBytes: number;
   signal?: AbortSignal;
@@ -82,7 +103,8 @@ export function runShell(command: string, opts: ShellOptions): Promise<ShellResu
   if (opts.signal?.aborted) stopper.abort();
   else opts.signal?.addEventListener('abort', forward, { once: true });
   let untrack = () => {};
-  const done = execute(command, opts, stopper.signal).finally(() => {
+  const done = execute(command, opts, stopper.signal).finally(async () => {
+    await opts.plan?.release?.().catch(() => undefined);
     untrack();
     opts.signal?.removeEventListener('abort', forward);
   });
@@ -108,10 +130,7 @@ async function execute(command: string, opts: ShellOptions, signal: AbortSignal)
   if (signal.aborted) return { ...unstarted, aborted: true, durationMs: elapsed() };
   let child: ChildProcess;
   try {
-    // detached: its own process group, so one signal reaches every descendant.
-    child = spawn('/bin/bash', ['-c', command], {
-      cwd: opts.cwd, env: withoutSecrets(opts.env ?? process.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    child = spawnCommand(command, opts.cwd, opts.plan, opts.env);
   } catch (e) {
     return { ...unstarted, aborted: false, durationMs: elapsed(), error: errorText(e) };
   }

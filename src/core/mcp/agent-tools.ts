@@ -17,6 +17,8 @@ export interface McpCaller {
   waitingForApproval(what: string): void;
   /** Shown again once the answer is in and the tool runs. */
   runningTool(tool: string): void;
+  /** A PreToolUse hook allowed this call (docs/hooks.md): the default ask is skipped; rules still apply. */
+  readonly hookApproved?: boolean;
 }
 
 export interface McpGate {
@@ -75,7 +77,7 @@ export async function callMcpTool(mcp: McpManager, gate: McpGate, name: string, 
   const decision = decideToolName(gate.rules(), name);
   const permission = decision?.verdict ?? 'ask';
   if (permission === 'deny') return { text: `${name} is denied: ${decision?.reason ?? 'by the permission rules'}.`, isError: true };
-  if (permission === 'ask') {
+  if (permission === 'ask' && !(agent.hookApproved && !decision)) {
     agent.waitingForApproval(`${name} ${summary(input)}`);
     const answer = await gate.ask(agent.name, name, input, agent.signal, suggestMcpRules(name, route.server)).catch(() => 'deny' as const);
     if (agent.signal.aborted) return { text: 'Stopped by the user.', isError: true };

@@ -16,19 +16,28 @@ interface Base {
   name: string;
 }
 
-export interface McpStdioConfig extends Base {
+interface Expanded {
+  /** Variables named in the entry that are never expanded (the API keys): left empty. */
+  withheld?: string[];
+}
+
+export interface McpStdioConfig extends Base, Expanded {
   transport: 'stdio';
   command: string;
   args: string[];
   env: Record<string, string>;
+  /** `env` as the file has it, `${VAR}` unexpanded: what the start question shows. */
+  envAsWritten?: Record<string, string>;
   cwd: string;
 }
 
 /** Streamable HTTP, or the older HTTP+SSE transport. */
-export interface McpHttpConfig extends Base {
+export interface McpHttpConfig extends Base, Expanded {
   transport: 'http' | 'sse';
   url: string;
   headers: Record<string, string>;
+  /** `headers` as the file has it, `${VAR}` unexpanded. */
+  headersAsWritten?: Record<string, string>;
 }
 
 /** An entry that cannot be started as written; shown as failed with `problem`. */
@@ -55,15 +64,45 @@ export function commandLine(c: McpServerConfig): string {
   return '';
 }
 
+/**
+ * The whole entry as the start question shows it (and as its approval is remembered): the
+ * command line, the folder it runs in and every env variable (name and value as written);
+ * for a remote server its URL and headers. Any change to it asks again (docs/mcp.md).
+ */
+export function startDetails(c: McpServerConfig): string {
+  const map = (label: string, m: Record<string, string> | undefined) => {
+    const e = Object.entries(m ?? {});
+    return e.length ? [`${label}:`, ...e.map(([k, v]) => `  ${k}=${JSON.stringify(v)}`)] : [`${label}: (none)`];
+  };
+  if (c.transport === 'stdio') return [`command: ${commandLine(c)}`, `cwd: ${c.cwd}`, ...map('env', c.envAsWritten ?? c.env)].join('\n');
+  if (c.transport === 'http' || c.transport === 'sse') return [`url: ${c.url}`, ...map('headers', c.headersAsWritten ?? c.headers)].join('\n');
+  return '';
+}
+
 function shellQuote(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 class MissingVar extends Error {}
 
-/** `${VAR}` and `${VAR:-default}`, as Claude Code expands them. */
-export function expandVars(text: string, env: NodeJS.ProcessEnv): string {
+/**
+ * Never expanded from the host's environment, whatever `.mcp.json` says: the model vendors'
+ * keys and Agent Teams' own secrets. A `${VAR}` naming one is left empty and reported, so a
+ * cloned repository's server cannot be handed the user's key.
+ */
+const WITHHELD_VARS = new Set(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY', 'GEMINI_API_KEY', 'GOOGLE_API_KEY']);
+
+export function isWithheldVar(name: string): boolean {
+  return WITHHELD_VARS.has(name.toUpperCase()) || /^AGENT_?TEAMS_/i.test(name);
+}
+
+/** `${VAR}` and `${VAR:-default}`, as Claude Code expands them; `withheld` collects the keys left empty. */
+export function expandVars(text: string, env: NodeJS.ProcessEnv, withheld?: Set<string>): string {
   return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_m, name: string, dflt: string | undefined) => {
+    if (isWithheldVar(name)) {
+      withheld?.add(name);
+      return '';
+    }
     const v = env[name];
     // `:-` as in the shell: the default also stands in for an empty value.
     if (v !== undefined && (v !== '' || dflt === undefined)) return v;
@@ -72,8 +111,8 @@ export function expandVars(text: string, env: NodeJS.ProcessEnv): string {
   });
 }
 
-function expandMap(m: Record<string, string> | undefined, env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, expandVars(v, env)]));
+function expandMap(m: Record<string, string> | undefined, env: NodeJS.ProcessEnv, withheld: Set<string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(m ?? {}).map(([k, v]) => [k, expandVars(v, env, withheld)]));
 }
 
 function issues(err: z.ZodError): string {
@@ -88,18 +127,17 @@ export function parseServerEntry(name: string, raw: unknown, root: string, env: 
     return { name, transport: 'invalid', problem: `expected {"command", "args", "env"} or {"type": "http" or "sse", "url"}: ${issues(parsed.error)}` };
   }
   const e = parsed.data;
+  const held = new Set<string>();
+  const withheld = () => (held.size ? { withheld: [...held] } : {});
   try {
     if (e.type === 'http' || e.type === 'sse') {
-      const url = expandVars(e.url, env);
+      const url = expandVars(e.url, env, held);
       if (!/^https?:\/\//i.test(url) || !URL.canParse(url)) return { name, transport: 'invalid', problem: `url "${url}" is not an http(s) URL` };
-      return { name, transport: e.type, url, headers: expandMap(e.headers, env) };
+      return { name, transport: e.type, url, headers: expandMap(e.headers, env, held), headersAsWritten: e.headers ?? {}, ...withheld() };
     }
-    return {
-      name, transport: 'stdio', cwd: root,
-      command: expandVars(e.command, env),
-      args: (e.args ?? []).map((a) => expandVars(a, env)),
-      env: expandMap(e.env, env),
-    };
+    const command = expandVars(e.command, env, held);
+    const args = (e.args ?? []).map((a) => expandVars(a, env, held));
+    return { name, transport: 'stdio', cwd: root, command, args, env: expandMap(e.env, env, held), envAsWritten: e.env ?? {}, ...withheld() };
   } catch (err) {
     if (err instanceof MissingVar) return { name, transport: 'invalid', problem: err.message };
     throw err;

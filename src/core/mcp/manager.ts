@@ -8,7 +8,7 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { ModelTool } from '../model';
 import { DirWatcher, type Disposable } from '../team/dir-watcher';
-import { MCP_CONFIG_FILE, readMcpConfig, type McpConfig, type McpServerConfig } from './config';
+import { MCP_CONFIG_FILE, readMcpConfig, startDetails, type McpConfig, type McpServerConfig } from './config';
 import { McpServerConnection, type McpCallResult, type McpServerState } from './server';
 import { assignNames } from './tool-names';
 
@@ -18,6 +18,11 @@ export interface McpStartRequest {
   transport: 'stdio' | 'http' | 'sse';
   /** The command line (stdio) or URL (http, sse), after `${VAR}` expansion. */
   commandLine: string;
+  /**
+   * The whole entry (config.ts `startDetails`): command line, cwd and env as written, or URL
+   * and headers. Hosts show it and remember an approval by it, so any change asks again.
+   */
+  details: string;
 }
 
 export interface McpManagerOptions {
@@ -214,9 +219,13 @@ export class McpManager {
       s.setState({ kind: 'declined', reason: 'the workspace is not trusted' });
       return;
     }
+    const held = s.config.withheld;
+    if (held?.length) {
+      this.opts.report('warning', `MCP server "${s.name}": ${held.map((v) => `\${${v}}`).join(', ')} in ${MCP_CONFIG_FILE} ${held.length === 1 ? 'is' : 'are'} never expanded (left empty): API keys are not handed to MCP servers.`, s.name);
+    }
     s.setState({ kind: 'awaiting-approval' });
     const ok = await this.opts.approveStart(
-      { server: s.name, transport: s.config.transport, commandLine: s.commandLine }, this.controller.signal,
+      { server: s.name, transport: s.config.transport, commandLine: s.commandLine, details: startDetails(s.config) }, this.controller.signal,
     ).catch(() => false);
     if (this.disposed || this.retired.has(s)) return;
     if (!ok) {

@@ -5,7 +5,7 @@
 // docs/permissions.md.
 import { reportProblem } from '../util/problems';
 import { parseRuleSet, RULE_KINDS, wildcardMatches, type Rule, type RuleKind, type RuleSet, type RuleSource } from './rules';
-import { analyzeShell, warmShellParser } from './shell-parser';
+import { analyzeShell, warmShellParser, type ShellAnalysis } from './shell-parser';
 
 export type Verdict = 'allow' | 'ask' | 'deny';
 
@@ -15,6 +15,8 @@ export interface Decision {
   reason: string;
   /** The rule that decided, when one did. */
   rule?: string;
+  /** No rule decided: the tool's default did (a PreToolUse hook's allow may lift its ask). */
+  fallback?: true;
 }
 
 const parsed = new WeakMap<object, RuleSet>();
@@ -42,32 +44,44 @@ export async function decideBash(source: RuleSource | undefined, command: string
   const bash = (k: RuleKind) => rules[k].filter((r): r is Extract<Rule, { tool: 'Bash' }> => r.tool === 'Bash');
   // Without Bash rules the policy decides alone; the command need not be parsed.
   if (!bash('allow').length && !bash('ask').length && !bash('deny').length) {
-    return { verdict: fallback, reason: `no rule matches; agentTeams.toolApproval.bash is "${fallback}"` };
+    return { verdict: fallback, fallback: true, reason: `no rule matches; agentTeams.toolApproval.bash is "${fallback}"` };
   }
   const a = await analyzeShell(command);
+  // Deny and ask rules see every command it runs, wrapped ones too (`rm x` in `env rm x`).
   for (const kind of ['deny', 'ask'] as const) {
-    for (const part of a.parts) {
+    for (const part of [...a.parts, ...a.inner]) {
       const r = bash(kind).find((rule) => bashMatches(rule, part));
       if (r) return { verdict: kind, rule: r.text, reason: `\`${shown(part)}\` matches the ${kind} rule ${r.text}` };
     }
   }
-  // A command whose parts cannot be seen cannot be cleared of deny rules.
-  if (a.error && fallback === 'allow' && (bash('deny').length || bash('ask').length)) {
-    return { verdict: 'ask', reason: `${a.hazards[0]}, so the deny and ask rules cannot be checked` };
+  const rest = allowedOrFallback(bash('allow'), command, a, fallback);
+  // A command whose parts cannot all be seen, or one that runs a command it names only when
+  // it runs (`$(echo rm) x`, `eval "$c"`, `… | sh`), cannot be cleared of deny and ask rules.
+  const unseen = a.error ? a.hazards[0] : a.unknown[0];
+  if (unseen && rest.verdict === 'allow' && (bash('deny').length || bash('ask').length)) {
+    return { verdict: 'ask', reason: `${unseen}, so the deny and ask rules cannot be checked` };
   }
-  const exact = bash('allow').find((r) => r.match.kind === 'exact' && r.match.words.join(' ') === command.trim().split(/\s+/).join(' '));
+  return rest;
+}
+
+/** What allow rules and the fallback say, once no deny or ask rule matched. */
+function allowedOrFallback(allow: Array<Extract<Rule, { tool: 'Bash' }>>, command: string, a: ShellAnalysis, fallback: Verdict): Decision {
+  // An exact rule matches the command's words; a newline (or any control character) would
+  // make them two commands, so such a command never matches one.
+  const oneLine = !/[\u0000-\u0008\u000a-\u001f\u007f]/.test(command);
+  const exact = oneLine && allow.find((r) => r.match.kind === 'exact' && r.match.words.join(' ') === command.trim().split(/[ \t]+/).join(' '));
   if (exact) return { verdict: 'allow', rule: exact.text, reason: `allowed by ${exact.text}` };
-  const uncovered = a.parts.filter((p) => !bash('allow').some((r) => bashMatches(r, p)));
+  const uncovered = a.parts.filter((p) => !allow.some((r) => bashMatches(r, p)));
   if (!a.hazards.length && !uncovered.length && a.parts.length) {
-    const used = [...new Set(a.parts.map((p) => bash('allow').find((r) => bashMatches(r, p))!.text))];
+    const used = [...new Set(a.parts.map((p) => allow.find((r) => bashMatches(r, p))!.text))];
     return { verdict: 'allow', rule: used.join(', '), reason: `allowed by ${used.join(', ')}` };
   }
   const why = [
     ...uncovered.map((p) => `\`${shown(p)}\` is not allowed by any rule`),
     ...a.hazards.map((h) => `${h} cannot be allowed by rules`),
   ];
-  const partly = bash('allow').length > 0 && a.parts.length > 1 ? ' (every part of a compound command must be allowed)' : '';
-  return { verdict: fallback, reason: `${why.join('; ') || 'no rule matches'}${partly}; agentTeams.toolApproval.bash is "${fallback}"` };
+  const partly = allow.length > 0 && a.parts.length > 1 ? ' (every part of a compound command must be allowed)' : '';
+  return { verdict: fallback, fallback: true, reason: `${why.join('; ') || 'no rule matches'}${partly}; agentTeams.toolApproval.bash is "${fallback}"` };
 }
 
 function bashMatches(rule: Extract<Rule, { tool: 'Bash' }>, words: string[]): boolean {

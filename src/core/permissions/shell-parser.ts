@@ -5,10 +5,19 @@
 // the worker. See docs/permissions.md.
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
+import { unwrapCommand } from './wrappers';
 
 export interface ShellAnalysis {
   /** Every simple command found anywhere (including inside substitutions), as its words. */
   parts: string[][];
+  /**
+   * Commands run through wrappers, command strings, aliases and here-documents fed to a shell
+   * (`rm x` in `env rm x`, `bash -c 'rm x'`): judged by deny and ask rules, not needed by allow
+   * rules (wrappers.ts).
+   */
+  inner: string[][];
+  /** Why some command's name is only known when it runs: such a command is never cleared of deny and ask rules. */
+  unknown: string[];
   /** Why rules alone cannot allow this command; empty when every part is plain. */
   hazards: string[];
   /** The command could not be parsed at all. */
@@ -27,13 +36,18 @@ export const PARSE_TIMEOUT_MS = 15_000;
  */
 const PLAIN = /^[A-Za-z0-9_\-./=:@%+,]+(?:[ \t]+[A-Za-z0-9_\-./=:@%+,]+)*$/;
 
-/** The analysis of a plain command, or undefined when it needs the parser. */
+/**
+ * The analysis of a plain command, or undefined when it needs the parser (also when it runs
+ * a command string that must be parsed: `eval rm x`, `bash -c ls`).
+ */
 export function plainCommand(command: string): ShellAnalysis | undefined {
   const trimmed = command.trim();
   const words = trimmed.split(/[ \t]+/);
   // `FOO=1 cmd` is an assignment, not a word: the parser says so.
-  if (PLAIN.test(trimmed) && !words[0]!.includes('=')) return { parts: [words], hazards: [] };
-  return undefined;
+  if (!PLAIN.test(trimmed) || words[0]!.includes('=')) return undefined;
+  const u = unwrapCommand(words);
+  if (u.code.length) return undefined;
+  return { parts: [words], inner: u.runs, unknown: u.unknown, hazards: [] };
 }
 
 /** Next to this module in out/ (tests) and next to the bundle in dist/ (esbuild.mjs). */
@@ -47,7 +61,7 @@ const pending = new Map<number, { resolve: (a: ShellAnalysis) => void; timer: No
 
 function failed(why: string): ShellAnalysis {
   const msg = `the command could not be parsed (${why})`;
-  return { parts: [], hazards: [msg], error: msg };
+  return { parts: [], inner: [], unknown: [], hazards: [msg], error: msg };
 }
 
 function settle(id: number, analysis: ShellAnalysis): void {
@@ -69,10 +83,12 @@ function lost(w: Worker, why: string): void {
 function ensureWorker(): Worker {
   if (worker) return worker;
   const w = new Worker(shellWorkerScript());
-  w.unref();
   w.on('message', (m: ShellReply) => settle(m.id, m.analysis));
   w.on('error', (e) => lost(w, `the parser failed: ${e.message}`));
   w.on('exit', (code) => lost(w, `the parser stopped with code ${code}`));
+  // After the listeners: adding a 'message' listener refs the thread's port again (Node 20),
+  // so a parser warmed up but never asked would keep the process alive.
+  w.unref();
   worker = w;
   return w;
 }

@@ -12,7 +12,7 @@ parentPort?.on('message', (req: ShellRequest) => {
     reply = { id: req.id, analysis: analyzeShell(req.command) };
   } catch (e) {
     const msg = `the command could not be parsed (${e instanceof Error ? e.message : String(e)})`;
-    reply = { id: req.id, analysis: { parts: [], hazards: [msg], error: msg } };
+    reply = { id: req.id, analysis: { parts: [], inner: [], unknown: [], hazards: [msg], error: msg } };
   }
   parentPort?.postMessage(reply);
 });

@@ -6,6 +6,7 @@ import { open, readdir, realpath } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { parseDocument } from 'yaml';
 import { AgentFrontMatter } from '../../shared/agent-definition';
+import { TOOL_FACTS } from '../../shared/tool-facts';
 import { NAME_RE, RESERVED } from '../util/names';
 import { resolveModel } from './models';
 
@@ -41,10 +42,8 @@ const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const MAX_DESCRIPTION_CHARS = 1_000;
 
 /** Claude Code's tool names, so its definitions carry over. */
-const CLAUDE_TOOL_NAMES: Record<string, string> = {
-  Bash: 'bash', Read: 'read_file', Write: 'write_file', Edit: 'edit_file', MultiEdit: 'edit_file',
-  Glob: 'glob', Grep: 'grep', LS: 'list_dir', BashOutput: 'job_output', KillBash: 'job_kill', KillShell: 'job_kill',
-};
+export const CLAUDE_TOOL_NAMES: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(TOOL_FACTS).flatMap(([ours, f]) => (f.claudeNames ?? []).map((claude) => [claude, ours])));
 
 export interface LoadOptions {
   /** Tool names a teammate can have; anything else in `tools` is a problem. */

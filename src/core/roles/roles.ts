@@ -2,6 +2,7 @@
 // tools, instructions), its model and whether it starts in plan mode. The roster keeps the
 // model, the tool list and the plan mode, so a reload or another host enforces the same.
 import type { Member } from '../../shared/team-schemas';
+import { toolsWhere } from '../../shared/tool-facts';
 import { loadAgentDefinitions, type AgentDefinition, type Definitions } from './agent-definitions';
 import { resolveModel } from './models';
 import { newPlanMode } from './plan-mode';
@@ -10,13 +11,10 @@ import { toolsFor } from '../runtime/tools';
 export type RequirePlan = 'never' | 'always';
 
 /** Tools every teammate keeps whatever its definition lists: without them it cannot take part in the team. */
-export const TEAM_TOOLS: ReadonlySet<string> = new Set([
-  'send_message', 'read_inbox', 'shutdown_response', 'plan_approval', 'idle',
-  'claim_task', 'task_create', 'task_list', 'task_get', 'task_update',
-]);
+export const TEAM_TOOLS: ReadonlySet<string> = new Set(toolsWhere((f) => f.team));
 
 /** Workspace tools named by the product (docs/file-formats.md, "Agent definitions"), present or coming. */
-const WORKSPACE_TOOLS = ['bash', 'read_file', 'write_file', 'edit_file', 'list_dir', 'glob', 'grep', 'job_output', 'job_kill'];
+const WORKSPACE_TOOLS = toolsWhere((f) => f.workspace);
 
 /** Names a definition's `tools` may use: the teammate's tools plus the named workspace tools. */
 export function knownTeammateTools(teammateToolNames: Iterable<string>): Set<string> {

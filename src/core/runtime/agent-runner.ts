@@ -51,7 +51,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     this.leases = new LeaseKeeper(opts.team.roster, opts.hostId, opts.heartbeatMs);
     this.hostId = opts.hostId;
     // MCP calls are judged by the same rules as bash: the settings' (CLI: --allow, .team/settings.json, "always").
-    const { mcp, gate } = createHostMcp(this.root, { rules: () => this.s.permissions, ...opts.mcp }, opts.approver, (level, message, mcpServer) => this.emit({ type: 'notice', level, message, ...(mcpServer ? { mcpServer } : {}) }));
+    const { mcp, gate } = createHostMcp(this.root, { rules: () => this.s.permissions, ...opts.mcp }, this.approver, (level, message, mcpServer) => this.emit({ type: 'notice', level, message, ...(mcpServer ? { mcpServer } : {}) }));
     this.mcp = mcp;
     this.mcpTools = new McpToolSets(mcp, gate);
     compileRules(this.s.permissions);
@@ -72,7 +72,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     await this.team.init();
     await this.killOrphans();
     const teamName = (await this.team.roster.read()).team_name;
-    await this.loadDefinitions();
+    await Promise.all([this.loadDefinitions(), this.loadHooks(teamName)]);
     const lead = new Lead({ name: 'lead', role: 'lead', team: teamName }, this.root, this, new ToolSet(toolsFor('lead')), this.defs.leadPrompt(teamName, this.s.confirmTeam));
     this.lead = lead;
     lead.model = this.opts.models(this.s.model, lead.onModelStatus);
@@ -80,6 +80,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     this.leadRemote = await this.leases.claimLead();
     if (!this.leadRemote) await lead.fence(this.hostId);
     await lead.restore();
+    this.sessionStart();
     this.subs.push(await this.team.mailbox.subscribe('lead', () => {
       if (!this.leadRemote) lead.onMail();
     }));
@@ -330,7 +331,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
       this.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead runs in another window (host ${this.leadRemote}): your words went to its inbox, and it answers there.` });
       return;
     }
-    await this.lead.ask(prompt);
+    await this.lead.ask(await this.promptThroughHooks(prompt));
   }
 
   /** Cancels the lead's current turn (the CLI's Ctrl-C). */
@@ -391,6 +392,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     // but give up the lease so it need not wait for it to go stale.
     for (const t of running) t.suspend();
     await Promise.all([this.processes.killEverything(), this.mcp.dispose()]);
+    await this.sandbox.dispose();
     await Promise.all(running.map((t) => t.done));
     await this.leases.release();
   }

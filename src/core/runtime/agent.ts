@@ -16,6 +16,8 @@ import { formatMail, type Identity } from './prompts';
 import { phaseSystem } from './instructions';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { FencedError } from '../team/fences';
+import { withToolHooks } from '../hooks/tool-hooks';
+import { phaseWithStopHooks, type StopEvent } from '../hooks/stop-gate';
 import { bounded } from '../../shared/transcript-items';
 import { LIVE_RESULT_CHARS, Transcript } from './transcript';
 import type { Activity, RuntimeEvent } from './types';
@@ -132,6 +134,9 @@ export abstract class Agent implements AgentHandle {
   get activity(): Activity {
     return this.current;
   }
+
+  /** Set by a PreToolUse hook's allow for the call being run (src/core/hooks/tool-hooks.ts). */
+  hookApproved = false;
 
   /** The tools its agent definition lists (null: all); MCP tools outside it are not offered. */
   allowedTools: readonly string[] | null = null;
@@ -269,6 +274,15 @@ export abstract class Agent implements AgentHandle {
     return false;
   }
 
+  /** runPhase, carried on while a Stop / SubagentStop / TeammateIdle hook says not done (docs/hooks.md). */
+  protected stopGated(events: readonly StopEvent[], maxRounds: number): Promise<PhaseEnd> {
+    return phaseWithStopHooks({
+      agent: this, hooks: this.env.hooks, events, runPhase: () => this.runPhase(maxRounds),
+      carryOn: (text) => this.push({ role: 'user', content: text }),
+      warn: (message) => this.env.emit({ type: 'notice', level: 'warning', agent: this.name, message }),
+    });
+  }
+
   /** Runs until the turn ends. The conversation must end with a user message. */
   async runPhase(maxRounds: number): Promise<PhaseEnd> {
     this.endReason = null;
@@ -350,7 +364,7 @@ export abstract class Agent implements AgentHandle {
         this.env.emit({ type: 'tool_start', agent: this.name, id: u.id, tool: u.name, input: u.input });
         // An MCP tool withdrawn since this request was sent (its server failed) says so.
         const set = mcp.has(u.name) ? mcp : isMcpToolName(u.name) ? null : this.tools;
-        const r = set ? await set.run(u.name, u.input, this, this.env) : { text: `${u.name} is not available: its MCP server is not running, or it is not among your tools.`, isError: true };
+        const r = set ? await withToolHooks(this, this.env, u, () => set.run(u.name, u.input, this, this.env)) : { text: `${u.name} is not available: its MCP server is not running, or it is not among your tools.`, isError: true };
         // Whatever a tool turned up (a printed environment, a .env file), the key stays out of
         // the transcript and the model's context.
         const text = redact(r.text);

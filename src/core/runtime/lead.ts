@@ -148,7 +148,7 @@ export class Lead extends Agent {
     const rounds = this.env.settings().maxRounds;
     this.stopNote = null;
     this.turning = true;
-    const end = await this.runPhase(rounds).finally(() => (this.turning = false));
+    const end = await this.stopGated(['Stop'], rounds).finally(() => (this.turning = false));
     // Not left "running bash" after a cancel; an error stays in view until the next turn.
     if (end === 'stopped' || end === 'max_rounds') this.setActivity({ kind: 'idle' });
     if (end === 'max_rounds') {

@@ -12,9 +12,13 @@ import { RunnerDefinitions } from './runner-definitions';
 import { BudgetGate } from './budget-gate';
 import { compact, compactAt, estimateTokens } from './compaction';
 import { maxMessageChars } from './context-cut';
-import type { RunnerOptions } from './runner-options';
+import { RuntimeError, type RunnerOptions } from './runner-options';
+import { Hooks, type HookAgent } from '../hooks/hooks';
+import { notifyingApprover } from '../hooks/notify';
+import { hookAgent } from '../hooks/tool-hooks';
 import type { Approver, RuntimeEvent, RuntimeSettings } from './types';
 import { recordUsage, teamTotal } from './usage';
+import { CommandSandbox } from '../sandbox/sandbox';
 
 export abstract class RunnerBase {
   readonly team: Team;
@@ -22,6 +26,10 @@ export abstract class RunnerBase {
   readonly processes: ProcessRegistry;
   readonly worktrees: WorktreeManager;
   readonly approver: Approver;
+  /** Where every command of every agent runs (docs/security.md). */
+  readonly sandbox: CommandSandbox;
+  /** The folder's hooks (docs/hooks.md), loaded when the runner starts. */
+  readonly hooks: Hooks;
   protected s: RuntimeSettings;
   /** Providers that rejected their key (401/403): until the models are refreshed, their agents start no new work. */
   protected readonly rejectedKeys = new Set<string>();
@@ -34,8 +42,22 @@ export abstract class RunnerBase {
     this.processes = new ProcessRegistry(new ProcessLedger(base.team.paths.processesDir, base.hostId));
     this.s = { ...base.settings };
     this.defs = new RunnerDefinitions(this.root, () => this.s.model, (e) => this.emit(e));
-    this.approver = base.approver;
+    this.hooks = new Hooks({
+      root: this.root, sessionId: base.hostId, trusted: base.hooks?.trusted ?? true,
+      warn: (message, agent) => this.emit({ type: 'notice', level: 'warning', message, ...(agent ? { agent } : {}) }),
+    });
+    // Every question to the user tells the Notification hooks first (docs/hooks.md).
+    this.approver = notifyingApprover(base.approver, (agent, message) => {
+      if (this.hooks.has('Notification')) void this.hooks.run('Notification', this.hookAgentFor(agent), { message, notification_type: 'permission_prompt' }, ['permission_prompt']);
+    });
     this.worktrees = base.worktrees;
+    const approver = base.approver;
+    this.sandbox = new CommandSandbox({
+      root: this.root, enginePath: base.sandboxPath,
+      settings: () => this.s.sandbox, rules: () => this.s.permissions,
+      askNetwork: approver.network ? (agent, host, signal) => approver.network!(agent, host, signal) : undefined,
+      notice: (level, message, agent) => this.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }),
+    });
     this.budget = new BudgetGate(
       async () => teamTotal(await this.team.roster.read()),
       (budget) => this.emit({
@@ -68,6 +90,34 @@ export abstract class RunnerBase {
   /** Re-reads the definitions; a problem is reported once per file and message. */
   loadDefinitions(): Promise<Definitions> {
     return this.defs.load();
+  }
+
+  /** `name` as Hooks.run needs it (an agent this host does not run: no transcript line). */
+  protected hookAgentFor(name: string): HookAgent {
+    const a = this.agentNamed(name);
+    return a ? hookAgent(a) : { name, cwd: this.root, transcriptPath: this.team.paths.transcript(name) };
+  }
+
+  /** Loads the hooks (a trusted folder only). */
+  protected async loadHooks(teamName: string): Promise<void> {
+    await this.hooks.load();
+    this.hooks.team = teamName;
+  }
+
+  /** SessionStart, once the lead is there (not awaited: a slow hook never holds the start up). */
+  protected sessionStart(): void {
+    if (this.hooks.has('SessionStart')) void this.hooks.run('SessionStart', this.hookAgentFor('lead'), { source: 'startup' }, ['startup']);
+  }
+
+  /**
+   * The user's words through the UserPromptSubmit hooks: a block refuses them (an error
+   * with the hook's reason), context a hook adds is appended.
+   */
+  protected async promptThroughHooks(prompt: string): Promise<string> {
+    if (!this.hooks.has('UserPromptSubmit')) return prompt;
+    const o = await this.hooks.run('UserPromptSubmit', this.hookAgentFor('lead'), { prompt });
+    if (o.blocked) throw new RuntimeError(`A UserPromptSubmit hook blocked the prompt: ${o.feedback}`);
+    return o.context ? `${prompt}\n\n${o.context}` : prompt;
   }
 
   /** The agent called `name` that runs here. */

@@ -23,6 +23,14 @@ export interface RunnerOptions {
   raiseBudget?: string;
   /** MCP servers from `.mcp.json` (docs/mcp.md). */
   mcp?: McpHostOptions;
+  /** PATH the sandbox engine is looked for on (default the process's; tests simulate a machine without it). */
+  sandboxPath?: string;
+  /**
+   * Hooks from the folder's settings files (docs/hooks.md) run only when it is trusted: VS
+   * Code starts agents only in a trusted workspace; the CLI passes its folder-trust answer.
+   * Default true.
+   */
+  hooks?: { trusted?: boolean };
 }
 
 export class RuntimeError extends Error {}

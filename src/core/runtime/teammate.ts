@@ -154,7 +154,7 @@ export class Teammate extends Agent {
           team.roster.patch(this.name, { status: 'working' }).catch(() => undefined);
           const phaseStart = this.messages.length;
           this.inPhase = true;
-          end = await this.runPhase(this.env.settings().maxRounds);
+          end = await this.stopGated(['SubagentStop', 'TeammateIdle'], this.env.settings().maxRounds);
           this.inPhase = false;
           if (end === 'stopped' || end === 'shutdown') return await this.finish(end);
           await this.afterPhase(end);

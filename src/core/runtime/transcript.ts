@@ -5,6 +5,7 @@
 // `event` records (per-round usage, errors, retries, pauses) are for readers of the
 // transcript (the transcript view, `agent-teams log`); restoring skips them.
 import { randomUUID } from 'node:crypto';
+import type { HookRunRecord } from '../hooks/hooks';
 import type { ModelMessage } from '../model';
 import { appendJsonLine, scanJsonLines } from '../team/jsonl';
 import { lastLineWith } from '../team/jsonl-read';
@@ -17,7 +18,9 @@ export type TranscriptEvent =
   /** Streamed text of the reply being received, for views in other processes; the stored message replaces it. */
   | { type: 'text'; attempt: number; text: string }
   /** One tool call's result as soon as it is known (the round's message has them all, later). */
-  | { type: 'tool_result'; id: string; tool: string; is_error: boolean; text: string; chars: number };
+  | { type: 'tool_result'; id: string; tool: string; is_error: boolean; text: string; chars: number }
+  /** A hook ran for this agent (docs/hooks.md): event, exit code, time, what it said. */
+  | HookRunRecord;
 
 /** How often streamed text is written for other processes' views. */
 const TEXT_FLUSH_MS = 250;

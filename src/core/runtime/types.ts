@@ -4,6 +4,8 @@ import type { McpAsker } from '../mcp/host';
 import type { ModelClient, ModelStatus } from '../model';
 import type { JobInfo } from '../exec/jobs';
 import type { TranscriptEntry } from './transcript';
+import { DEFAULT_SANDBOX, type SandboxSettings } from '../../shared/sandbox-schemas';
+import type { NetworkDecision } from '../sandbox/sandbox';
 
 export type PlanApprover = 'user' | 'lead';
 export type BashPolicy = 'ask' | 'allow' | 'deny';
@@ -30,6 +32,8 @@ export interface RuntimeSettings {
   confirmTeam: boolean;
   /** Permission rules in Claude Code's syntax (docs/permissions.md); malformed ones are reported and ignored. */
   permissions: PermissionLists;
+  /** Where commands run (docs/security.md): mode, hosts they may reach, asking less inside. */
+  sandbox: SandboxSettings;
 }
 
 export interface PermissionLists {
@@ -53,6 +57,7 @@ export const DEFAULT_SETTINGS: RuntimeSettings = {
   requirePlan: 'never',
   confirmTeam: false,
   permissions: { allow: [], ask: [], deny: [] },
+  sandbox: DEFAULT_SANDBOX,
 };
 
 /** Creates the client one agent talks to; `onStatus` feeds that agent's activity. */
@@ -65,6 +70,8 @@ export interface BashQuestion {
   reason: string;
   /** The exact command as a rule, then (for one plain command) its prefix rule. */
   suggestions: string[];
+  /** The agent asked to run it outside the sandbox (`unsandboxed: true`): no rule can allow that. */
+  unsandboxed?: boolean;
 }
 
 /** A file change an `ask` rule holds back until the user has seen it. */
@@ -77,6 +84,8 @@ export interface FileChangeQuestion {
   before: string | null;
   after: string;
   rule: string;
+  /** Why it is asked when no rule asked (a change to `.mcp.json` or `.claude/**` always is). */
+  why?: string;
 }
 
 /** bash here; MCP's two questions (a tool call, a server's first start) in McpAsker (docs/mcp.md). */
@@ -88,6 +97,12 @@ export interface Approver extends McpAsker {
   bash(agent: string, command: string, signal: AbortSignal, question?: BashQuestion): Promise<BashDecision>;
   /** An ask rule on Edit/Write: show the change (a diff) with Allow / Deny. Absent: deny. */
   fileChange?(agent: string, change: FileChangeQuestion, signal: AbortSignal): Promise<BashDecision>;
+  /**
+   * A sandboxed command wants to reach `host` (with `:port` for loopback), which
+   * agentTeams.sandbox.allowedDomains does not list: Allow (this session) / Always allow (the
+   * host adds it to the setting) / Deny. Asked once per host. Absent: denied.
+   */
+  network?(agent: string, host: string, signal: AbortSignal): Promise<NetworkDecision>;
   /** Any other ask rule (Read, MCP tools): one line, Allow / Deny. Absent: deny. */
   tool?(agent: string, what: string, reason: string, signal: AbortSignal): Promise<BashDecision>;
   /**

@@ -24,6 +24,7 @@ import { Team, type TeamChange } from '../team/team';
 import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager } from '../worktree/manager';
 import { hostLabel } from './team-words';
+import { describeSandbox, type SandboxReport } from '../sandbox/describe';
 import { WorktreeInUseError, worktreeUsers } from './worktree-rules';
 
 export interface TeamSessionOptions {
@@ -46,6 +47,10 @@ export interface AgentOptions {
   raiseBudget?: string;
   /** MCP servers from `.mcp.json` (docs/mcp.md). */
   mcp?: McpHostOptions;
+  /** PATH the sandbox engine is looked for on (docs/security.md; tests simulate a machine without it). */
+  sandboxPath?: string;
+  /** Hooks run only in a trusted folder (docs/hooks.md; default trusted). */
+  hooks?: { trusted?: boolean };
 }
 
 export class SessionError extends Error {}
@@ -161,6 +166,11 @@ export class TeamSession {
 
   settings(): RuntimeSettings {
     return this.s;
+  }
+
+  /** Where this host's commands run and what they may do (docs/security.md; the Team view's row). */
+  sandboxReport(): Promise<SandboxReport> {
+    return describeSandbox(this.root, this.root, this.s.sandbox, this.s.permissions);
   }
 
   updateSettings(settings: Partial<RuntimeSettings>): void {

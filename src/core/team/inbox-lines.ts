@@ -1,4 +1,4 @@
-// What an inbox line means as a message: ours carry `id` and `to`; a line the tutorial
+// What an inbox line means as a message: ours carry `id` and `to`; a line the learn-claude-code tutorial
 // wrote (`{"type","from","content","timestamp"}`) does not, and is read as a message to
 // the inbox's owner with an id derived from the file and the line's byte offset
 // (docs/file-formats.md, "Messages"). The tutorial's plan submission

@@ -61,7 +61,7 @@ export class Requests {
   }
 
   /**
-   * Writes `record` unless a record with its id exists already (the tutorial's plan
+   * Writes `record` unless a record with its id exists already (the learn-claude-code tutorial's plan
    * submissions arrive as messages only; deciding one needs its record). Returns what is on
    * disk afterwards.
    */

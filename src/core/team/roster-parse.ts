@@ -1,4 +1,4 @@
-// Reading .team/config.json member by member: a roster written by hand or by the tutorial
+// Reading .team/config.json member by member: a roster written by hand or by the learn-claude-code tutorial
 // may hold entries we cannot run (a name such as "Alice", a reserved `lead`/`user`, a
 // missing field). Those are reported and kept aside for the next rewrite; the valid
 // members are the team (docs/file-formats.md, "Roster").

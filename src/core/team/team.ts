@@ -1,10 +1,11 @@
 // The team engine over one workspace: roster, mailboxes, protocol requests and the task
 // board, plus the protocol operations that touch several of them at once.
-import { lstat, mkdir, writeFile } from 'node:fs/promises';
+import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Member, RequestRecord } from '../../shared/team-schemas';
 import { sweepStaleTemps } from '../util/atomic-file';
 import { DirWatcher, type Disposable } from './dir-watcher';
+import { keepOutOfGit, TASKS_GITIGNORE, TEAM_GITIGNORE } from './gitignore';
 import { Mailbox } from './mailbox';
 import { TeamPaths } from './paths';
 import { Fences } from './fences';
@@ -57,7 +58,7 @@ export class Team {
     await assertNotLinked([p.inboxDir, p.requestsDir, p.transcriptsDir]);
     // Litter of writers killed mid-write (.tasks/.generation.tmp-<pid>-…, roster temps).
     await Promise.all([p.teamDir, p.tasksDir, p.requestsDir, p.inboxDir, p.processesDir].map((d) => sweepStaleTemps(d)));
-    await Promise.all([p.teamDir, p.tasksDir].map(keepOutOfGit));
+    await Promise.all([keepOutOfGit(p.teamDir, TEAM_GITIGNORE), keepOutOfGit(p.tasksDir, TASKS_GITIGNORE)]);
     return this;
   }
 
@@ -138,7 +139,7 @@ export class Team {
   }
 
   /**
-   * A request by id: its record, or — for a plan the tutorial submitted as a message only —
+   * A request by id: its record, or — for a plan the learn-claude-code tutorial submitted as a message only —
    * the record that message stands for (not yet written).
    */
   async findRequest(requestId: string): Promise<RequestRecord | undefined> {
@@ -184,7 +185,9 @@ export class Team {
       this.watcher.watchDir(p.teamDir, (f) => f === 'config.json' && onChange('roster'), ['config.json']),
       this.watcher.watchDir(p.inboxDir, (f) => f.endsWith('.jsonl') && onChange('inbox')),
       this.watcher.watchDir(p.requestsDir, (f) => /\.json$/.test(f) && onChange('requests')),
-      this.watcher.watchDir(p.tasksDir, (f) => /^task_\d+\.json$/.test(f) && onChange('tasks')),
+      // The board's change record (.generation) is written after the task files it names: a
+      // reader woken by it sees the change (task-board.ts); one woken by a task file may not yet.
+      this.watcher.watchDir(p.tasksDir, (f) => (/^task_\d+\.json$/.test(f) || f === '.generation') && onChange('tasks')),
     ]);
     return { dispose: () => subs.forEach((s) => s.dispose()) };
   }
@@ -205,13 +208,3 @@ async function assertNotLinked(dirs: string[]): Promise<void> {
   }
 }
 
-/**
- * Team state stays out of git (an agent's `git add -A` must not commit mailboxes and
- * transcripts) without touching the user's files: a `.gitignore` holding `*` inside the
- * folder itself. One already there (the user's own) is left as it is; `wx` never follows a link.
- */
-async function keepOutOfGit(dir: string): Promise<void> {
-  await writeFile(join(dir, '.gitignore'), '# Agent Teams state: kept out of git.\n*\n', { flag: 'wx' }).catch((err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EEXIST') throw err;
-  });
-}

@@ -1,7 +1,7 @@
 // Atomic JSON files: written by temp file + rename so no reader ever sees half a file;
 // a file that fails to parse or validate is moved aside and reported, never reset silently.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
 import { ioFault, isUnreadable } from './io-faults';
@@ -10,25 +10,40 @@ import { reportProblem } from './problems';
 /**
  * Writes `data` to `path` so that readers see either the old or the new content.
  * `beforeRename` may refuse at the last moment (a lock lost while the process was stopped).
+ * `fsync`: the content is on disk before the rename, so a crash leaves the old file or the
+ * whole new one (the worktree index, which git state is reconciled against).
+ * The one atomic writer of the project: every JSON file of the team folder goes through it.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, beforeRename?: () => Promise<void>): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array, beforeRename?: () => Promise<void>, opts: { fsync?: boolean } = {}): Promise<void> {
   const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  try {
-    ioFault('write', path);
-    await writeFile(tmp, data);
+  const once = async () => {
+    await writeTemp(tmp, data, opts.fsync === true);
     await beforeRename?.();
     await rename(tmp, path);
+  };
+  try {
+    ioFault('write', path);
+    await once();
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
       // Parent directory missing: create it once and retry.
       await mkdir(dirname(path), { recursive: true });
-      await writeFile(tmp, data);
-      await beforeRename?.();
-      await rename(tmp, path);
+      await once();
       return;
     }
     throw err;
+  }
+}
+
+async function writeTemp(tmp: string, data: string | Uint8Array, fsync: boolean): Promise<void> {
+  if (!fsync) return writeFile(tmp, data);
+  const fh = await open(tmp, 'wx');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } finally {
+    await fh.close();
   }
 }
 

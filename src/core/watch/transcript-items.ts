@@ -164,6 +164,7 @@ export class ItemBuilder {
       const r = { text: ev.text, isError: ev.is_error === true, chars: n(ev.chars) || ev.text.length };
       return this.putTool(ev.id, typeof ev.tool === 'string' ? ev.tool : undefined, undefined, r, ts);
     }
+    if (ev.type === 'hook' && typeof ev.command === 'string') return [{ op: 'put', item: hookItem(id, ts, ev) }];
     if (ev.type === 'notice' && typeof ev.text === 'string') {
       const level = ev.level === 'error' || ev.level === 'warning' ? ev.level : 'info';
       const what = (typeof ev.what === 'string' ? ev.what : 'note') as NoticeWhat;
@@ -195,4 +196,18 @@ export class ItemBuilder {
     if (!item.running && this.tools.size > 4096) this.tools.delete(this.tools.keys().next().value!);
     return [{ op: 'put', item }];
   }
+}
+
+/** A hook run (docs/hooks.md) as a notice row: event, command, exit code and time; what it said folded below. */
+function hookItem(key: string, ts: number | undefined, ev: Record<string, unknown>): TranscriptItem {
+  const code = typeof ev.exit_code === 'number' ? ev.exit_code : null;
+  const how = ev.timed_out === true ? 'timed out' : code === null ? 'killed' : `exit ${code}`;
+  const ms = typeof ev.ms === 'number' ? ev.ms : 0;
+  const level = ev.blocked === true ? 'warning' : code === 0 ? 'info' : 'error';
+  const output = typeof ev.output === 'string' ? ev.output : '';
+  return {
+    kind: 'notice', key, ts, what: 'hook', level,
+    text: bounded(`${String(ev.event)} hook \`${ev.command as string}\`: ${how} in ${ms} ms${ev.blocked === true ? ' (blocked)' : ''}`, 2000),
+    ...(output ? { detail: `\`\`\`\n${bounded(output, 4000).replace(/```/g, "'''")}\n\`\`\`` } : {}),
+  };
 }

@@ -1,9 +1,9 @@
 // The worktree index (`.worktrees/index.json`) and event log (`.worktrees/events.jsonl`):
 // their schemas, atomic index writes, and moving a corrupt index aside instead of
 // resetting it.
-import { randomBytes } from 'node:crypto';
-import { appendFile, open, readFile, rename, unlink } from 'node:fs/promises';
+import { appendFile, readFile, rename } from 'node:fs/promises';
 import { z } from 'zod';
+import { writeFileAtomic } from '../util/atomic-file';
 import { NAME_RE } from '../util/names';
 
 export const WorktreeStatusSchema = z.enum(['active', 'kept', 'missing'])
@@ -107,25 +107,8 @@ export async function peekIndex(path: string): Promise<WorktreeIndex | 'corrupt'
 
 export async function writeIndex(path: string, index: WorktreeIndex): Promise<void> {
   const sorted = { ...index, worktrees: [...index.worktrees].sort((a, b) => a.name.localeCompare(b.name)) };
-  await writeAtomic(path, `${JSON.stringify(WorktreeIndexSchema.parse(sorted), null, 2)}\n`);
-}
-
-/** Temp file + fsync + rename: readers see the old file or the new one, never half of one. */
-export async function writeAtomic(path: string, data: string): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
-  const fh = await open(tmp, 'wx');
-  try {
-    await fh.writeFile(data, 'utf8');
-    await fh.sync();
-  } finally {
-    await fh.close();
-  }
-  try {
-    await rename(tmp, path);
-  } catch (err) {
-    await unlink(tmp).catch(() => undefined);
-    throw err;
-  }
+  // Temp file + fsync + rename (util/atomic-file.ts): readers see the old file or the new one.
+  await writeFileAtomic(path, `${JSON.stringify(WorktreeIndexSchema.parse(sorted), null, 2)}\n`, undefined, { fsync: true });
 }
 
 /** One line per event; O_APPEND keeps concurrent lines whole. */

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { Team } from '../../../src/core/team/team';
 import type { ExtensionApi } from '../../../src/vscode/extension';
 import { approverCases } from './approver-cases';
-import { treeCases } from './tree-cases';
+import { taskTreeRedrawCases, treeCases } from './tree-cases';
 import { watchCases } from './watch-cases';
 import { commandCases } from './command-cases';
 import { worktreeCases } from './worktree-cases';
@@ -46,7 +46,7 @@ export async function run(): Promise<void> {
   assert.ok(root && api.root === root, 'the team lives in the first workspace folder');
   const team = await new Team(root).init();
   const env: Env = { root, team, api };
-  await runCases(env, [...treeCases, ...commandCases, ...worktreeCases, ...approverCases, ...watchCases]);
+  await runCases(env, [...treeCases, ...commandCases, ...worktreeCases, ...approverCases, ...watchCases, ...taskTreeRedrawCases]);
 }
 
 /** Runs every case (a failure does not stop the rest), then throws if any failed. */

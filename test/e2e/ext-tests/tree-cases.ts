@@ -146,3 +146,34 @@ export const treeCases: Case[] = [
     assert.match(blocked!.item.accessibilityInformation!.label, /pending, unowned, blocked by task 1/);
   }],
 ];
+
+/** Run last: they add tasks to the board, which the command cases count. */
+export const taskTreeRedrawCases: Case[] = [
+  ['a task change redraws that task\'s row; a new task redraws its group, not the Tasks view', async ({ api, team }: Env) => {
+    const tree = api.taskTree as Provider;
+    const probe = await team.tasks.create({ subject: 'Redraw probe' });
+    const pendingGroup = async () => (await items(tree)).find((g) => label(g.item) === 'Pending')!;
+    let row: { node: unknown; item: vscode.TreeItem } | undefined;
+    await eventually(async () => {
+      row = (await items(tree, (await pendingGroup()).node)).find((r) => label(r.item) === `#${probe.id} Redraw probe`);
+      assert.ok(row, 'the probe task shows under Pending');
+    });
+    await new Promise((r) => setTimeout(r, 300)); // its own creation's events drawn
+    const redrawn: unknown[] = [];
+    const sub = tree.onDidChangeTreeData!((e) => redrawn.push(e));
+    try {
+      await team.tasks.update(probe.id, { owner: 'bob' });
+      await eventually(async () => assert.ok(redrawn.length > 0, 'a redraw for the new owner'));
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(redrawn, [row!.node], 'the task\'s row alone');
+      assert.match(String((await tree.getTreeItem(row!.node)).description), /@bob/);
+      const group = (await pendingGroup()).node;
+      await team.tasks.create({ subject: 'Second probe' });
+      await eventually(async () => assert.ok(redrawn.length > 1, 'a redraw for the new task'));
+      await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual(redrawn.slice(1), [group], 'the Pending group (its count and rows), not the whole view');
+    } finally {
+      sub.dispose();
+    }
+  }],
+];

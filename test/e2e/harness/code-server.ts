@@ -54,6 +54,8 @@ export const DEFAULT_SETTINGS: Readonly<Record<string, unknown>> = {
   'extensions.ignoreRecommendations': true,
   'update.mode': 'none',
   'telemetry.telemetryLevel': 'off',
+  // Commands still run in the sandbox, but ask as the rules say: suites about asking less set it.
+  'agentTeams.sandbox.autoAllow': false,
 };
 
 // Generous: under load (2 cores shared with other suites) start-up can take many times longer.

@@ -1,10 +1,25 @@
 // Messages between search.ts (the extension host side) and search-worker.ts.
 import type { WalkStats } from './walk';
 
+/**
+ * How a file found may be another file under another name, for Read rules
+ * (docs/permissions.md): `real` is its real path (relative to the root) when it was reached
+ * through a symbolic link, `id` its device:inode when it has more than one hard link.
+ */
+export interface LinkInfo {
+  real?: string;
+  id?: string;
+}
+
 export type SearchRequest =
-  | { op: 'grep'; root: string; start: string; source: string; flags: string; glob: string | null; only: string | null; maxResults: number; maxFileBytes: number; deadline: number }
-  | { op: 'glob'; root: string; start: string; pattern: string; maxResults: number; deadline: number }
-  | { op: 'list'; root: string; start: string; maxResults: number; deadline: number };
+  | { op: 'grep'; root: string; start: string; source: string; flags: string; glob: string | null; only: string | null; maxResults: number; maxFileBytes: number; deadline: number; identify?: boolean }
+  | { op: 'glob'; root: string; start: string; pattern: string; maxResults: number; deadline: number; identify?: boolean }
+  | { op: 'list'; root: string; start: string; maxResults: number; deadline: number; identify?: boolean }
+  /**
+   * The device:inode of every file under `bases` that Read `rules` deny or ask about, as
+   * items `"<dev>:<ino> deny|ask"` (paths judged relative to `root`).
+   */
+  | { op: 'identities'; root: string; bases: string[]; rules: { deny: string[]; ask: string[] }; maxFiles: number; maxResults: number; deadline: number };
 
 export interface GrepMatch {
   file: string;
@@ -29,6 +44,6 @@ export interface SearchTotals {
 }
 
 export type SearchReply =
-  | { type: 'items'; items: Array<GrepMatch | string> }
+  | { type: 'items'; items: Array<GrepMatch | string>; links?: Record<string, LinkInfo> }
   | { type: 'done'; totals: SearchTotals; stats: WalkStats }
   | { type: 'error'; message: string };

@@ -2,11 +2,12 @@
 // The search worker thread: walks, reads and matches off the extension host's loop, so a
 // regular expression that backtracks for minutes, or a 1 GB file, cannot freeze it. It
 // posts what it finds in batches; search.ts ends it when the time budget is spent.
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import picomatch from 'picomatch';
-import type { GrepMatch, SearchReply, SearchRequest, SearchTotals } from './protocol';
+import { decideFile } from '../../permissions/decide';
+import type { GrepMatch, LinkInfo, SearchReply, SearchRequest, SearchTotals } from './protocol';
 import { Walker, type WalkEntry } from './walk';
 
 const BINARY_SNIFF_BYTES = 8 * 1024;
@@ -33,21 +34,30 @@ function run(req: SearchRequest): void {
   const walker = new Walker(req.root);
   const totals: SearchTotals = { found: 0, filesWithMatches: 0, searched: 0, binary: 0, tooLarge: [], tooLargeCount: 0, unreadableFiles: [], unreadableFileCount: 0, timedOut: false };
   let batch: Array<GrepMatch | string> = [];
+  let links: Record<string, LinkInfo> | undefined;
   let lastPost = Date.now();
   let posts = 0;
   const flush = () => {
     if (batch.length) {
-      post({ type: 'items', items: batch });
+      post({ type: 'items', items: batch, ...(links ? { links } : {}) });
       posts++;
     }
     batch = [];
+    links = undefined;
     lastPost = Date.now();
   };
-  const emit = (item: GrepMatch | string) => {
+  /** `link` is worked out only for what is sent (Read rules judge it: docs/permissions.md). */
+  const emit = (item: GrepMatch | string, link?: () => [string, LinkInfo] | undefined) => {
     totals.found++;
-    if (totals.found <= req.maxResults) batch.push(item);
+    if (totals.found <= req.maxResults) {
+      batch.push(item);
+      const l = link?.();
+      if (l) (links ??= {})[l[0]] = l[1];
+    }
     if (batch.length >= BATCH) flush();
   };
+  const identify = req.op !== 'identities' && req.identify;
+  const linkOf = (e: WalkEntry) => (identify ? linkInfo(e) : undefined);
   const tick = () => {
     const now = Date.now();
     if (now > req.deadline) {
@@ -56,17 +66,22 @@ function run(req: SearchRequest): void {
     } else if (batch.length && (posts < EAGER_POSTS || now - lastPost > BATCH_MS)) flush();
   };
 
-  if (req.op === 'list') {
-    for (const e of walker.list(req.start)) emit(listName(e));
+  if (req.op === 'identities') {
+    identities(req, emit, tick, totals);
+  } else if (req.op === 'list') {
+    for (const e of walker.list(req.start)) {
+      if (identify && e.dirent.isSymbolicLink()) e.real = walker.linkedFileInside(e.abs);
+      emit(listName(e), () => linkOf(e));
+    }
   } else if (req.op === 'glob') {
     const isMatch = picomatch(req.pattern, { dot: true });
     const prefix = req.start ? `${req.start}/` : '';
     walker.walk(req.start, (e) => {
       tick();
-      if (isMatch(e.rel.slice(prefix.length))) emit(e.rel);
+      if (isMatch(e.rel.slice(prefix.length))) emit(e.rel, () => linkOf(e));
     });
   } else {
-    const grep = new FileGrep(req, totals, emit);
+    const grep = new FileGrep(req, totals, emit, identify ?? false);
     if (req.only) {
       grep.file({ rel: req.only, abs: path.join(req.root, req.only) });
       flush();
@@ -84,6 +99,49 @@ function run(req: SearchRequest): void {
   post({ type: 'done', totals, stats: walker.stats });
 }
 
+/** What Read rules need to know of a file that may be another under a second name (none for most). */
+type Found = Pick<WalkEntry, 'rel' | 'abs' | 'real'> & { dirent?: WalkEntry['dirent'] };
+
+function linkInfo(e: Found, st?: Stats): [string, LinkInfo] | undefined {
+  if (e.dirent && !e.dirent.isFile() && e.real === undefined) return undefined;
+  let id: string | undefined;
+  try {
+    const s = st ?? statSync(e.abs);
+    if (s.nlink > 1) id = `${s.dev}:${s.ino}`;
+  } catch {
+    return undefined;
+  }
+  return id || e.real !== undefined ? [e.rel, { ...(e.real !== undefined ? { real: e.real } : {}), ...(id ? { id } : {}) }] : undefined;
+}
+
+/**
+ * Every file under the bases that a Read deny or ask rule names, by device:inode, so a hard
+ * link to one is judged as the file itself. Files only (links are judged where they point);
+ * .gitignore does not apply here: what Read rules name is often ignored (.env).
+ */
+function identities(req: Extract<SearchRequest, { op: 'identities' }>, emit: (item: string) => void, tick: () => void, totals: SearchTotals): void {
+  const rules = { deny: req.rules.deny, ask: req.rules.ask };
+  for (const base of req.bases) {
+    const walker = new Walker(base, false);
+    walker.walk('', (e) => {
+      tick();
+      if (++totals.searched > req.maxFiles) {
+        totals.timedOut = true;
+        walker.stop();
+      }
+      if (!e.dirent.isFile()) return;
+      const rel = path.relative(req.root, e.abs).split(path.sep).join('/');
+      const verdict = decideFile(rules, 'Read', rel, e.abs)?.verdict;
+      if (verdict !== 'deny' && verdict !== 'ask') return;
+      try {
+        const st = statSync(e.abs);
+        emit(`${st.dev}:${st.ino} ${verdict}`);
+      } catch { /* gone since the walk read its folder */ }
+    });
+    if (totals.timedOut) return;
+  }
+}
+
 function listName(e: WalkEntry): string {
   const d = e.dirent;
   const name = e.rel.slice(e.rel.lastIndexOf('/') + 1);
@@ -96,15 +154,26 @@ class FileGrep {
   private readonly whole: RegExp;
   private readonly line: RegExp;
 
-  constructor(private readonly req: Extract<SearchRequest, { op: 'grep' }>, private readonly totals: SearchTotals, private readonly emit: (m: GrepMatch) => void) {
+  /** The open file's stat, for its identity (grep already has it: no second call). */
+  private st: Stats | undefined;
+
+  constructor(
+    private readonly req: Extract<SearchRequest, { op: 'grep' }>,
+    private readonly totals: SearchTotals,
+    private readonly emit: (m: GrepMatch, link?: () => [string, LinkInfo] | undefined) => void,
+    private readonly identify: boolean,
+  ) {
     // `m`: ^ and $ hold at line ends when the whole file is tested first (most files do not match at all).
     this.whole = new RegExp(req.source, `${req.flags}m`);
     this.line = new RegExp(req.source, req.flags);
   }
 
-  file(e: Pick<WalkEntry, 'rel' | 'abs'>): void {
+  file(e: Found): void {
     const text = this.read(e);
     if (text === undefined || !this.whole.test(text)) return;
+    const st = this.st;
+    let linked: [string, LinkInfo] | undefined | null = null;
+    const link = this.identify ? () => (linked === null ? (linked = linkInfo(e, st)) : linked) : undefined;
     let n = 0;
     let had = false;
     let start = 0;
@@ -116,7 +185,7 @@ class FileGrep {
       if (line.endsWith('\r')) line = line.slice(0, -1);
       if (this.line.test(line)) {
         had = true;
-        this.emit({ file: e.rel, line: n, text: line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length} chars)` : line });
+        this.emit({ file: e.rel, line: n, text: line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}… (${line.length} chars)` : line }, link);
       }
       if (end === text.length) break;
       start = end + 1;
@@ -134,7 +203,8 @@ class FileGrep {
       return undefined;
     }
     try {
-      const size = fstatSync(fd).size;
+      this.st = fstatSync(fd);
+      const size = this.st.size;
       if (size > this.req.maxFileBytes) {
         this.totals.tooLargeCount++;
         if (this.totals.tooLarge.length < MAX_TOO_LARGE_NAMED) this.totals.tooLarge.push(`${e.rel} (${Math.round(size / 1048576)} MB)`);

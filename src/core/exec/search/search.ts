@@ -6,7 +6,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { WorkspaceFsError, type WorkspaceFs } from '../workspace-fs';
-import type { GrepMatch, SearchReply, SearchRequest, SearchTotals } from './protocol';
+import type { GrepMatch, LinkInfo, SearchReply, SearchRequest, SearchTotals } from './protocol';
 import type { WalkStats } from './walk';
 
 export const DEFAULT_MAX_RESULTS = 100;
@@ -31,10 +31,35 @@ export interface SearchContext {
   hidden?: (rel: string) => boolean;
   /** Paths whose contents only read_file may show, after asking (a `Read(…)` ask rule): grep leaves their lines out. */
   askFirst?: (rel: string) => boolean;
+  /**
+   * What Read rules say of a file found through a symbolic link (its real path) or with more
+   * than one hard link (its identity); set when Read deny or ask rules exist.
+   */
+  linkVerdict?: (link: LinkInfo) => Promise<ReadVerdict>;
+}
+
+type ReadVerdict = 'deny' | 'ask' | undefined;
+
+/** The strongest of Read verdicts: deny, then ask. */
+export function strongest(...v: ReadVerdict[]): ReadVerdict {
+  return v.includes('deny') ? 'deny' : v.includes('ask') ? 'ask' : undefined;
+}
+
+/** Read rules' verdict on each found path: by its name, its real path and its identity. */
+async function verdicts(ctx: SearchContext, rels: string[], links: Record<string, LinkInfo>): Promise<Map<string, ReadVerdict>> {
+  const out = new Map<string, ReadVerdict>();
+  for (const rel of new Set(rels)) {
+    const byName: ReadVerdict = ctx.hidden?.(rel) ? 'deny' : ctx.askFirst?.(rel) ? 'ask' : undefined;
+    const link = links[rel];
+    out.set(rel, byName === 'deny' || !link || !ctx.linkVerdict ? byName : strongest(byName, await ctx.linkVerdict(link)));
+  }
+  return out;
 }
 
 interface Outcome<T> {
   items: T[];
+  /** Links among the items sent (when asked for: `identify`). */
+  links: Record<string, LinkInfo>;
   totals: SearchTotals;
   stats?: WalkStats;
   /** Ended by the time budget while a regular expression was still running. */
@@ -54,11 +79,12 @@ export async function grep(ctx: SearchContext, input: { pattern: string; path?: 
   const budget = ctx.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS;
   const out = await runInWorker<GrepMatch>({
     op: 'grep', root: where.root, start: where.start, source: input.pattern, flags, glob: where.file ? null : input.glob ?? null,
-    only: where.file, maxResults: max, maxFileBytes: ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, deadline: Date.now() + budget,
+    only: where.file, maxResults: max, maxFileBytes: ctx.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, deadline: Date.now() + budget, identify: !!ctx.linkVerdict,
   }, budget, ctx.signal);
-  const denied = out.items.filter((m) => ctx.hidden?.(m.file)).length;
-  const asked = out.items.filter((m) => !ctx.hidden?.(m.file) && ctx.askFirst?.(m.file));
-  const visible = out.items.filter((m) => !ctx.hidden?.(m.file) && !ctx.askFirst?.(m.file));
+  const v = await verdicts(ctx, out.items.map((m) => m.file), out.links);
+  const denied = out.items.filter((m) => v.get(m.file) === 'deny').length;
+  const asked = out.items.filter((m) => v.get(m.file) === 'ask');
+  const visible = out.items.filter((m) => !v.get(m.file));
   const lines = visible.map((m) => `${m.file}:${m.line}:${m.text}`);
   const hiddenCount = out.items.length - visible.length;
   const shown = capLines(lines);
@@ -84,8 +110,10 @@ export async function glob(ctx: SearchContext, input: { pattern: string; path?: 
   const budget = ctx.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS;
   const out = await runInWorker<string>({
     op: 'glob', root: where.root, start: where.start, pattern: input.pattern.replace(/^\.\//, ''), maxResults: GLOB_MAX_RESULTS, deadline: Date.now() + budget,
+    identify: !!ctx.linkVerdict,
   }, budget, ctx.signal);
-  const visible = out.items.filter((p) => !ctx.hidden?.(p));
+  const v = await verdicts(ctx, out.items, out.links);
+  const visible = out.items.filter((p) => v.get(p) !== 'deny');
   const shown = capLines(visible);
   const notes: string[] = [];
   if (!out.totals.found) {
@@ -99,9 +127,11 @@ export async function glob(ctx: SearchContext, input: { pattern: string; path?: 
 export async function listDir(ctx: SearchContext, input: { path?: string | null }): Promise<string> {
   const where = await place(ctx.fs, input.path, false);
   const budget = ctx.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS;
-  const out = await runInWorker<string>({ op: 'list', root: where.root, start: where.start, maxResults: LIST_MAX_ENTRIES, deadline: Date.now() + budget }, budget, ctx.signal);
+  const out = await runInWorker<string>({ op: 'list', root: where.root, start: where.start, maxResults: LIST_MAX_ENTRIES, deadline: Date.now() + budget, identify: !!ctx.linkVerdict }, budget, ctx.signal);
   const prefix = where.start ? `${where.start}/` : '';
-  const visible = out.items.filter((n) => !ctx.hidden?.(prefix + n.replace(/[/@]$/, '')));
+  const relOf = (n: string) => prefix + n.replace(/[/@]$/, '');
+  const v = await verdicts(ctx, out.items.map(relOf), out.links);
+  const visible = out.items.filter((n) => v.get(relOf(n)) !== 'deny');
   // Folders first, then files, each alphabetically.
   visible.sort((a, b) => Number(!a.endsWith('/')) - Number(!b.endsWith('/')) || (a < b ? -1 : a > b ? 1 : 0));
   const notes: string[] = [];
@@ -109,6 +139,21 @@ export async function listDir(ctx: SearchContext, input: { path?: string | null 
   if (visible.length < out.totals.found) notes.push(`[Showing ${visible.length} of ${out.totals.found} entries.]`);
   notes.push(...walkNotes(out, budget, 'listing'));
   return [`${where.start || '.'}/`, ...visible.map((n) => `  ${n}`), ...notes].join('\n');
+}
+
+/**
+ * The device:inode of every file under `bases` that Read `rules` deny or ask about (paths
+ * judged relative to `root`), and whether the walk saw everything (it stops after `maxFiles`
+ * files or the time budget).
+ */
+export async function readIdentities(root: string, bases: string[], rules: { deny: string[]; ask: string[] }, maxFiles: number, budgetMs = DEFAULT_TIME_BUDGET_MS): Promise<{ ids: Map<string, 'deny' | 'ask'>; complete: boolean }> {
+  const out = await runInWorker<string>({ op: 'identities', root, bases, rules, maxFiles, maxResults: Number.MAX_SAFE_INTEGER, deadline: Date.now() + budgetMs }, budgetMs);
+  const ids = new Map<string, 'deny' | 'ask'>();
+  for (const item of out.items) {
+    const [id, verdict] = item.split(' ') as [string, 'deny' | 'ask'];
+    if (ids.get(id) !== 'deny') ids.set(id, verdict);
+  }
+  return { ids, complete: !out.killed && !out.totals.timedOut };
 }
 
 /** Globs stay inside the folder searched: no absolute paths, no `..`. */
@@ -198,6 +243,7 @@ function runInWorker<T>(req: SearchRequest, budgetMs: number, signal?: AbortSign
   if (signal?.aborted) return Promise.reject(new Error('stopped'));
   const w = acquire();
   const items: T[] = [];
+  const links: Record<string, LinkInfo> = {};
   return new Promise<Outcome<T>>((resolve, reject) => {
     let settled = false;
     const finish = (fn: () => void, keep: boolean) => {
@@ -213,12 +259,14 @@ function runInWorker<T>(req: SearchRequest, budgetMs: number, signal?: AbortSign
       fn();
     };
     const partial = (): SearchTotals => ({ found: items.length, filesWithMatches: new Set(items.map((i) => (i as GrepMatch).file)).size, searched: 0, binary: 0, tooLarge: [], tooLargeCount: 0, unreadableFiles: [], unreadableFileCount: 0, timedOut: true });
-    const timer = setTimeout(() => finish(() => resolve({ items, totals: partial(), killed: true }), false), budgetMs + HARD_STOP_GRACE_MS);
+    const timer = setTimeout(() => finish(() => resolve({ items, links, totals: partial(), killed: true }), false), budgetMs + HARD_STOP_GRACE_MS);
     const onAbort = () => finish(() => reject(new Error('stopped')), false);
     signal?.addEventListener('abort', onAbort, { once: true });
     w.on('message', (m: SearchReply) => {
-      if (m.type === 'items') items.push(...(m.items as T[]));
-      else if (m.type === 'done') finish(() => resolve({ items, totals: m.totals, stats: m.stats, killed: false }), true);
+      if (m.type === 'items') {
+        items.push(...(m.items as T[]));
+        if (m.links) Object.assign(links, m.links);
+      } else if (m.type === 'done') finish(() => resolve({ items, links, totals: m.totals, stats: m.stats, killed: false }), true);
       else finish(() => reject(new Error(m.message)), true);
     });
     w.on('error', (e) => finish(() => reject(e), false));

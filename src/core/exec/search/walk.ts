@@ -29,6 +29,8 @@ export interface WalkEntry {
   rel: string;
   abs: string;
   dirent: Dirent;
+  /** For a symbolic link to a file inside the root: the file's real path, relative to the root. */
+  real?: string;
 }
 
 interface Layer {
@@ -88,7 +90,7 @@ export class Walker {
         if (SKIPPED_DIRS.has(d.name)) continue;
         if (this.isIgnored(e.rel, true, all)) { this.stats.ignored++; continue; }
         if (!enterDir || enterDir(e.rel)) this.dir(e.rel, all, onFile, enterDir);
-      } else if (d.isFile() || (d.isSymbolicLink() && this.linkedFileInside(e.abs))) {
+      } else if (d.isFile() || (d.isSymbolicLink() && (e.real = this.linkedFileInside(e.abs)) !== undefined)) {
         if (this.isIgnored(e.rel, false, all)) { this.stats.ignored++; continue; }
         this.stats.files++;
         onFile(e);
@@ -113,13 +115,14 @@ export class Walker {
     }
   }
 
-  private linkedFileInside(abs: string): boolean {
+  /** The real path (relative to the root) of a symbolic link to a file inside the root, else undefined. */
+  linkedFileInside(abs: string): string | undefined {
     try {
       const real = realpathSync(abs);
       const r = path.relative(this.root, real);
-      return !r.startsWith('..') && !path.isAbsolute(r) && statSync(real).isFile();
+      return !r.startsWith('..') && !path.isAbsolute(r) && statSync(real).isFile() ? r.split(path.sep).join('/') : undefined;
     } catch {
-      return false;
+      return undefined;
     }
   }
 

@@ -5,11 +5,14 @@
 // hands it over); both come out as the same `ToolDefinition`, which is all a ToolSet needs.
 import { z } from 'zod';
 import type { Member } from '../../../shared/team-schemas';
+import { toolFacts, type ToolFacts } from '../../../shared/tool-facts';
 import type { JobManager } from '../../exec/jobs';
 import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
 import type { ModelTool } from '../../model';
 import type { Team } from '../../team/team';
+import type { CommandSandbox } from '../../sandbox/sandbox';
+import type { HookRunRecord, Hooks } from '../../hooks/hooks';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
 
 export type AgentKind = 'lead' | 'teammate';
@@ -35,6 +38,13 @@ export interface AgentHandle {
   setWorkdir(dir: string): void;
   /** What the agent is doing, as the tree and the CLI show it. */
   setActivity(a: Activity): void;
+  /**
+   * A PreToolUse hook allowed the call being run (docs/hooks.md): a question the tool would
+   * ask only by default (no rule decided) is skipped; deny and ask rules still apply.
+   */
+  readonly hookApproved?: boolean;
+  /** Its transcript, where hook runs are written (docs/hooks.md). */
+  readonly transcript?: { readonly path: string; note(e: HookRunRecord): Promise<void> };
 }
 
 /** What tools reach of the team and the host running the agent. */
@@ -45,6 +55,10 @@ export interface ToolHost {
   readonly processes: ProcessRegistry;
   /** Background commands (bash with run_in_background). */
   readonly jobs: JobManager;
+  /** How commands are started: in the sandbox, or why not (docs/security.md). */
+  readonly sandbox: CommandSandbox;
+  /** The folder's hooks (docs/hooks.md); absent where none may run. */
+  readonly hooks?: Hooks;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
   /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
   requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
@@ -85,6 +99,8 @@ type Handler<I> = (input: I, agent: AgentHandle, host: ToolHost) => Promise<Tool
 
 /** One tool, whatever its schema was written in. */
 export interface ToolDefinition extends Common {
+  /** Everything else known about it: team-kept or workspace, Claude Code names, transcript heading (shared/tool-facts.ts). */
+  readonly facts: ToolFacts;
   /** The JSON Schema the model is sent. */
   inputSchema(): JsonSchemaObject;
   /** Checks a call's input; the error names each bad field. */
@@ -106,7 +122,7 @@ export interface JsonTool extends Common {
 export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition {
   let schema: JsonSchemaObject | undefined;
   return {
-    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace,
+    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema() {
       if (!schema) {
         const s = z.toJSONSchema(def.input, { io: 'input' }) as Record<string, unknown>;
@@ -128,7 +144,7 @@ export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition
 /** A tool whose input is checked by whoever runs it (an MCP server validates its own). */
 export function defineJsonTool(def: JsonTool): ToolDefinition {
   return {
-    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace,
+    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema: () => def.inputSchema,
     parse: (input) => (input !== null && typeof input === 'object' && !Array.isArray(input)
       ? { ok: true, data: input }

@@ -1,19 +1,37 @@
 // Permission rules on the file tools (docs/permissions.md): Read rules on read_file,
 // Edit/Write rules on write_file and edit_file. An `ask` rule on a change shows the user
-// the change (the host's diff) before it is written.
+// the change (the host's diff) before it is written; so does any change to `.mcp.json` or
+// `.claude/**`, whatever the rules.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decideFile } from '../../permissions/decide';
 import { fail, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+import { readDecision } from './read-guard';
+
+/**
+ * Files that decide what runs with the user's rights, outside any rule's reach: `.mcp.json`
+ * (MCP servers the team starts) and `.claude/**` (Claude Code's settings, hooks, agents and
+ * commands). The file tools ask the user before changing them, whatever the rules or
+ * defaults say; a deny rule still refuses (docs/permissions.md).
+ */
+export function controlFileReason(rel: string): string | undefined {
+  const r = rel.toLowerCase();
+  if (r === '.mcp.json') return '.mcp.json decides which programs start as MCP servers, so changing it always asks';
+  if (r === '.claude' || r.startsWith('.claude/')) return ".claude/ holds Claude Code's settings, hooks and agents, so changing it always asks";
+  return undefined;
+}
 
 /** Undefined to go ahead, or the refusal to return. `after` gives the proposed content of a change. */
 export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string, a: AgentHandle, h: ToolHost, after?: (before: string | null) => string): Promise<ToolResult | undefined> {
   const rules = h.settings().permissions;
-  if (!rules.allow.length && !rules.ask.length && !rules.deny.length) return undefined;
+  const noRules = !rules.allow.length && !rules.ask.length && !rules.deny.length;
+  if (noRules && tool === 'Read') return undefined;
   const abs = await a.fs.resolve(userPath);
   const root = await a.fs.resolve('.');
   const rel = path.relative(root, abs).split(path.sep).join('/');
-  const d = decideFile(rules, tool, rel, abs);
+  const ruled = tool === 'Read' ? await readDecision(root, rules, rel, abs) : noRules ? undefined : decideFile(rules, tool, rel, abs);
+  const control = tool === 'Read' || ruled?.verdict === 'deny' ? undefined : controlFileReason(rel);
+  const d = control ? { verdict: 'ask' as const, reason: control, rule: '' } : ruled;
   if (!d || d.verdict === 'allow') return undefined;
   if (d.verdict === 'deny') return fail(`Refused: ${d.reason}.`);
   const asksChange = tool !== 'Read' && after !== undefined;
@@ -27,7 +45,7 @@ export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string
   if (!asksChange) {
     answer = h.approver.tool ? await h.approver.tool(a.name, `read ${rel}`, d.reason, a.signal) : 'deny';
   } else if (h.approver.fileChange) {
-    answer = await h.approver.fileChange(a.name, { path: userPath, abs, before, after: after!(before), rule: d.rule ?? '' }, a.signal);
+    answer = await h.approver.fileChange(a.name, { path: userPath, abs, before, after: after!(before), rule: d.rule ?? '', ...(control ? { why: control } : {}) }, a.signal);
   }
   a.setActivity({ kind: 'tool', tool: tool === 'Read' ? 'read_file' : tool === 'Edit' ? 'edit_file' : 'write_file' });
   return answer === 'allow' ? undefined : fail(`The user denied this ${tool === 'Read' ? 'read' : 'change'} (${d.reason}).`);

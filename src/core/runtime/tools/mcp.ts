@@ -42,6 +42,7 @@ export class McpToolSets {
       run: (input, a) => callMcpTool(mcp, gate, d.name, input, {
         name: a.name,
         signal: a.signal,
+        hookApproved: a.hookApproved,
         waitingForApproval: (what) => a.setActivity({ kind: 'waiting-approval', what }),
         runningTool: (tool) => a.setActivity({ kind: 'tool', tool }),
       }),

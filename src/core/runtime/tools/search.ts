@@ -1,12 +1,14 @@
 // The read-only search tools: list_dir, glob and grep (docs/tools.md). They never ask for
 // approval and are allowed in plan mode; they stay inside the agent's folder by real path,
 // respect .gitignore, and leave out files a Read deny rule covers (grep also the lines of files
-// a Read ask rule covers: only read_file, which asks, shows those).
+// a Read ask rule covers: only read_file, which asks, shows those) — by name, real path and
+// identity (read-guard.ts).
 import path from 'node:path';
 import { z } from 'zod';
 import { glob as globFiles, grep as grepFiles, listDir as listFolder, type SearchContext } from '../../exec/search/search';
 import { decideFile } from '../../permissions/decide';
 import { defineTool, ok, type AgentHandle, type ToolHost } from './definition';
+import { hasReadRules, linkVerdict } from './read-guard';
 
 const both = ['lead', 'teammate'] as const;
 
@@ -18,6 +20,8 @@ function searchContext(a: AgentHandle, h: ToolHost): SearchContext {
     fs: a.fs, signal: a.signal,
     hidden: rules.deny.length ? (rel) => verdict(rel) === 'deny' : undefined,
     askFirst: rules.ask.length ? (rel) => verdict(rel) === 'ask' : undefined,
+    // Symbolic and hard links are judged as the file they are (read-guard.ts).
+    linkVerdict: hasReadRules(rules) ? async (link) => linkVerdict(await a.fs.resolve('.'), rules)(link) : undefined,
   };
 }
 

@@ -1,10 +1,12 @@
 // The shell tools: bash in the agent's working directory (in the foreground, or as a
 // background job), job_output and job_kill. Every command is judged by the permission
-// rules first, falling back to the bash policy (docs/permissions.md, docs/tools.md).
+// rules first, falling back to the bash policy (docs/permissions.md, docs/tools.md), and
+// runs in the sandbox when there is one (docs/security.md).
 import { z } from 'zod';
 import { formatJobRead } from '../../exec/jobs';
 import { formatShellResult, runShell } from '../../exec/shell';
-import { decideBash, suggestRules } from '../../permissions/decide';
+import { suggestRules } from '../../permissions/decide';
+import { decideCommand } from '../../sandbox/decide-command';
 import { defineTool, fail, MAX_OUTPUT, ok } from './definition';
 
 const both = ['lead', 'teammate'] as const;
@@ -15,32 +17,45 @@ export const bash = defineTool({
   input: z.object({
     command: z.string().min(1).describe('Shell command to run in the workspace (bash -c). Avoid interactive commands.'),
     run_in_background: z.boolean().nullish().describe('true: start it and return a job_id at once (dev servers, long test runs); read its output with job_output. You get a message when it ends.'),
+    unsandboxed: z.boolean().nullish().describe('true: run outside the sandbox (whole filesystem and network). Always asks the user; only for what cannot work inside (docker, a global install).'),
   }),
   agents: both,
   changesWorkspace: true,
-  async run({ command, run_in_background }, a, h) {
+  async run({ command, run_in_background, unsandboxed }, a, h) {
     const s = h.settings();
-    const d = await decideBash(s.permissions, command, s.bashPolicy);
+    const box = await h.sandbox.state();
+    if (box.mode === 'required' && !box.active) return fail(`Refused: the sandbox is required (agentTeams.sandbox is "required") but ${box.engine.reason}.`);
+    const d = await decideCommand(s, command, { inside: box.active, unsandboxed: !!unsandboxed });
     if (d.verdict === 'deny') {
       return fail(d.rule ? `Refused: ${d.reason}.` : `Refused: shell commands are disabled (agentTeams.toolApproval.bash = deny) and no allow rule covers this one: ${d.reason}.`);
     }
-    if (d.verdict === 'ask') {
+    // A PreToolUse hook's allow answers the default question, never a deny or ask rule (docs/hooks.md);
+    // a command outside the sandbox is always asked.
+    if (unsandboxed || (d.verdict === 'ask' && !(d.fallback && a.hookApproved))) {
       // The rules "Always allow" may offer are worked out first (a parse, off the loop), so
       // "waiting for approval" is shown only once the question is really put to the user.
-      const suggestions = await suggestRules(command);
+      // Outside the sandbox no rule can allow a command, so none is offered.
+      const question = unsandboxed
+        ? { reason: d.reason, suggestions: [], unsandboxed: true }
+        : { reason: d.reason, suggestions: await suggestRules(command) };
       // Shown in the tree and the CLI, so a prompt nobody answered is visible, not a silent hang.
-      a.setActivity({ kind: 'waiting-approval', what: `bash \`${command.length > 80 ? `${command.slice(0, 80)}…` : command}\`` });
-      const decision = await h.approver.bash(a.name, command, a.signal, { reason: d.reason, suggestions });
+      a.setActivity({ kind: 'waiting-approval', what: `bash \`${command.length > 80 ? `${command.slice(0, 80)}…` : command}\`${unsandboxed ? ' outside the sandbox' : ''}` });
+      const decision = await h.approver.bash(a.name, command, a.signal, question);
       a.setActivity({ kind: 'tool', tool: 'bash' });
       if (decision !== 'allow') return fail('The user denied this command.');
     }
+    const plan = await h.sandbox.launch(a.name, a.cwd, command, { unsandboxed: !!unsandboxed, background: !!run_in_background });
+    if ('refused' in plan) return fail(`Refused: ${plan.refused}.`);
     if (run_in_background) {
-      const j = await h.jobs.start(a.name, command, { cwd: a.cwd });
+      const j = await h.jobs.start(a.name, command, { cwd: a.cwd, plan }).catch(async (e: unknown) => {
+        await plan.release();
+        throw e;
+      });
       return ok(`Started background job ${j.id}. Read its output with job_output(job_id="${j.id}"); stop it with job_kill. You will get a message when it ends.`);
     }
     const r = await runShell(command, {
       cwd: a.cwd, timeoutMs: s.bashTimeoutSeconds * 1000, maxOutputBytes: MAX_OUTPUT,
-      signal: a.signal, track: { registry: h.processes, owner: a.name },
+      signal: a.signal, track: { registry: h.processes, owner: a.name }, plan,
     });
     return { text: formatShellResult(r), isError: r.exitCode !== 0 };
   },

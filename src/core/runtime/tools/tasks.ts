@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { claimBound } from '../../team/bound-claim';
 import { formatTask } from '../prompts';
+import { afterTasksCreated, completionBlocked } from '../../hooks/task-hooks';
 import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 
 const taskId = z.number().int().positive().describe('The numeric id of a task on the board.');
@@ -68,14 +69,15 @@ export const taskCreate = defineTool({
     })).nullish().describe('Several tasks, created in this order.'),
   }).refine((i) => i.subject || i.tasks?.length, { message: 'give a subject, or tasks' }),
   agents: ['lead', 'teammate'],
-  async run({ subject, blockedBy, tasks, ...rest }, _a, h) {
+  async run({ subject, blockedBy, tasks, ...rest }, a, h) {
     const items = [...(subject ? [{ ...rest, subject, blockedBy: blockedBy ?? [] }] : []), ...(tasks ?? [])];
     for (const worktree of new Set(items.map((t) => t.worktree).filter((w): w is string => !!w))) {
       const problem = await h.worktreeProblem(worktree);
       if (problem) return fail(`Not created: worktree "${worktree}" cannot be used: ${problem}`);
     }
     const created = await h.team.tasks.createMany(items.map((t) => ({ ...t, blockedBy: t.blockedBy ?? [] })));
-    return ok(created.map((t) => `Created ${formatTask(t)}`).join('\n'));
+    const said = await afterTasksCreated(h.hooks, a, created);
+    return ok([...created.map((t) => `Created ${formatTask(t)}`), ...(said ? [said] : [])].join('\n'));
   },
 });
 
@@ -113,6 +115,8 @@ export const taskUpdate = defineTool({
   }),
   agents: ['lead', 'teammate'],
   async run({ task_id, status, owner, addBlockedBy, removeBlockedBy }, a, h) {
+    const blocked = status === 'completed' ? await completionBlocked(h.hooks, a, await h.team.tasks.get(task_id)) : null;
+    if (blocked) return fail(blocked);
     const t = await h.team.tasks.update(task_id, {
       status: status ?? undefined, owner: owner ?? undefined,
       addBlockedBy: addBlockedBy ?? undefined, removeBlockedBy: removeBlockedBy ?? undefined,

@@ -1,0 +1,105 @@
+// sandbox.exec_ms and sandbox.prompts (docs/security.md). exec_ms: `true` run through the
+// sandbox (bubblewrap, its mounts, the proxy bridge) vs plainly (bash -c), in the same run.
+// prompts: a fixed session of ordinary development commands judged by the real decision code
+// (decideCommand, the same the bash tool uses, and the sandbox's host check for the hosts each
+// command reaches), counting the questions the user gets sandboxed (autoAllow) and as before
+// (no sandbox, toolApproval.bash = ask, no rules). Tunables (env): BENCH_SANDBOX_RUNS (100).
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runShell } from '../src/core/exec/shell';
+import { DEFAULT_SANDBOX, type SandboxSettings } from '../src/shared/sandbox-schemas';
+import { decideCommand } from '../src/core/sandbox/decide-command';
+import { CommandSandbox } from '../src/core/sandbox/sandbox';
+import { bench, note, percentile } from './lib/report';
+
+const RUNS = Number(process.env.BENCH_SANDBOX_RUNS ?? 100);
+
+/** A morning's work: what it runs, and the hosts it reaches. */
+const SESSION: Array<{ command: string; hosts?: Array<[string, number]>; background?: boolean }> = [
+  { command: 'npm install', hosts: [['registry.npmjs.org', 443]] },
+  { command: 'npm run build' },
+  { command: 'npm test' },
+  { command: 'npm test -- --watch=false src/app.test.ts' },
+  { command: 'git status' },
+  { command: 'git diff' },
+  { command: 'git diff --stat HEAD~1' },
+  { command: 'git add -A && git commit -m "Fix the parser"' },
+  { command: 'grep -rn "TODO" src' },
+  { command: 'ls -la src' },
+  { command: 'cat package.json' },
+  { command: 'npm run dev', background: true },
+  { command: 'curl -s localhost:5173/', hosts: [['localhost', 5173]] },
+  { command: 'npm install left-pad', hosts: [['registry.npmjs.org', 443]] },
+  { command: 'npx tsc --noEmit' },
+  { command: 'npm test 2>&1 | tail -20' },
+];
+
+async function execMs(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'agent-teams-bench-sandbox-'));
+  const settings: SandboxSettings = { ...DEFAULT_SANDBOX };
+  const sandbox = new CommandSandbox({ root, settings: () => settings, rules: () => undefined, notice: () => undefined });
+  try {
+    const state = await sandbox.state();
+    if (!state.active) {
+      note(`sandbox.exec_ms skipped: ${state.engine.reason}`);
+      return;
+    }
+    const opts = { cwd: root, timeoutMs: 10_000, maxOutputBytes: 10_000 };
+    const once = async (sandboxed: boolean) => {
+      const t = performance.now();
+      const plan = sandboxed ? await sandbox.launch('lead', root, 'true') : undefined;
+      if (plan && 'refused' in plan) throw new Error(plan.refused);
+      const r = await runShell('true', { ...opts, plan });
+      if (r.exitCode !== 0) throw new Error(`true failed: ${r.output}`);
+      return performance.now() - t;
+    };
+    for (let i = 0; i < 5; i++) { await once(true); await once(false); } // warm-up
+    const inside: number[] = [];
+    const plain: number[] = [];
+    // Interleaved, so both see the same load.
+    for (let i = 0; i < RUNS; i++) {
+      inside.push(await once(true));
+      plain.push(await once(false));
+    }
+    bench('sandbox.exec_ms', 'ours', { runs: RUNS, p50_ms: percentile(inside, 50), p99_ms: percentile(inside, 99), baseline_p50_ms: percentile(plain, 50) });
+    bench('sandbox.exec_ms', 'naive', { runs: RUNS, p50_ms: percentile(plain, 50), p99_ms: percentile(plain, 99) });
+    note('exec_ms includes working out the policy (git folder, control files), the spawn turn and bash; target: p50 within 25 ms of baseline_p50_ms');
+  } finally {
+    await sandbox.dispose();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+async function prompts(): Promise<void> {
+  const settings: SandboxSettings = { ...DEFAULT_SANDBOX };
+  let hostQuestions = 0;
+  const sandbox = new CommandSandbox({
+    root: tmpdir(), settings: () => settings, rules: () => undefined, notice: () => undefined,
+    askNetwork: async () => (hostQuestions++, 'allow'),
+  });
+  const policy = { permissions: { allow: [], ask: [], deny: [] }, bashPolicy: 'ask' as const, sandbox: settings };
+  let askedSandboxed = 0;
+  let askedUnsandboxed = 0;
+  for (const step of SESSION) {
+    if ((await decideCommand(policy, step.command, { inside: true, unsandboxed: false })).verdict !== 'allow') askedSandboxed++;
+    for (const [host, port] of step.hosts ?? []) await sandbox.allowHost('lead', host, port);
+    if ((await decideCommand(policy, step.command, { inside: false, unsandboxed: false })).verdict !== 'allow') askedUnsandboxed++;
+  }
+  await sandbox.dispose();
+  const asked = askedSandboxed + hostQuestions;
+  bench('sandbox.prompts', 'ours', {
+    commands: SESSION.length, asked_sandboxed: asked, asked_unsandboxed: askedUnsandboxed,
+    command_questions: askedSandboxed, host_questions: hostQuestions, fewer_pct: 100 * (1 - asked / askedUnsandboxed),
+  });
+  bench('sandbox.prompts', 'naive', { commands: SESSION.length, asked: askedUnsandboxed });
+  note('asked_sandboxed counts command questions plus each new host asked once (registry.npmjs.org, localhost:5173); allowedDomains empty as by default');
+}
+
+void (async () => {
+  await execMs();
+  await prompts();
+})().catch((e) => {
+  console.error(e);
+  process.exitCode = 1;
+});

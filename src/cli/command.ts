@@ -1,0 +1,13 @@
+// One subcommand of `agent-teams`: its words, options, usage line and handler (commands.ts
+// holds the table; action-command.ts derives most write commands from the session's actions).
+import type { OptionSpec } from './args';
+import type { CommandContext } from './context';
+
+export interface Command {
+  words: string[];
+  /** Arguments and options after the words, for the usage line. */
+  synopsis: string;
+  summary: string;
+  options: OptionSpec;
+  run(ctx: CommandContext): Promise<number>;
+}

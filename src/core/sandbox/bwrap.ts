@@ -1,0 +1,91 @@
+// The bubblewrap command line for one command (docs/security.md). Sandboxed: the whole
+// filesystem read-only, the policy's folders writable, control files read-only again on
+// top, files Read deny rules name replaced by an empty one, a private /tmp, a fresh /proc in
+// a new pid namespace (no host process, its environment or command line, is visible), and
+// a network namespace of its own whose only way out is the host's proxy (proxy.ts), reached
+// through socat on 127.0.0.1:PROXY_PORT. Unsandboxed (mode off, or approved as such): the
+// whole filesystem and network as they are, but still a pid namespace of its own. Either
+// way `--die-with-parent`, and the namespace ends when its first process does, so nothing
+// a command starts (setsid, double forks, daemons) outlives it.
+import type { FsPolicy } from './fs-policy';
+import type { HiddenPaths } from './read-deny';
+
+/** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
+export const PROXY_PORT = 3128;
+/**
+ * Where the agent's socket folder (proxy socket, job forwarding sockets, the forwarding script) is
+ * seen inside. On the host it is a short path under /tmp: a unix socket's path may not pass 107
+ * bytes, and the system temp folder can be long (code-server's, macOS's).
+ */
+export const SOCKETS_INSIDE = '/run/agent-teams';
+export const PROXY_SOCKET_NAME = 'proxy.sock';
+
+export interface SandboxedPlan {
+  fs: FsPolicy;
+  hidden: HiddenPaths;
+  /** Host folder mounted at /tmp. */
+  tmpDir: string;
+  /** Host folder mounted at SOCKETS_INSIDE. */
+  socketDir: string;
+  /** An empty read-only file mounted over hidden files. */
+  emptyFile: string;
+  /** Path of socat (on the read-only root). */
+  socat: string;
+  cwd: string;
+  /** Background jobs: the socket (name in /tmp) through which the host reaches its loopback ports (port-forward.ts). */
+  forwardSocket?: string;
+}
+
+/** The script socat runs inside for each forwarded connection: the port on the first line, then the bytes. */
+export const FORWARD_SCRIPT = 'forward.sh';
+
+export function forwardScript(socat: string): string {
+  return `read -r p\ncase "$p" in ''|*[!0-9]*) exit 1;; esac\nexec '${socat.replace(/'/g, `'\\''`)}' STDIO "TCP:127.0.0.1:$p"\n`;
+}
+
+export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
+  // /tmp and /run hold other programs' sockets (ssh-agent, the user's D-Bus, VS Code's IPC,
+  // docker): a socket connects through a read-only mount, and some run commands outside.
+  const a = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
+    '--bind', p.tmpDir, '/tmp', '--tmpfs', '/run', '--bind', p.socketDir, SOCKETS_INSIDE];
+  for (const r of p.fs.readable) a.push('--ro-bind', r, r);
+  for (const w of p.fs.writable) a.push('--bind', w, w);
+  for (const r of p.fs.readOnly) a.push('--ro-bind', r, r);
+  for (const g of p.fs.guarded) a.push('--tmpfs', g, '--remount-ro', g);
+  for (const f of p.hidden.files) a.push('--ro-bind', p.emptyFile, f);
+  for (const d of p.hidden.dirs) a.push('--tmpfs', d, '--remount-ro', d);
+  a.push('--chdir', p.cwd, '--', '/bin/bash', '-c', withProxy(p.socat, p.forwardSocket), 'agent-teams-sandbox', command);
+  return a;
+}
+
+export function unsandboxedArgs(cwd: string, command: string): string[] {
+  return ['--die-with-parent', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', '/bin/bash', '-c', command];
+}
+
+/**
+ * Starts the bridge to the proxy, waits (briefly) until it listens, then becomes the command.
+ * The bridge is the command's child, so it ends with the namespace.
+ */
+function withProxy(socat: string, forwardSocket?: string): string {
+  const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  const forward = forwardSocket
+    ? [`${q(socat)} UNIX-LISTEN:${SOCKETS_INSIDE}/${forwardSocket},fork ${q(`EXEC:/bin/bash ${SOCKETS_INSIDE}/${FORWARD_SCRIPT}`)} </dev/null >/dev/null 2>&1 &`]
+    : [];
+  return [
+    ...forward,
+    `${q(socat)} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SOCKETS_INSIDE}/${PROXY_SOCKET_NAME} </dev/null >/dev/null 2>&1 &`,
+    // Tried at once, then in a tight loop (no fork) for a while, then with short sleeps (2 s at most).
+    `__i=0; until { : >/dev/tcp/127.0.0.1/${PROXY_PORT}; } 2>/dev/null || [ $__i -ge 600 ]; do __i=$((__i+1)); [ $__i -gt 200 ] && sleep 0.005; done; unset __i`,
+    'exec /bin/bash -c "$1"',
+  ].join('\n');
+}
+
+/** The environment a sandboxed command gets on top of the host's (secrets already taken out). */
+export function proxyEnv(): Record<string, string> {
+  const url = `http://127.0.0.1:${PROXY_PORT}`;
+  // Caches that live in the (read-only) home folder by default go to the private /tmp.
+  const env: Record<string, string> = { TMPDIR: '/tmp', XDG_CACHE_HOME: '/tmp/.cache', npm_config_cache: '/tmp/.npm', PIP_CACHE_DIR: '/tmp/.cache/pip' };
+  for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy',
+    'npm_config_proxy', 'npm_config_https_proxy', 'YARN_HTTP_PROXY', 'YARN_HTTPS_PROXY', 'GLOBAL_AGENT_HTTP_PROXY']) env[k] = url;
+  return env;
+}

@@ -1,0 +1,81 @@
+// What a sandboxed command may write (docs/security.md): its agent's working folder and the
+// repository's git folder (a commit writes objects and refs there, and a worktree's `.git`
+// is a file pointing into `<repo>/.git/worktrees/<name>`); nothing of the team's control
+// files inside them: `.team/`, `.tasks/`, `.worktrees/` (but the agent's own checkout),
+// `.vscode/`, `.claude/`, `.mcp.json`, `.git/hooks`, `.git/config`, and the files that tell
+// git where a worktree's repository is. Each becomes a read-only mount over itself; a mount
+// cannot be renamed or replaced, so neither can a folder that holds one (`mv .git .x` fails).
+import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { isInside } from '../exec/confine';
+
+/** Control folders, per working folder (and the workspace root when it is writable). */
+export const CONTROL_DIRS = ['.team', '.tasks', '.worktrees', '.vscode', '.claude'] as const;
+/** Control files: an absent one cannot be guarded without leaving a file behind (docs/security.md). */
+export const CONTROL_FILES = ['.mcp.json'] as const;
+
+export interface FsPolicy {
+  /** Bound read-only again after the private /tmp and /run are mounted (a workspace under /tmp). */
+  readable: string[];
+  /** Bound read-write, in this order. */
+  writable: string[];
+  /** Existing control paths inside a writable folder: bound read-only over themselves. */
+  readOnly: string[];
+  /** Absent control folders inside a writable folder: an empty read-only folder is mounted there. */
+  guarded: string[];
+  /** The repository's git folder (shared by its worktrees), when there is one. */
+  gitDir: string | null;
+}
+
+/** The policy for a command run in `cwd` by an agent of the team in `root`. */
+export async function fsPolicy(root: string, cwd: string): Promise<FsPolicy> {
+  const realRoot = await realpath(root).catch(() => resolve(root));
+  const realCwd = await realpath(cwd).catch(() => resolve(cwd));
+  const git = await findGit(realCwd);
+  const writable = [realCwd];
+  // Bound even when inside the folder: a mount cannot be renamed away (`mv .git .x`).
+  if (git) writable.push(git.common);
+  const policy: FsPolicy = { readable: [realRoot], writable, readOnly: [], guarded: [], gitDir: git?.common ?? null };
+  const inWritable = (p: string) => writable.some((w) => isInside(w, p));
+  const bases = [...new Set([realCwd, realRoot])].filter(inWritable);
+  for (const base of bases) {
+    for (const name of CONTROL_DIRS) await guard(policy, join(base, name), realCwd, true);
+    for (const name of CONTROL_FILES) await guard(policy, join(base, name), realCwd, false);
+  }
+  if (git) {
+    // A worktree's `.git` file says where its repository is: rewritten, host-side git would
+    // run hooks and config of the command's choosing.
+    if (git.dotGitFile && inWritable(git.dotGitFile)) policy.readOnly.push(git.dotGitFile);
+    await guard(policy, join(git.common, 'hooks'), realCwd, true);
+    await guard(policy, join(git.common, 'config'), realCwd, false);
+    for (const name of await readdir(join(git.common, 'worktrees')).catch(() => [] as string[])) {
+      for (const f of ['commondir', 'gitdir', 'config.worktree']) await guard(policy, join(git.common, 'worktrees', name, f), realCwd, false);
+    }
+  }
+  return policy;
+}
+
+async function guard(policy: FsPolicy, p: string, cwd: string, folder: boolean): Promise<void> {
+  if (isInside(p, cwd)) return; // the agent's own checkout under .worktrees/
+  const st = await lstat(p).catch(() => null);
+  if (st) policy.readOnly.push(p);
+  else if (folder && (await lstat(dirname(p)).then((s) => s.isDirectory(), () => false))) policy.guarded.push(p);
+}
+
+/** The `.git` above `dir`: its common folder, and the `.git` file when it is a worktree's. */
+async function findGit(dir: string): Promise<{ common: string; dotGitFile: string | null } | null> {
+  for (let d = dir; ; d = dirname(d)) {
+    const dotGit = join(d, '.git');
+    const st = await lstat(dotGit).catch(() => null);
+    if (st?.isDirectory()) return { common: dotGit, dotGitFile: null };
+    if (st?.isFile()) {
+      const m = /^gitdir:\s*(.+?)\s*$/m.exec(await readFile(dotGit, 'utf8').catch(() => ''));
+      if (!m) return null;
+      const gitDir = resolve(d, m[1]!);
+      const common = (await readFile(join(gitDir, 'commondir'), 'utf8').catch(() => '')).trim();
+      const real = await realpath(common ? resolve(gitDir, common) : gitDir).catch(() => null);
+      return real ? { common: real, dotGitFile: dotGit } : null;
+    }
+    if (dirname(d) === d) return null;
+  }
+}

@@ -1,0 +1,182 @@
+// How every `bash` command and background job of a runner's agents is started
+// (docs/security.md): in the sandbox when the mode and the machine allow, else as before —
+// refused under `required`, with one notice under `auto`. Owns each agent's private /tmp and
+// network proxy, the hosts allowed this session, and the read-only guards it mounts.
+import { createHash } from 'node:crypto';
+import { chmod, mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
+import { withoutSecrets } from '../exec/shell';
+import type { RuleSource } from '../permissions/rules';
+import { FORWARD_SCRIPT, forwardScript, PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
+import { PortForwarder } from './port-forward';
+import { detectEngine, type EngineStatus } from './engine';
+import { fsPolicy } from './fs-policy';
+import { domainMatches, isLoopback, NetworkProxy } from './proxy';
+import { hiddenByReadRules } from './read-deny';
+
+/** A host's answer to "may commands reach this host?" ("always" adds it to allowedDomains). */
+export type NetworkDecision = 'allow' | 'always' | 'deny';
+
+export interface SandboxOptions {
+  root: string;
+  settings(): SandboxSettings;
+  /** The permission rules (Read deny rules hide files). */
+  rules(): RuleSource | undefined;
+  /** Asks the user about a host no setting allows; absent: denied. */
+  askNetwork?(agent: string, host: string, signal: AbortSignal): Promise<NetworkDecision>;
+  notice(level: 'info' | 'warning', message: string, agent?: string): void;
+  /** PATH the engine is looked for on (default the process's). */
+  enginePath?: string;
+}
+
+export interface SandboxState {
+  mode: SandboxMode;
+  /** Commands run in the sandbox now. */
+  active: boolean;
+  engine: EngineStatus;
+}
+
+/** How to start one command; `release` once it has ended. */
+export interface Launch {
+  file: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  sandboxed: boolean;
+  release(): Promise<void>;
+  started?(pid: number): void;
+}
+
+interface AgentBox {
+  tmpDir: string;
+  /** Short host path for the agent's sockets (bwrap.ts SOCKETS_INSIDE). */
+  socketDir: string;
+  proxy: Promise<NetworkProxy>;
+}
+
+/** Short, private (0700) folder for sockets: a socket's path may not pass 107 bytes. */
+const SOCKETS_BASE = `/tmp/agent-teams-${process.getuid?.() ?? 'u'}`;
+
+/** Guard folders mounted by commands still running (this process): removed when the last ends. */
+const guardsInUse = new Map<string, number>();
+
+export class CommandSandbox {
+  private readonly boxes = new Map<string, AgentBox>();
+  /** Hosts answered this session (`host` or `host:port` for loopback): asked once each. */
+  private readonly answered = new Map<string, Promise<boolean>>();
+  private readonly stop = new AbortController();
+  private noticed = false;
+  private jobs = 0;
+  private readonly base: string;
+
+  constructor(private readonly opts: SandboxOptions) {
+    const id = createHash('sha256').update(opts.root).digest('hex').slice(0, 12);
+    this.base = join(tmpdir(), `agent-teams-sandbox-${process.getuid?.() ?? 'u'}`, id);
+  }
+
+  async state(): Promise<SandboxState> {
+    const { mode } = this.opts.settings();
+    const engine = await detectEngine(this.opts.enginePath);
+    return { mode, active: mode !== 'off' && engine.engine !== null, engine };
+  }
+
+  /** How to run `command` for `agent` in `cwd`, or why it may not run. */
+  /** `how.background`: a job, whose loopback ports are forwarded to the host's (port-forward.ts). */
+  async launch(agent: string, cwd: string, command: string, how: { unsandboxed?: boolean; background?: boolean } = {}): Promise<Launch | { refused: string }> {
+    const st = await this.state();
+    if (st.mode === 'required' && !st.active) {
+      return { refused: `the sandbox is required (agentTeams.sandbox is "required") but ${st.engine.reason}` };
+    }
+    if (st.mode === 'auto' && !st.active && !this.noticed) {
+      this.noticed = true;
+      this.opts.notice('warning', `Commands run without a sandbox: ${st.engine.reason}. Until then every command is judged by the permission rules alone (docs/security.md).`);
+    }
+    const env = withoutSecrets(process.env);
+    const none = async () => undefined;
+    if (!st.active || how.unsandboxed) {
+      // Even outside the sandbox a command gets a pid namespace of its own where bwrap works:
+      // the host's processes (and their environments, the key's among them) are out of sight.
+      if (st.engine.bwrap && st.engine.pidNamespace) {
+        return { file: st.engine.bwrap, args: unsandboxedArgs(cwd, command), env, sandboxed: false, release: none };
+      }
+      return { file: '/bin/bash', args: ['-c', command], env, sandboxed: false, release: none };
+    }
+    const box = await this.box(agent);
+    await box.proxy;
+    const [fs, hidden] = await Promise.all([fsPolicy(this.opts.root, cwd), hiddenByReadRules(this.opts.root, this.opts.rules())]);
+    if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
+    for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
+    for (const g of fs.guarded) guardsInUse.set(g, (guardsInUse.get(g) ?? 0) + 1);
+    const release = async () => {
+      for (const g of fs.guarded) {
+        const n = (guardsInUse.get(g) ?? 1) - 1;
+        if (n > 0) { guardsInUse.set(g, n); continue; }
+        guardsInUse.delete(g);
+        await rmdir(g).catch(() => undefined); // only while empty: the mount point bwrap made
+      }
+    };
+    const forwardSocket = how.background ? `forward-${++this.jobs}.sock` : undefined;
+    const forwarder = forwardSocket ? new PortForwarder(join(box.socketDir, forwardSocket), (port, ok) => this.opts.notice('info', ok
+      ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
+      : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
+    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, forwardSocket, socketDir: box.socketDir }, command);
+    return {
+      file: st.engine.bwrap!, args, env: { ...env, ...proxyEnv() }, sandboxed: true,
+      started: (pid) => forwarder?.watch(pid),
+      release: async () => {
+        await forwarder?.stop();
+        if (forwardSocket) await rm(join(box.socketDir, forwardSocket), { force: true });
+        await release();
+      },
+    };
+  }
+
+  /** Whether `host:port` may be reached: allowed by setting, answered before, or asked now (once). */
+  allowHost(agent: string, host: string, port: number): Promise<boolean> {
+    if (this.opts.settings().allowedDomains.some((d) => domainMatches(d, host, port))) return Promise.resolve(true);
+    const key = isLoopback(host) ? `localhost:${port}` : host;
+    let answer = this.answered.get(key);
+    if (!answer) {
+      const shown = isLoopback(host) ? `${host}:${port}` : host;
+      answer = (this.opts.askNetwork?.(agent, shown, this.stop.signal) ?? Promise.resolve<NetworkDecision>('deny'))
+        .then((d) => d !== 'deny', () => false);
+      this.answered.set(key, answer);
+    }
+    return answer;
+  }
+
+  /** Stops the proxies; commands still running lose the network. */
+  async dispose(): Promise<void> {
+    this.stop.abort();
+    const boxes = [...this.boxes.values()];
+    this.boxes.clear();
+    await Promise.all(boxes.map(async (b) => (await b.proxy.catch(() => null))?.close()));
+  }
+
+  private box(agent: string): Promise<AgentBox> {
+    const hit = this.boxes.get(agent);
+    if (hit) return Promise.resolve(hit);
+    const agentId = createHash('sha256').update(agent).digest('hex').slice(0, 12);
+    const tmpDir = join(this.base, agentId);
+    const socketDir = join(SOCKETS_BASE, `${basename(this.base)}-${agentId}`);
+    const proxy = (async () => {
+      await mkdir(tmpDir, { recursive: true, mode: 0o700 });
+      await mkdir(SOCKETS_BASE, { recursive: true, mode: 0o700 });
+      await mkdir(socketDir, { recursive: true, mode: 0o700 });
+      const empty = join(this.base, 'empty');
+      await writeFile(empty, '', { flag: 'a' });
+      await chmod(empty, 0o444);
+      await writeFile(join(socketDir, FORWARD_SCRIPT), forwardScript((await this.state()).engine.socat ?? 'socat'));
+      const sock = join(socketDir, PROXY_SOCKET_NAME);
+      await rm(sock, { force: true });
+      const p = new NetworkProxy((host, port) => this.allowHost(agent, host, port));
+      await p.listen(sock);
+      return p;
+    })();
+    const box = { tmpDir, socketDir, proxy };
+    this.boxes.set(agent, box);
+    proxy.catch(() => this.boxes.delete(agent));
+    return Promise.resolve(box);
+  }
+}

@@ -1,0 +1,26 @@
+// The table of user actions (ARCHITECTURE.md "The action table"): each defined once in its
+// family's file; the VS Code commands, the CLI subcommands and the REPL slash commands are
+// derived from these entries.
+import { killJob, mcpRestart, revertChangeAction } from './agents';
+import { broadcast, send } from './mail';
+import { approvePlan, rejectPlan } from './plans';
+import { completeTask, createTask, unblockTask } from './tasks';
+import { requestPlan, shutdown, spawn, stop } from './teammates';
+import { worktreeDiff, worktreeKeep, worktreeList, worktreeMerge, worktreeRemove } from './worktrees';
+
+export const ACTIONS = {
+  send, broadcast, spawn, stop, shutdown, requestPlan, approvePlan, rejectPlan,
+  createTask, completeTask, unblockTask,
+  worktreeList, worktreeDiff, worktreeMerge, worktreeKeep, worktreeRemove,
+  mcpRestart, killJob, revertChange: revertChangeAction,
+} as const;
+
+export type ActionId = keyof typeof ACTIONS;
+
+export {
+  ActionError, defineAction, parseArgs, runAction, sessionScope, RequestId, TaskId, Text,
+  type Action, type ActionScope, type Question,
+} from './action';
+export { NOBODY_TO_BROADCAST } from './mail';
+export { WorktreeName } from './worktrees';
+export { spawnNotes } from './teammates';

@@ -1,0 +1,51 @@
+// The task board as the user changes it: create, complete (which unblocks the tasks waiting
+// for it), drop blockers (a blocker deleted or moved aside as corrupt never completes).
+import { z } from 'zod';
+import type { Task } from '../../../shared/team-schemas';
+import { ActionError, defineAction, TaskId, Text } from './action';
+
+const line = (t: Task) => `#${t.id}: ${t.subject}`;
+
+export const createTask = defineAction({
+  id: 'createTask', summary: 'create a task',
+  args: z.object({ subject: Text, description: z.string().optional(), blockedBy: z.array(TaskId).optional(), worktree: z.string().nullish() }),
+  async run({ session, openTeam }, a) {
+    await openTeam();
+    return session.createTask(a);
+  },
+  describe: (t) => `Created ${line(t)}`,
+});
+
+async function known(tasks: { get(id: number): Promise<Task | undefined> }, id: number): Promise<Task> {
+  const t = await tasks.get(id);
+  if (!t) throw new ActionError(`task ${id} not found`);
+  return t;
+}
+
+export const completeTask = defineAction({
+  id: 'completeTask', summary: 'complete a task (unblocks the tasks waiting for it)',
+  args: z.object({ id: TaskId }),
+  async run({ session, openTeam }, a) {
+    const team = await openTeam((t) => known(t.tasks, a.id));
+    const waiting = (await team.tasks.list()).filter((t) => t.blockedBy.includes(a.id)).map((t) => t.id);
+    const task = await session.updateTask(a.id, { status: 'completed' });
+    const unblocked = (await Promise.all(waiting.map((w) => team.tasks.get(w)))).filter((t): t is Task => !!t && t.blockedBy.length === 0);
+    return { task, unblocked };
+  },
+  describe: (r) => [`Completed ${line(r.task)}`, ...r.unblocked.map((t) => `Unblocked ${line(t)}`)].join('\n'),
+});
+
+export const unblockTask = defineAction({
+  id: 'unblockTask', summary: 'drop blockers from a task (all, or those named)',
+  args: z.object({ id: TaskId, from: z.array(TaskId).optional() }),
+  async run({ session, openTeam }, a) {
+    let before: Task | undefined;
+    await openTeam(async (t) => {
+      before = await known(t.tasks, a.id);
+      const absent = (a.from ?? []).filter((b) => !before!.blockedBy.includes(b));
+      if (absent.length) throw new ActionError(`task ${a.id} is not blocked by ${absent.map((b) => `#${b}`).join(', ')}`);
+    });
+    return session.updateTask(a.id, { removeBlockedBy: a.from ?? before!.blockedBy });
+  },
+  describe: (t) => `Unblocked ${line(t)}`,
+});

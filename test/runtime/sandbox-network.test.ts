@@ -1,0 +1,74 @@
+// The sandbox's network (docs/security.md), through the real SDK against the fake API: a
+// scripted model's commands reach a local HTTP server (standing in for any host) only when
+// agentTeams.sandbox.allowedDomains lists it or the user allows it; the user is asked once
+// per host; nothing gets out around the proxy.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { reply, toolUse } from '../fake-api';
+import { harness, toolResults } from './harness';
+import { detectEngine } from '../../src/core/sandbox/engine';
+import type { NetworkDecision } from '../../src/core/sandbox/sandbox';
+
+async function server(t: { after(fn: () => Promise<void>): void }, body: string): Promise<number> {
+  const s: Server = createServer((_req, res) => res.end(body));
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise<void>((r) => s.close(() => r())));
+  return (s.address() as AddressInfo).port;
+}
+
+test('network: an allowed host is reached (http and CONNECT); another is asked once and blocked on deny; "always" adds it; nothing goes around the proxy', async (t) => {
+  const e = await detectEngine();
+  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  const [allowed, asked, always] = await Promise.all([server(t, 'hello-allowed'), server(t, 'hello-asked'), server(t, 'hello-always')]);
+  const questions: string[] = [];
+  const answers: Record<string, NetworkDecision> = { [`127.0.0.1:${asked}`]: 'deny', [`127.0.0.1:${always}`]: 'always' };
+  const h = await harness(t, { bashPolicy: 'ask', sandbox: { mode: 'auto', allowedDomains: [`127.0.0.1:${allowed}`], autoAllow: true } }, 'deny', {
+    network: async (_agent, host) => (questions.push(host), answers[host] ?? 'deny'),
+  });
+  const curl = 'curl -s -m 10';
+  h.api.script('lead',
+    reply(toolUse('bash', { command: `${curl} http://127.0.0.1:${allowed}/; echo; ${curl} -p http://127.0.0.1:${allowed}/; echo` })),
+    reply(toolUse('bash', { command: `${curl} http://127.0.0.1:${asked}/; echo; ${curl} http://localhost:${asked}/; echo` })),
+    reply(toolUse('bash', { command: `${curl} --noproxy '*' http://127.0.0.1:${allowed}/; echo " direct=$?"` })),
+    reply(toolUse('bash', { command: `${curl} http://127.0.0.1:${always}/; echo; ${curl} http://127.0.0.1:${always}/` })),
+    'Done.',
+  );
+  await h.rt.askLead('Fetch.');
+  const r = toolResults(h);
+  assert.match(r[0]!, /^hello-allowed\nhello-allowed/, 'allowed host: plain http and through CONNECT');
+  assert.doesNotMatch(r[1]!, /hello-asked/);
+  assert.match(r[1]!, /Blocked: the sandbox does not allow 127\.0\.0\.1/);
+  assert.match(r[1]!, /Blocked: the sandbox does not allow localhost/);
+  assert.match(r[2]!, /direct=7/, 'a connection around the proxy finds no network');
+  assert.match(r[3]!, /hello-always\nhello-always/);
+  assert.deepEqual(questions, [`127.0.0.1:${asked}`, `127.0.0.1:${always}`], 'each host asked once (localhost and 127.0.0.1 are one)');
+  assert.deepEqual(h.bashAsks, [], 'no command was asked about');
+});
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const { port } = s.address() as AddressInfo;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+test('a dev server in a sandboxed background job is reached on the host at its port, by the user and by a later command', async (t) => {
+  const e = await detectEngine();
+  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  const port = await freePort();
+  const h = await harness(t, { bashPolicy: 'ask', sandbox: { mode: 'auto', allowedDomains: [`localhost:${port}`], autoAllow: true } }, 'deny');
+  const serve = `node -e "require('http').createServer((q, s) => s.end('from-the-job')).listen(${port}, '127.0.0.1')"`;
+  h.api.script('lead',
+    reply(toolUse('bash', { command: serve, run_in_background: true })),
+    reply(toolUse('bash', { command: `for i in $(seq 50); do curl -sf -m 5 http://localhost:${port}/ && break; sleep 0.2; done` })),
+    'Served.',
+  );
+  await h.rt.askLead('Start the dev server and check it.');
+  assert.match(toolResults(h)[1]!, /from-the-job/, 'a later sandboxed command reaches it through the proxy');
+  const body = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
+  assert.equal(body, 'from-the-job', 'the user reaches it on this machine');
+  assert.ok(h.events.some((x) => x.type === 'notice' && x.message.includes(`reach it at localhost:${port}`)));
+});
