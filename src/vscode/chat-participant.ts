@@ -5,7 +5,7 @@
 // asks too and the first answer wins — and ends with Open Transcript and Show Changes.
 // /status, /tasks and /spawn answer from the team's files. The words are core's (chat-words.ts).
 import * as vscode from 'vscode';
-import { type Disposable, parseSpawn, progressLine, statusMarkdown, tasksMarkdown, type TeamSession } from '../core/session';
+import { ACTIONS, type ActionScope, type Disposable, parseSpawn, progressLine, runAction, statusMarkdown, tasksMarkdown, type TeamSession } from '../core/session';
 import type { BashAsks } from './bash-asks';
 
 /** The hidden command the chat's Allow / Deny buttons run (its handler: answerCommandHandler). */
@@ -13,6 +13,8 @@ export const ANSWER_COMMAND = 'agentTeams.answerCommand';
 
 export interface ChatDeps {
   session: TeamSession;
+  /** Where the window's user actions run (/spawn is the Spawn Teammate action). */
+  scope: ActionScope;
   /** The session with its agents running (started on first use; throws with the reason). */
   agents(): Promise<TeamSession>;
   asks: BashAsks;
@@ -64,7 +66,8 @@ async function spawn(d: ChatDeps, text: string, stream: ChatStream): Promise<vsc
     stream.markdown(p.error);
     return { errorDetails: { message: p.error } };
   }
-  const m = await (await d.agents()).spawnTeammate(p.input, 'user');
+  await d.agents();
+  const m = await runAction(ACTIONS.spawn, d.scope, p.input);
   stream.markdown(`Spawned **${m.name}** (${m.role}) on ${m.model ?? d.session.settings().model}.`);
   stream.button({ command: 'agentTeams.openTranscript', arguments: [{ agent: m.name }], title: `Open ${m.name}'s Transcript` });
   return {};

@@ -95,7 +95,7 @@ export function startEngine(shell: Shell): Engine {
 
   const change = changeCommands(changes, log);
   const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers, [ANSWER_COMMAND, answerCommandHandler(asks)]]);
-  const chat = chatHandler({ session, agents: () => runtime.ensure(), asks, log });
+  const chat = chatHandler({ session, scope: ctx.scope, agents: () => runtime.ensure(), asks, log });
   context.subscriptions.push(
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content,
     onSettingsChange((s, baseUrlChanged) => {
