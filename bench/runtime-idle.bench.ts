@@ -17,7 +17,8 @@ const POLL_MS = 5000;
 async function main(): Promise<void> {
   noteMachine();
   const api = await inProcessApi();
-  api.setDefault(reply('Nothing to do yet.', toolUse('idle', {})));
+  // Teammates go idle; the lead (which has no idle tool) answers what wakes it in words and ends its turn.
+  api.setDefault((r) => (r.agent === 'lead' ? 'Noted: the team is waiting.' : reply('Nothing to do yet.', toolUse('idle', {}))));
   const ours = await startRuntime(api.url, { idleTimeoutSeconds: 0, idlePollSeconds: POLL_MS / 1000 });
   const names = Array.from({ length: TEAMMATES }, (_, i) => `idle${i + 1}`);
   for (const name of names) await ours.rt.spawnTeammate({ name, role: 'on call', prompt: 'Wait until someone needs you.' });
@@ -32,7 +33,10 @@ async function main(): Promise<void> {
   const bodies = names.map((n) => strip(api.requests(n).at(-1)!.body) as Anthropic.MessageCreateParamsNonStreaming & { stream?: boolean });
   let running = true;
 
+  // The lead is woken once when the team goes quiet (their results): that wake is answered before the window.
+  await sleep(1000);
   const before = api.usage();
+  const lead0 = api.usage('lead');
   const start = Date.now();
   const naive = bodies.map(async (body) => {
     const { stream: _s, ...params } = body;
@@ -45,14 +49,16 @@ async function main(): Promise<void> {
   await sleep(SECONDS * 1000 - (Date.now() - start));
   running = false;
   const after = api.usage();
-  const tokens = tokensOf(after) - tokensOf(before);
-  const requests = after.requests - before.requests;
+  const lead1 = api.usage('lead');
+  const leadTokens = tokensOf(lead1) - tokensOf(lead0);
+  const tokens = tokensOf(after) - tokensOf(before) - leadTokens;
+  const requests = after.requests - before.requests - (lead1.requests - lead0.requests);
   await Promise.all(naive);
   const n = naiveApi.usage();
   const status = (await ours.rt.team.roster.list()).map((m) => `${m.name}:${m.status}`).join(' ');
-  note(`ours: ${TEAMMATES} idle teammates, ${SECONDS} s: ${requests} model requests, ${tokens} tokens (roster: ${status})`);
+  note(`ours: ${TEAMMATES} idle teammates, ${SECONDS} s: ${requests} model requests, ${tokens} tokens (roster: ${status}); the lead, its quiet-team wake answered before: ${lead1.requests - lead0.requests} requests, ${leadTokens} tokens`);
   note(`naive: ${TEAMMATES} loops polling the model every ${POLL_MS / 1000} s: ${n.requests} requests, ${tokensOf(n)} tokens`);
-  bench('runtime.idle_tokens', 'ours', { teammates: TEAMMATES, seconds: SECONDS, tokens, requests });
+  bench('runtime.idle_tokens', 'ours', { teammates: TEAMMATES, seconds: SECONDS, tokens, requests, lead_tokens: leadTokens, lead_requests: lead1.requests - lead0.requests });
   bench('runtime.idle_tokens', 'naive', { teammates: TEAMMATES, seconds: SECONDS, tokens: tokensOf(n), requests: n.requests });
   await ours.close();
   await api.close();

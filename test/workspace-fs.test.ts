@@ -183,7 +183,11 @@ test('binary files are refused', async () => {
 
 test('read: line limit, byte cap on huge files, missing and directories', async () => {
   await fs.writeFile('lines.txt', Array.from({ length: 10 }, (_, i) => `l${i + 1}`).join('\n') + '\n');
-  assert.equal(await fs.readFile('lines.txt', { limit: 3 }), 'l1\nl2\nl3\n... (7 more lines)');
+  assert.equal(await fs.readFile('lines.txt', { limit: 3 }), 'l1\nl2\nl3\n... (7 more lines; read on with offset 4)');
+  // The rest is reachable: offset picks up where the note says.
+  assert.equal(await fs.readFile('lines.txt', { offset: 4, limit: 2 }), 'l4\nl5\n... (5 more lines; read on with offset 6)');
+  assert.equal(await fs.readFile('lines.txt', { offset: 9 }), 'l9\nl10');
+  assert.match(await fs.readFile('lines.txt', { offset: 11 }), /no line 11: the file has 10 lines/);
   assert.equal(await fs.readFile('lines.txt', { limit: 10 }), await fs.readFile('lines.txt'));
   assert.equal(await fs.readFile('lines.txt', { limit: null }), await fs.readFile('lines.txt'));
   await rejects(fs.readFile('lines.txt', { limit: 0 }), 'invalid_input', 'lines.txt');

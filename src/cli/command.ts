@@ -10,4 +10,6 @@ export interface Command {
   summary: string;
   options: OptionSpec;
   run(ctx: CommandContext): Promise<number>;
+  /** A file it reads that could not be read (or was corrupt) makes it exit 1, output still printed: the listing is incomplete. */
+  incompleteFails?: boolean;
 }

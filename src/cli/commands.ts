@@ -9,6 +9,7 @@ import { hooksCommand } from './hooks-commands';
 import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read-commands';
 import { approve, broadcast, reject, send, shutdown, taskAdd, taskDone, taskUnblock } from './write-commands';
 import { mcpCommand } from './mcp-commands';
+import { queueAddCommand, queueCancelCommand, queueCommand } from './queue-commands';
 import { sandboxCommand } from './sandbox-command';
 import { changesCommand, exportCommand, logCommand } from './watch-commands';
 import { worktreeDiff, worktreeKeep, worktreeMerge, worktreeRemove, worktrees } from './worktree-commands';
@@ -17,13 +18,13 @@ const json: OptionSpec = { json: { type: 'boolean' } };
 
 export const COMMANDS: Command[] = [
   { words: ['team'], synopsis: '[--json]', summary: 'roster: status, role, current task, tokens, pending requests', options: json, run: teamCommand },
-  { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand },
+  { words: ['tasks'], synopsis: '[--json]', summary: 'the task board: [ ] pending, [>] in progress, [x] completed', options: json, run: tasksCommand, incompleteFails: true },
   taskAdd,
   taskDone,
   taskUnblock,
   send,
   broadcast,
-  { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand },
+  { words: ['inbox'], synopsis: '[name] [--json]', summary: "everything sent to name (default: user); reading never consumes", options: json, run: inboxCommand, incompleteFails: true },
   { words: ['requests'], synopsis: '[--all] [--json]', summary: 'pending protocol requests (plans, shutdowns)', options: { ...json, all: { type: 'boolean' } }, run: requestsCommand },
   approve,
   reject,
@@ -67,6 +68,13 @@ export const COMMANDS: Command[] = [
   worktreeMerge,
   worktreeKeep,
   worktreeRemove,
+  { words: ['queue'], synopsis: '[--json]', summary: 'the merge queue: each entry\'s state (queued, testing, waiting, merged, failed with why)', options: json, run: queueCommand },
+  {
+    words: ['queue', 'add'], synopsis: '<name> [--merge-test <command>] [--wait] [--json]',
+    summary: 'queue wt/<name>: merged in a scratch checkout, tested, landed only if the test passes (--wait: work it here, exit 1 unless merged)',
+    options: { ...json, 'merge-test': { type: 'string' }, wait: { type: 'boolean' } }, run: queueAddCommand,
+  },
+  { words: ['queue', 'cancel'], synopsis: '<name> [--json]', summary: "cancel a teammate's queued merge", options: json, run: queueCancelCommand },
 ];
 
 /** Options of the interactive session (no command). */
@@ -80,6 +88,7 @@ export const SESSION_OPTIONS: OptionSpec = {
   'max-teammates': { type: 'string' },
   'require-plan': { type: 'string' },
   'confirm-team': { type: 'boolean' },
+  'merge-test': { type: 'string' },
   allow: { type: 'string', multiple: true },
   ask: { type: 'string', multiple: true },
   deny: { type: 'string', multiple: true },
@@ -101,7 +110,7 @@ export function usageOf(c: Command): string {
 
 export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [--bash ask|allow|deny] [--plan-approval user|lead]\n'
   + '                   [--max-rounds <n>] [--idle-timeout <s>] [--token-budget <n>] [--max-teammates <n>]\n'
-  + '                   [--require-plan never|always] [--confirm-team]\n'
+  + '                   [--require-plan never|always] [--confirm-team] [--merge-test <command>]\n'
   + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)\n'
   + '                   [--sandbox auto|required|off] [--allow-domain <host>]...   (docs/security.md)\n'
   + '                   [--trust]   (use this folder\'s .team/settings.json and .mcp.json without asking: docs/security.md)';
@@ -145,6 +154,6 @@ export function helpText(version: string): string {
     '  -V, --version  print the version',
     "  -m, --message  worktree merge/keep: commit the worktree's uncommitted changes with this text first",
     '',
-    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down, merge conflict…), 2 usage error.',
+    'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down, merge conflict…; tasks and inbox: a file could not be read, the listing is incomplete), 2 usage error.',
   ].join('\n');
 }

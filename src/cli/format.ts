@@ -14,6 +14,7 @@ export function taskLine(t: Task): string {
   const parts = [`${BOX[t.status]} #${t.id}: ${t.subject}`];
   if (t.owner) parts.push(`@${t.owner}`);
   if (t.blockedBy.length) parts.push(`(blocked by ${t.blockedBy.map((b) => `#${b}`).join(', ')})`);
+  if (t.files?.length) parts.push(`files: ${t.files.join(', ')}`);
   return parts.join('  ');
 }
 

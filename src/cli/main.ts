@@ -65,7 +65,11 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     return 0;
   }
   // Corrupt files are moved aside by the engine; the user must hear about it.
-  const problems = onProblem((p) => writeLine(io.stderr, `agent-teams: warning: ${p.path}: ${p.message}`));
+  let reported = 0;
+  const problems = onProblem((p) => {
+    reported++;
+    writeLine(io.stderr, `agent-teams: warning: ${p.path}: ${p.message}`);
+  });
   try {
     const root = await workspaceRoot(io, stringOpt(parsed.values, 'root'), command ? usageOf(command) : SESSION_USAGE);
     if (!command) {
@@ -80,7 +84,9 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     }
     const ctx = new CommandContext(io, root, parsed.words.slice(command.words.length), parsed.values, usageOf(command));
     try {
-      return await command.run(ctx);
+      const code = await command.run(ctx);
+      // A script must not take a board or inbox with an unreadable file for a complete one.
+      return code === 0 && command.incompleteFails && reported ? 1 : code;
     } finally {
       ctx.dispose();
     }

@@ -7,6 +7,7 @@ import { slashAction } from './repl-action';
 import { ReplUsageError, type ReplHost, type SlashCommand } from './repl-host';
 import { SPAWN_COMMAND, WORKTREE_COMMANDS } from './repl-worktree-commands';
 import { MCP_SLASH_COMMAND } from './mcp-commands';
+import { QUEUE_SLASH_COMMAND } from './queue-commands';
 import { WATCH_SLASH_COMMANDS } from './watch-commands';
 
 export { ReplUsageError, type ReplHost } from './repl-host';
@@ -114,6 +115,7 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
   ...WORKTREE_COMMANDS,
   ...WATCH_SLASH_COMMANDS,
   mcp: MCP_SLASH_COMMAND,
+  queue: QUEUE_SLASH_COMMAND,
   help: {
     usage: '/help', summary: 'this list',
     async run(_a, { print }) {

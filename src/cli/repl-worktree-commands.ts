@@ -64,15 +64,15 @@ export function spawnArgs(args: string[], usage: string): SpawnInput {
 
 export const WORKTREE_COMMANDS: Record<string, SlashCommand> = {
   worktrees: slashAction(ACTIONS.worktreeList, {
-    usage: '/worktrees',
+    usage: '/worktrees', summary: "teammates' git worktrees: name, branch, base, status (merged or not), path",
     args(words, _h, usage) {
       if (words.length) throw new ReplUsageError(`usage: ${usage}`);
       return {};
     },
-    text: (r, _a, { rt }) => [...reconcileWarnings(r.report).map((w) => `warning: ${w}`), worktreeTable(r.list, rt.root)],
+    text: (r, _a, { rt }) => [...reconcileWarnings(r.report).map((w) => `warning: ${w}`), worktreeTable(r.list, rt.root, '/remove')],
   }),
   diff: slashAction(ACTIONS.worktreeDiff, {
-    usage: '/diff <name> [--stat]', summary: "a worktree's changes since its base (uncommitted included)",
+    usage: '/diff <name> [--stat]', summary: "what a worktree has that is not merged yet (uncommitted included)",
     args: (words, _h, usage) => ({ name: onlyName(words, usage, ['--stat']).name }),
     // --stat is this interface's own: the action's arguments are the name alone.
     text: (d, _a, _h, words) => (words.includes('--stat') || !d.text ? statText(d) : d.text.trimEnd()),

@@ -20,6 +20,8 @@ export function sessionSettings(values: OptionValues): RuntimeSettings {
   const requirePlan = str('require-plan');
   if (requirePlan !== undefined) s.requirePlan = oneOf<'never' | 'always'>(requirePlan, ['never', 'always'], '--require-plan');
   if (values['confirm-team'] === true) s.confirmTeam = true;
+  const mergeTest = str('merge-test');
+  if (mergeTest !== undefined) s.mergeTestCommand = mergeTest;
   const rounds = str('max-rounds');
   if (rounds !== undefined) s.maxRounds = Math.max(1, nonNegative(rounds, '--max-rounds', true));
   const idle = str('idle-timeout');

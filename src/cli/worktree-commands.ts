@@ -37,6 +37,7 @@ export function worktreeAdvice(advice: { dirty?: string; ignored?: string; inUse
 
 export const worktrees = actionCommand(ACTIONS.worktreeList, {
   words: ['worktrees'], synopsis: '[--json]', options: json,
+  summary: "teammates' git worktrees: name, branch, base, status (merged into the current branch or not), path; offers removal of merged ones",
   args(ctx) {
     if (ctx.args.length) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[0])}`, ctx.usage);
     return {};
@@ -48,7 +49,9 @@ export const worktrees = actionCommand(ACTIONS.worktreeList, {
 });
 
 export const worktreeDiff = actionCommand(ACTIONS.worktreeDiff, {
-  words: ['worktree', 'diff'], synopsis: '<name> [--stat] [--json]', options: { ...json, stat: { type: 'boolean' } },
+  words: ['worktree', 'diff'], synopsis: '<name> [--stat] [--json]',
+  summary: "what a worktree has that the current branch lacks (from their merge base), uncommitted changes included",
+  options: { ...json, stat: { type: 'boolean' } },
   args: (ctx) => ({ name: nameArg(ctx) }),
   print(ctx, d) {
     const stat = ctx.opts.stat === true;

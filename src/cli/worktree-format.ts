@@ -2,6 +2,7 @@
 // session's /worktrees /diff /merge, so both say the same thing the same way.
 import { describeIgnored, type DiffFile, type MergeResult, type ReconcileReport, type RemoveResult, type WorktreeDiff, type WorktreeInfo } from '../core/session';
 import { relative } from 'node:path';
+import { branchStateWords, type WorktreeView } from '../core/session';
 
 const short = (sha: string): string => sha.slice(0, 7);
 const plural = (n: number, one: string, many = `${one}s`): string => `${n} ${n === 1 ? one : many}`;
@@ -17,17 +18,23 @@ export function baseLabel(w: Pick<WorktreeInfo, 'baseRef' | 'baseCommit'>): stri
   return w.baseCommit.startsWith(w.baseRef) ? short(w.baseCommit) : `${short(w.baseCommit)} (${w.baseRef})`;
 }
 
-export function worktreeTable(list: WorktreeInfo[], root: string): string {
+/**
+ * One row per worktree, its status saying whether the branch is merged into the current
+ * branch; then a hint for each one whose removal is offered (merged, clean, teammate gone).
+ * `how` is how this interface removes one (`agent-teams worktree remove`, `/remove`).
+ */
+export function worktreeTable(list: WorktreeView[], root: string, how = 'agent-teams worktree remove'): string {
   if (!list.length) return 'No worktrees. A teammate spawned with isolation "worktree" gets one.';
   const rows = [
     ['name', 'branch', 'base', 'status', 'path'],
     ...list.map((w) => [
       w.name, w.branch, baseLabel(w),
-      w.lastMerge ? `${w.status}, merged ${short(w.lastMerge.commit)}` : w.status,
+      `${w.status}, ${branchStateWords(w.state)}`,
       w.status === 'active' ? relative(root, w.path) : '-',
     ]),
   ];
-  return pad(rows).map((l) => `  ${l}`).join('\n');
+  const hints = list.filter((w) => w.removable).map((w) => `Hint: ${w.branch} is merged into ${w.state.into}, its checkout is clean and its teammate has shut down: remove it with \`${how} ${w.name}\` (nothing is lost).`);
+  return [...pad(rows).map((l) => `  ${l}`), ...hints].join('\n');
 }
 
 export interface FileStat extends DiffFile {
@@ -70,7 +77,7 @@ export function diffStat(d: WorktreeDiff): FileStat[] {
 }
 
 function diffHeader(d: WorktreeDiff): string {
-  return `${d.branch} (worktree "${d.name}") since base ${short(d.baseCommit)}, head ${short(d.headCommit)}`;
+  return `${d.branch} (worktree "${d.name}") since base ${short(d.mergeBase)}, head ${short(d.headCommit)}`;
 }
 
 export function statText(d: WorktreeDiff, stats: FileStat[] = diffStat(d)): string {

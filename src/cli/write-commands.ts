@@ -3,6 +3,7 @@
 // interface's words and flags, so a VS Code window or REPL over the same folder sees the
 // change through its file watchers within milliseconds.
 import { text } from 'node:stream/consumers';
+import { normalizeGlobs } from '../core/session';
 import { intList, positiveInt, stringOpt, UsageError } from './args';
 import { ACTIONS, actionCommand } from './action-command';
 import type { CommandContext } from './context';
@@ -19,6 +20,17 @@ export async function restText(ctx: CommandContext, from: number, what: string):
   return body;
 }
 
+/** --files <glob,…>: what the task may change (file ownership); checked before anything is written. */
+function filesOpt(ctx: CommandContext): string[] | undefined {
+  const raw = stringOpt(ctx.opts, 'files');
+  if (raw === undefined) return undefined;
+  try {
+    return normalizeGlobs(raw.split(',').map((g) => g.trim()).filter(Boolean)) ?? [];
+  } catch (err) {
+    throw new UsageError(`--files: ${(err as Error).message.replace(/^files: /, '')}`, ctx.usage);
+  }
+}
+
 function oneTaskId(ctx: CommandContext): number {
   if (ctx.args.length !== 1) throw new UsageError(ctx.args.length ? 'expected one task id' : 'missing task id', ctx.usage);
   return positiveInt(ctx.args[0]!, 'task id', ctx.usage);
@@ -31,14 +43,14 @@ function requestIdArg(ctx: CommandContext): string {
 }
 
 export const taskAdd = actionCommand(ACTIONS.createTask, {
-  words: ['task', 'add'], synopsis: '<subject> [--description <text>] [--blocked-by <id,id…>] [--json]',
-  options: { ...json, description: { type: 'string' }, 'blocked-by': { type: 'string' } },
+  words: ['task', 'add'], synopsis: '<subject> [--description <text>] [--blocked-by <id,id…>] [--files <glob,…>] [--json]',
+  options: { ...json, description: { type: 'string' }, 'blocked-by': { type: 'string' }, files: { type: 'string' } },
   args(ctx) {
     const subject = ctx.args.join(' ').trim();
     if (!subject) throw new UsageError('missing subject', ctx.usage);
     const blockedRaw = stringOpt(ctx.opts, 'blocked-by');
     const blockedBy = blockedRaw === undefined ? [] : intList(blockedRaw, '--blocked-by', ctx.usage);
-    return { subject, description: stringOpt(ctx.opts, 'description'), blockedBy };
+    return { subject, description: stringOpt(ctx.opts, 'description'), blockedBy, files: filesOpt(ctx) };
   },
   text: (task) => `Created ${taskLine(task)}`,
 });

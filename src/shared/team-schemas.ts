@@ -192,5 +192,7 @@ export const Task = z.looseObject({
   owner: z.string().nullable().default('').transform((o) => o ?? ''),
   blockedBy: z.array(z.number().int()).default([]),
   worktree: z.string().nullable().optional(),
+  /** Globs of the files the task may change (docs/file-formats.md, "Tasks": file ownership). */
+  files: z.array(z.string()).optional(),
 });
 export type Task = z.infer<typeof Task>;

@@ -45,6 +45,11 @@ export const TOOL_FACTS: Readonly<Record<string, ToolFacts>> = {
   task_list: { team: true },
   task_get: { team: true, keyArg: 'task_id' },
   task_update: { team: true, keyArg: 'task_id' },
+  queue_merge: { keyArg: 'teammate' },
+  worktree_status: {},
+  worktree_diff: { keyArg: 'teammate' },
+  worktree_keep: { keyArg: 'teammate' },
+  worktree_remove: { keyArg: 'teammate' },
 };
 
 const NONE: ToolFacts = {};

@@ -5,13 +5,14 @@
 // A new record redraws only its agent's rows (the tree is redrawn whole only when an agent
 // comes or goes): a redraw rebuilds rows under the pointer and can swallow a click.
 import * as vscode from 'vscode';
-import { ACTIONS, ChangeLog, type ActionScope, type ChangeRecord } from '../core/session';
+import { ACTIONS, ChangeLog, type ActionScope, type ChangeRecord, mergeMarks, overlapsOf } from '../core/session';
 
 export const CHANGE_SCHEME = 'agent-teams-change';
 
 export type ChangeNode =
   | ChangeAgentNode
-  | { nodeKind: 'changeFile'; agent: string; file: string; changes: ChangeRecord[] }
+  /** `others`: agents whose changes to the same file clash with this agent's (core/watch/overlaps.ts). */
+  | { nodeKind: 'changeFile'; agent: string; file: string; changes: ChangeRecord[]; others: string[] }
   | { nodeKind: 'change'; change: ChangeRecord };
 
 /** Kept from one load to the next (updated in place), so a change event can name the row. */
@@ -20,15 +21,20 @@ interface ChangeAgentNode { nodeKind: 'changeAgent'; agent: string; worktree?: s
 /** Coalesces a burst of appends (an agent writing several files) into one reload. */
 const RELOAD_DELAY_MS = 100;
 
-/** Per agent: how many records and the newest one's id — what its rows show. */
-function signatures(all: ChangeRecord[]): Map<string, string> {
+/** Per agent: how many records, the newest one's id and its files' overlaps — what its rows show. */
+function signatures(all: ChangeRecord[], overlaps: Map<string, Set<string>> = new Map()): Map<string, string> {
   const count = new Map<string, number>();
   const last = new Map<string, string>();
   for (const c of all) {
     count.set(c.agent, (count.get(c.agent) ?? 0) + 1);
     last.set(c.agent, c.id);
   }
-  return new Map([...count].map(([agent, n]) => [agent, `${n} ${last.get(agent)}`]));
+  const clashes = new Map<string, string[]>();
+  for (const [key, others] of overlaps) {
+    const agent = key.slice(0, key.indexOf('\0'));
+    clashes.set(agent, [...(clashes.get(agent) ?? []), `${key}:${[...others].sort().join(',')}`]);
+  }
+  return new Map([...count].map(([agent, n]) => [agent, `${n} ${last.get(agent)} ${(clashes.get(agent) ?? []).sort().join(' ')}`]));
 }
 
 const where = (c: ChangeRecord): string => (c.root ? `${c.root}/${c.path}` : c.path);
@@ -70,7 +76,8 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
     const all = await loading;
     if (this.cache !== loading) return; // a newer load is under way and will redraw
     const before = this.shown;
-    const now = signatures(all);
+    const now = signatures(all, await this.overlaps(all));
+    if (this.cache !== loading) return;
     this.shown = now;
     const sameAgents = before !== undefined && before.size === now.size && [...now.keys()].every((a) => before.has(a));
     if (!sameAgents) {
@@ -83,6 +90,11 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
     const rows = [...now].filter(([agent, sig]) => before.get(agent) !== sig).map(([agent]) => given.get(agent));
     if (rows.some((r) => r === undefined)) this.changed.fire(undefined);
     else for (const r of rows) this.changed.fire(r);
+  }
+
+  /** Which agents' changes to a file clash (core/watch/overlaps.ts), keyed `agent\0path`. */
+  private async overlaps(all: ChangeRecord[]): Promise<Map<string, Set<string>>> {
+    return overlapsOf(all, await mergeMarks(this.log.teamRoot).catch(() => new Map<string, number>()));
   }
 
   all(): Promise<ChangeRecord[]> {
@@ -114,13 +126,16 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   async getChildren(node?: ChangeNode): Promise<ChangeNode[]> {
     const all = await this.all();
     if (!node) {
-      this.shown ??= signatures(all);
+      this.shown ??= signatures(all, await this.overlaps(all));
       return this.syncAgents(all);
     }
     if (node.nodeKind === 'changeAgent') {
       const files = new Map<string, ChangeRecord[]>();
       for (const c of all) if (c.agent === node.agent) files.set(where(c), [...(files.get(where(c)) ?? []), c]);
-      return [...files].sort((a, b) => a[0].localeCompare(b[0])).map(([file, changes]) => ({ nodeKind: 'changeFile', agent: node.agent, file, changes }));
+      const overlaps = await this.overlaps(all);
+      return [...files].sort((a, b) => a[0].localeCompare(b[0])).map(([file, changes]) => ({
+        nodeKind: 'changeFile', agent: node.agent, file, changes, others: [...(overlaps.get(`${node.agent}\0${changes[0]!.path}`) ?? [])].sort(),
+      }));
     }
     if (node.nodeKind === 'changeFile') return [...node.changes].reverse().map((change) => ({ nodeKind: 'change', change }));
     return [];
@@ -149,7 +164,13 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
       const item = new vscode.TreeItem(node.file, vscode.TreeItemCollapsibleState.Collapsed);
       item.id = `file:${node.agent}:${node.file}`;
       item.resourceUri = vscode.Uri.file(node.file);
-      item.description = `${node.changes.length}`;
+      const also = node.others.length ? `also changed by ${node.others.join(', ')}` : '';
+      item.description = [`${node.changes.length}`, also].filter(Boolean).join(' · ');
+      if (also) {
+        item.iconPath = new vscode.ThemeIcon('warning');
+        item.tooltip = `${node.file}: ${also}, and neither change has been merged into the other's branch`;
+      }
+      item.accessibilityInformation = { label: `${node.file}, ${node.changes.length} change${node.changes.length === 1 ? '' : 's'}${also ? `, ${also}` : ''}` };
       item.contextValue = 'changeFile';
       return item;
     }

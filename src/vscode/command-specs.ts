@@ -13,6 +13,7 @@ import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
 import { askFirstPrompt, askNameAndRole, spawnOptions } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
+import { QUEUE_COMMANDS } from './queue-commands';
 
 // Ask Lead's prompt, trimmed (the action table's Text keeps a message's spacing).
 const text = z.string().trim().min(1, 'must not be empty');
@@ -101,6 +102,7 @@ export const COMMANDS: CommandSpec[] = [
       { key: 'subject', ask: () => askText({ title: 'Create Task', prompt: 'Subject' }) },
       { key: 'description', optional: true, ask: () => askText({ title: 'Create Task', prompt: 'Description (optional)', optional: true }) },
       { key: 'blockedBy', optional: true, ask: async (ctx) => pickTasks(await ctx.team(), 'Create Task: blocked by') },
+      { key: 'files', optional: true, ask: () => askText({ title: 'Create Task', prompt: 'Files it may change, as globs separated by commas (optional): nobody else edits them while it is in progress', placeHolder: 'src/parser/**, docs/parser.md', optional: true }) },
     ],
   }),
   spec({
@@ -144,6 +146,7 @@ export const COMMANDS: CommandSpec[] = [
     run: async (_a, ctx) => ctx.refresh(),
   }),
   ...WORKTREE_COMMANDS,
+  ...QUEUE_COMMANDS,
   ...MCP_COMMANDS,
   ...JOB_COMMANDS,
   ...WATCH_COMMANDS,

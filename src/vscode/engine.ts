@@ -26,6 +26,7 @@ import { SandboxStatus } from './sandbox-view';
 import { TaskTreeProvider } from './task-tree';
 import { TeamHost } from './team-host';
 import { TeamTreeProvider } from './team-tree';
+import { mergeDiffContent } from './queue-commands';
 
 let current: TeamSession | undefined;
 
@@ -50,7 +51,11 @@ export function startEngine(shell: Shell): Engine {
   const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log, openaiKeys);
   const defaultModel = () => readSettings().model;
   const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
-  const agents = { activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a), sandbox: () => sandbox.report, hooks: () => session.runner?.hooks.list() ?? [] };
+  const agents = {
+    activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a),
+    sandbox: () => sandbox.report, hooks: () => session.runner?.hooks.list() ?? [],
+    removableWorktrees: async () => (await session.worktreeViews()).filter((w) => w.removable).map((w) => w.name),
+  };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
   const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report);
@@ -97,7 +102,7 @@ export function startEngine(shell: Shell): Engine {
   const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers, [ANSWER_COMMAND, answerCommandHandler(asks)]]);
   const chat = chatHandler({ session, scope: ctx.scope, agents: () => runtime.ensure(), asks, log });
   context.subscriptions.push(
-    host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content,
+    host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {
       runtime.updateSettings(s);
       void sandbox.refresh().then(() => statusBar.update());

@@ -4,6 +4,7 @@
 // (see commands.ts `fromNode`).
 import type { HookSpec, JobInfo, McpServerInfo, SandboxReport } from '../core/session';
 import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
+import type { MergeEntry } from '../shared/merge-queue-schema';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };
 export type RequestNode = { nodeKind: 'request'; record: RequestRecord };
@@ -11,11 +12,13 @@ export type JobNode = { nodeKind: 'job'; job: JobInfo };
 export type TaskGroupNode = { nodeKind: 'taskGroup'; status: TaskStatus; count: number };
 export type TaskNode = { nodeKind: 'task'; task: Task };
 export type McpServerNode = { nodeKind: 'mcpServer'; server: McpServerInfo };
+/** A teammate's merge-queue entry under its row (`position`: its place in line while open). */
+export type MergeEntryNode = { nodeKind: 'mergeEntry'; entry: MergeEntry; position?: number };
 /** Where commands run (docs/security.md). */
 export type SandboxNode = { nodeKind: 'sandbox'; report: SandboxReport };
 /** The folder's hooks as this window's agents run them (docs/hooks.md). */
 export type HooksNode = { nodeKind: 'hooks'; hooks: readonly HookSpec[] };
-export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | SandboxNode | HooksNode;
+export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | SandboxNode | HooksNode | MergeEntryNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';

@@ -1,6 +1,8 @@
 // agentTeams.* settings → RuntimeSettings (package.json `contributes.configuration`, README.md), plus a listener that re-reads them.
 import * as vscode from 'vscode';
-import { type BashPolicy, DEFAULT_SETTINGS, type PermissionLists, type PlanApprover, type RuntimeSettings } from '../core/session';
+import {
+  type BashPolicy, DEFAULT_SETTINGS, type PermissionLists, type PlanApprover, type RuntimeSettings, type WorktreeSetup, WorktreeSetupSchema,
+} from '../core/session';
 import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../shared/sandbox-schemas';
 
 const SECTION = 'agentTeams';
@@ -29,7 +31,10 @@ export function readSettings(): RuntimeSettings {
     maxTeammates: num(c, 'maxTeammates', DEFAULT_SETTINGS.maxTeammates, 1),
     requirePlan: oneOf<'never' | 'always'>(c.get('requirePlan'), ['never', 'always'], DEFAULT_SETTINGS.requirePlan),
     confirmTeam: c.get<boolean>('confirmTeam') === true,
+    mergeAuto: oneOf<RuntimeSettings['mergeAuto']>(c.get('merge.auto'), ['off', 'onTaskComplete'], DEFAULT_SETTINGS.mergeAuto),
+    mergeTestCommand: c.get<string>('merge.testCommand')?.trim() ?? '',
     permissions: readPermissions(c),
+    worktreeSetup: readWorktreeSetup(c),
     sandbox: readSandbox(c),
   };
 }
@@ -46,6 +51,12 @@ function readSandbox(c: vscode.WorkspaceConfiguration): SandboxSettings {
     allowedDomains: (Array.isArray(domains) ? domains : []).flatMap((d) => { const r = allowedDomain.safeParse(d); return r.success ? [r.data] : []; }),
     autoAllow: c.get<boolean>('sandbox.autoAllow') !== false,
   };
+}
+
+/** agentTeams.worktree.setup; a value of the wrong shape is ignored (`.team/settings.json`'s then applies). */
+function readWorktreeSetup(c: vscode.WorkspaceConfiguration): WorktreeSetup | undefined {
+  const parsed = WorktreeSetupSchema.safeParse(c.get('worktree.setup') ?? {});
+  return parsed.success ? parsed.data : undefined;
 }
 
 /**

@@ -130,6 +130,7 @@ export function taskDescription(t: Task): string {
   if (t.owner) parts.push(`@${t.owner}`);
   else if (t.status !== 'completed') parts.push('unowned');
   if (t.blockedBy.length) parts.push(`blocked by ${t.blockedBy.map((b) => `#${b}`).join(', ')}`);
+  if (t.files?.length) parts.push(`files: ${t.files.join(', ')}`);
   return parts.join(' · ');
 }
 
@@ -143,11 +144,13 @@ function taskItem(t: Task): vscode.TreeItem {
     t.status === 'completed' ? 'pass-filled' : t.status === 'in_progress' ? 'play-circle' : blocked ? 'lock' : 'circle-large-outline');
   const words = [`task ${t.id}`, t.subject, TASK_STATUS_WORDS[t.status].toLowerCase(),
     t.owner ? `owned by ${t.owner}` : t.status === 'completed' ? undefined : 'unowned',
-    t.blockedBy.length ? `blocked by ${t.blockedBy.map((b) => `task ${b}`).join(', ')}` : undefined];
+    t.blockedBy.length ? `blocked by ${t.blockedBy.map((b) => `task ${b}`).join(', ')}` : undefined,
+    t.files?.length ? `owns files ${t.files.join(', ')}` : undefined];
   item.accessibilityInformation = { label: words.filter(Boolean).join(', ') };
   const md = new vscode.MarkdownString();
   md.appendText(`#${t.id} ${t.subject}\n\n${TASK_STATUS_WORDS[t.status]}${t.owner ? ` · ${t.owner}` : ''}\n\n`);
   if (t.description) md.appendText(t.description);
+  if (t.files?.length) md.appendText(`\n\nFiles it may change: ${t.files.join(', ')}`);
   item.tooltip = md;
   return item;
 }

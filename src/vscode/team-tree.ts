@@ -5,13 +5,15 @@ import * as vscode from 'vscode';
 import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, modelWords, PLANNING_WORDS, providerLacks, spendWords } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import { mcpServerItem } from './mcp-commands';
-import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type RequestNode, type SandboxNode } from './nodes';
+import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode, type SandboxNode } from './nodes';
 import type { HookSpec, SandboxReport } from '../core/session';
 import { hooksItem } from './hooks-row';
 import { sandboxItem } from './sandbox-view';
 import type { TeamHost } from './team-host';
+import { positions, QueueStore, shownEntries } from '../core/session';
+import { mergeEntryItem } from './merge-entry-item';
 
-type Node = MemberNode | RequestNode | McpServerNode | JobNode | SandboxNode | HooksNode;
+type Node = MemberNode | RequestNode | McpServerNode | JobNode | SandboxNode | HooksNode | MergeEntryNode;
 type RowNode = MemberNode | McpServerNode | SandboxNode | HooksNode;
 
 interface Snapshot {
@@ -22,6 +24,10 @@ interface Snapshot {
   plans: RequestRecord[];
   tasks: Map<number, Task>;
   hasTeam: boolean;
+  /** Each teammate's entry in the merge queue (its open one, else its latest). */
+  merges: Map<string, MergeEntryNode>;
+  /** Shut-down teammates whose worktree may be removed without losing anything. */
+  removable: Set<string>;
 }
 
 export interface ActivitySource {
@@ -32,11 +38,16 @@ export interface ActivitySource {
   mcpServers?(): McpServerInfo[];
   /** The agent's background jobs this host runs. */
   jobs?(agent: string): JobInfo[];
+  /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/session/worktree-rules.ts). */
+  removableWorktrees?(): Promise<string[]>;
   /** Where commands run (docs/security.md); undefined until read. */
   sandbox?(): SandboxReport | undefined;
   /** The hooks this window's agents run (docs/hooks.md; none before the team runs). */
   hooks?(): readonly HookSpec[];
 }
+
+/** How long the removable worktrees (a few git calls each) are reused while the shut-down teammates stay the same. */
+const REMOVABLE_TTL_MS = 10_000;
 
 export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -49,10 +60,12 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   /** One object per root row, kept across reads: VS Code redraws a row it is handed by identity. */
   private readonly rowNodes = new Map<string, RowNode>();
   private readonly sub: vscode.Disposable;
+  private readonly queue: QueueStore;
 
   constructor(private readonly host: Pick<TeamHost, 'team' | 'hasTeam' | 'onDidChange'>, private readonly agents: ActivitySource) {
+    this.queue = new QueueStore(host.team.root);
     this.sub = host.onDidChange((kinds) => {
-      if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks')) this.refresh();
+      if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks') || kinds.has('queue')) this.refresh();
       // Activity words come from the runtime, not from files: redraw without re-reading them.
       else if (kinds.has('activity')) void this.redrawIfChanged(this.load());
     });
@@ -65,6 +78,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
    */
   refresh(force = false): void {
     this.snapshot = undefined;
+    if (force) this.removableCache = undefined;
     void this.redrawIfChanged(this.load(), force);
   }
 
@@ -95,9 +109,11 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       const item = this.memberItem(m, s);
       const requests = requestsOf(s, m.name).map((r) => [r.request_id, r.kind, r.plan]);
       const jobs = this.jobsOf(m.name).map((j) => { const i = jobItem(j); return [i.id, i.description]; });
-      const shape = [item.id, requests.map((r) => r[0]), jobs.map((j) => j[0])];
+      const merge = s.merges.get(m.name);
+      const mergeRow = merge ? [merge.entry.id, merge.entry.state, merge.entry.waiting, merge.position, merge.entry.updated_at] : null;
+      const shape = [item.id, requests.map((r) => r[0]), jobs.map((j) => j[0]), merge ? 'merge' : ''];
       return { key: rowKey(m), node: m, shape, brief: JSON.stringify([item.description, item.contextValue, item.accessibilityInformation?.label,
-        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs]) };
+        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs, mergeRow]) };
     });
     const mcp = this.mcpNodes(s).map((n) => {
       const i = mcpServerItem(n);
@@ -155,10 +171,26 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       team.requests.list({ status: 'pending' }).catch(() => []),
       team.tasks.list().catch(() => []),
       this.host.hasTeam(),
-    ]).then(([config, plans, pending, tasks, hasTeam]) => ({
+      this.queue.read().catch(() => []),
+    ]).then(async ([config, plans, pending, tasks, hasTeam, queue]) => ({
       members: config?.members ?? [], leadUsage: leadUsage(config), pending, plans, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam,
+      merges: mergeNodes(queue),
+      removable: await this.removableOf(config?.members ?? []),
     }));
     return this.snapshot;
+  }
+
+  private removableCache: { key: string; at: number; names: Promise<Set<string>> } | undefined;
+
+  /** Asked only while a shut-down teammate has a branch; reused for a while (roster heartbeats reload often). */
+  private removableOf(members: Member[]): Promise<Set<string>> {
+    const gone = members.filter((m) => m.status === 'shutdown' && m.branch).map((m) => m.name).join(',');
+    if (!gone || !this.agents.removableWorktrees) return Promise.resolve(new Set());
+    const c = this.removableCache;
+    if (c && c.key === gone && Date.now() - c.at < REMOVABLE_TTL_MS) return c.names;
+    const names = this.agents.removableWorktrees().then((n) => new Set(n), () => new Set<string>());
+    this.removableCache = { key: gone, at: Date.now(), names };
+    return names;
   }
 
   async getChildren(node?: Node): Promise<Node[]> {
@@ -168,6 +200,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     return [
       ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
       ...this.jobsOf(node.name).map((job): JobNode => ({ nodeKind: 'job', job })),
+      ...(s.merges.has(node.name) ? [s.merges.get(node.name)!] : []),
     ];
   }
 
@@ -178,6 +211,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   async getTreeItem(node: Node): Promise<vscode.TreeItem> {
     const s = await this.load();
     if (node.nodeKind === 'mcpServer') return mcpServerItem(node);
+    if (node.nodeKind === 'mergeEntry') return mergeEntryItem(node);
     if (node.nodeKind === 'sandbox') return sandboxItem(node);
     if (node.nodeKind === 'hooks') return hooksItem(node);
     return node.nodeKind === 'member' ? this.memberItem(node, s) : node.nodeKind === 'job' ? jobItem(node.job) : requestItem(node.record);
@@ -197,21 +231,24 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const role = node.lead ? 'Lead' : (m?.role ?? '');
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
-    if (m?.branch) parts.push(m.branch);
+    const removable = !node.lead && s.removable.has(node.name);
+    if (m?.branch) parts.push(removable ? `${m.branch} merged, worktree removable` : m.branch);
     if (spend) parts.push(spend);
     // Every row names its provider and model: one team may mix vendors (docs/models.md).
     parts.push(modelWords(model));
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     const jobs = this.jobsOf(node.name).length;
-    item.collapsibleState = children || jobs ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
+    const merge = s.merges.has(node.name);
+    item.collapsibleState = children || jobs || merge ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
     // A row that gains children needs a new id: VS Code keeps a known row's collapse state, so
     // a former leaf would stay collapsed and hide its new pending request.
-    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}`;
+    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}${merge ? ':merge' : ''}`;
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
-    // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove).
-    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}`;
+    // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove);
+    // `.removable`: merged and clean, its teammate shut down — Remove Worktree is offered inline.
+    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}${removable ? '.removable' : ''}`;
     const spoken = [node.name, role, status, detail, task ? `working on task ${task.id}: ${task.subject}` : undefined,
       m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
@@ -226,6 +263,14 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     this.sub.dispose();
     this.changed.dispose();
   }
+}
+
+function mergeNodes(entries: Parameters<typeof shownEntries>[0]): Map<string, MergeEntryNode> {
+  const pos = positions(entries);
+  const out = new Map<string, MergeEntryNode>();
+  // Open entries come after the teammate's finished ones: the open one is what its row shows.
+  for (const entry of shownEntries(entries)) out.set(entry.teammate, { nodeKind: 'mergeEntry', entry, position: pos.get(entry.id) });
+  return out;
 }
 
 function rowKey(n: RowNode): string {

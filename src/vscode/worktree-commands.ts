@@ -1,4 +1,4 @@
-// Worktree commands: show an isolated teammate's diff against its base, merge its branch into
+// Worktree commands: show what an isolated teammate's branch has that is not merged yet, merge its branch into
 // the current branch, keep the branch (checkout removed), remove it — the session's worktree
 // actions (core/session/actions/worktrees.ts), which ask in modal dialogs here. Each takes
 // `{name}` (and `commit` for merge/keep, `force` for remove: true/false decide, absent asks),
@@ -55,7 +55,7 @@ export const WORKTREE_COMMANDS: CommandSpec[] = [
     id: 'agentTeams.worktreeDiff', title: 'Show Worktree Diff', runsAgents: true,
     fields: [nameField('Show Worktree Diff', anyWorktree)], fromNode: nameOf,
     async after(d, a): Promise<WorktreeOutcome> {
-      const header = `# ${d.branch}: ${d.files.length} file${d.files.length === 1 ? '' : 's'} changed since ${d.baseCommit.slice(0, 10)}`
+      const header = `# ${d.branch}: ${d.files.length} file${d.files.length === 1 ? '' : 's'} not merged yet (since ${d.mergeBase.slice(0, 10)})`
         + (d.uncommitted.length ? ` (${d.uncommitted.length} uncommitted)` : '');
       const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: `${header}\n${d.text || '# no changes\n'}` });
       await vscode.window.showTextDocument(doc, { preview: true });

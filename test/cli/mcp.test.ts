@@ -131,7 +131,8 @@ test('session: the start question shows the whole entry, ${ANTHROPIC_API_KEY} is
     reply(toolUse('bash', { command: `printf '%s' '${planted}' > .mcp.json` })),
     'Done.',
   );
-  const repl = await session(t, root, api, ['--bash', 'allow', '--trust', '--allow', 'mcp__faulty']);
+  // Outside the sandbox, where .mcp.json is read-only to commands: the edit must land for the second question.
+  const repl = await session(t, root, api, ['--bash', 'allow', '--sandbox', 'off', '--trust', '--allow', 'mcp__faulty']);
   await repl.ready();
   repl.send('check the env');
   await repl.expect(/\$\{ANTHROPIC_API_KEY\}, \$\{AGENT_TEAMS_SECRET\} in \.mcp\.json are never expanded \(left empty\)/, 20_000);

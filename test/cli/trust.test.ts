@@ -24,7 +24,7 @@ test('CLI session: an untrusted folder\'s .team/settings.json cannot allow a mod
   const api = await fakeApi(t);
   const root = await hostileRepo(t);
   api.script('lead', reply(toolUse('bash', { command: 'touch pwned' })), 'Done.');
-  const repl = await session(t, root, api, ['--bash', 'ask']);
+  const repl = await session(t, root, api, ['--bash', 'ask', '--sandbox', 'off']);
   await repl.ready();
   assert.match(repl.err, /\.team\/settings\.json is ignored: nobody can be asked to trust this folder \(run with --trust to use it\)/);
   assert.match(repl.err, /\.mcp\.json is ignored/);
@@ -38,7 +38,7 @@ test('CLI session: an untrusted folder\'s .team/settings.json cannot allow a mod
   await repl.exited;
 
   api.script('lead', reply(toolUse('bash', { command: 'touch trusted' })), 'Done.');
-  const again = await session(t, root, api, ['--bash', 'ask', '--trust']);
+  const again = await session(t, root, api, ['--bash', 'ask', '--sandbox', 'off', '--trust']);
   await again.ready();
   assert.doesNotMatch(again.err, /is ignored/);
   again.send('Run it.');

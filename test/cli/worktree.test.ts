@@ -51,7 +51,7 @@ test('worktrees / worktree diff / merge: list, --stat, --json, a clean merge and
 
   const list = await r.cli('worktrees');
   assert.equal(list.code, 0, list.stderr);
-  assert.match(list.stdout, /name\s+branch\s+base\s+status\s+path\n\s+ann\s+wt\/ann\s+[0-9a-f]{7} \(HEAD\)\s+active\s+\.worktrees\/ann\n\s+ben\s+wt\/ben/);
+  assert.match(list.stdout, /name\s+branch\s+base\s+status\s+path\n\s+ann\s+wt\/ann\s+[0-9a-f]{7} \(HEAD\)\s+active, not merged into main \(1 commit\), 1 uncommitted file\s+\.worktrees\/ann\n\s+ben\s+wt\/ben/);
   const json = JSON.parse((await r.cli('worktrees', '--json')).stdout);
   assert.deepEqual(json.map((w: { name: string; branch: string; status: string }) => [w.name, w.branch, w.status]), [['ann', 'wt/ann', 'active'], ['ben', 'wt/ben', 'active']]);
   assert.equal(json[0].path, join(r.root, '.worktrees', 'ann'));
@@ -88,7 +88,16 @@ test('worktrees / worktree diff / merge: list, --stat, --json, a clean merge and
   assert.deepEqual(await r.status(), [], 'nothing half-merged left behind');
   assert.equal(await readFile(join(r.root, 'shared.txt'), 'utf8'), 'from ann\n');
   await assert.rejects(r.git(r.root, 'rev-parse', '--verify', '--quiet', 'MERGE_HEAD'));
-  assert.match((await r.cli('worktrees')).stdout, /ann\s+wt\/ann\s+\S+ \(HEAD\)\s+active, merged [0-9a-f]{7}/);
+  const after = (await r.cli('worktrees')).stdout;
+  assert.match(after, /ann\s+wt\/ann\s+\S+ \(HEAD\)\s+active, merged into main\s+\.worktrees\/ann/);
+  assert.match(after, /ben\s+wt\/ben\s+\S+ \(HEAD\)\s+active, not merged into main \(1 commit\)/);
+  // Merged, clean, nobody in it: its removal is offered, never done by itself.
+  assert.match(after, /\nHint: wt\/ann is merged into main, its checkout is clean and its teammate has shut down: remove it with `agent-teams worktree remove ann` \(nothing is lost\)\.\n$/);
+  assert.equal(await readFile(join(r.wm.pathOf('ann'), 'shared.txt'), 'utf8'), 'from ann\n', 'still there');
+  const views = JSON.parse((await r.cli('worktrees', '--json')).stdout);
+  assert.deepEqual(views.map((w: { name: string; state: { merge: string }; removable: boolean }) => [w.name, w.state.merge, w.removable]), [['ann', 'merged', true], ['ben', 'not-merged', false]]);
+  // The diff is against the merge base: what was merged is not shown again.
+  assert.match((await r.cli('worktree', 'diff', 'ann', '--stat')).stdout, /wt\/ann \(worktree "ann"\) since base [0-9a-f]{7}, head [0-9a-f]{7}: no changes\.\n$/);
 });
 
 test('worktree keep and remove: uncommitted work refuses remove until --force; a live teammate blocks both', async (t) => {
@@ -120,7 +129,7 @@ test('worktree keep and remove: uncommitted work refuses remove until --force; a
   const kept = await r.cli('worktree', 'keep', 'cal', '--json');
   assert.equal(kept.code, 0, kept.stderr);
   assert.equal(JSON.parse(kept.stdout).status, 'kept');
-  assert.match((await r.cli('worktrees')).stdout, /cal\s+wt\/cal\s+\S+ \(HEAD\)\s+kept\s+-/);
+  assert.match((await r.cli('worktrees')).stdout, /cal\s+wt\/cal\s+\S+ \(HEAD\)\s+kept, not merged into main \(1 commit\)\s+-/);
   assert.match((await r.cli('worktree', 'diff', 'cal')).stdout, /\+cal\n/, 'a kept branch still diffs');
   const unmerged = await r.cli('worktree', 'remove', 'cal');
   assert.equal(unmerged.code, 1);
@@ -202,7 +211,7 @@ test('REPL: /spawn --worktree, then /worktrees, /diff, /remove refused while it 
   assert.equal(await readFile(join(r.root, 'shared.txt'), 'utf8'), 'base\n', 'the main checkout is untouched');
 
   repl.send('/worktrees');
-  await repl.expect(/ann\s+wt\/ann\s+[0-9a-f]{7} \(HEAD\)\s+active\s+\.worktrees\/ann/);
+  await repl.expect(/ann\s+wt\/ann\s+[0-9a-f]{7} \(HEAD\)\s+active, not merged into main \(1 commit\)\s+\.worktrees\/ann/);
   repl.send('/diff ann --stat');
   await repl.expect(/modified\s+shared\.txt\s+\+1 -1\n1 file changed/);
   repl.send('/remove ann');

@@ -131,7 +131,7 @@ test('bad tool input returns an error result to the model, the loop goes on', as
   const results = JSON.stringify(h.api.requests('rex')[1]!.body.messages.at(-1));
   assert.match(results, /Invalid input for task_get/);
   assert.match(results, /outside|escapes|not inside/i);
-  assert.match(results, /Unknown tool \\"no_such_tool\\"/);
+  assert.match(results, /You have no tool named \\"no_such_tool\\"\. Your tools: /);
   assert.match(results, /x/);
 });
 

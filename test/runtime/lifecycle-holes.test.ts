@@ -62,7 +62,7 @@ test('a broadcast that reaches only some teammates says who got it and who did n
   assert.doesNotMatch(result, /is_error/);
 });
 
-test("a teammate's phase that ends without a word to the lead sends its final words as a `result`, waking an idle lead once", async (t) => {
+test("a teammate's phase that ends without a word to the lead sends its final words as a `result`; the idle lead gets it once the team is quiet", async (t) => {
   const h = await harness(t);
   h.api.script('fay', 'Done: three files renamed.');
   h.api.script('lead', 'Noted.');
@@ -71,15 +71,17 @@ test("a teammate's phase that ends without a word to the lead sends its final wo
   assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.messages), /<team-mail from=\\"fay\\" type=\\"result\\">\\nDone: three files renamed\./);
   const result = (await h.rt.team.mailbox.history('lead')).find((m) => m.type === 'result');
   assert.equal(result?.from, 'fay');
-  // A second phase (mail from the user) ends the same way: the lead reads it on its next
-  // turn, but is not woken again until it has spoken to fay.
+  // A second phase (mail from the user) ends the same way: one more wake, with that result, once fay is idle again.
   await waitFor(async () => (await h.rt.team.roster.get('fay'))?.status === 'idle', 5000, 'fay idle');
   await waitFor(() => !h.rt.leadBusy(), 5000, 'lead idle');
   h.api.script('fay', 'Also tidied the README.');
+  h.api.script('lead', 'Noted again.');
   await h.rt.sendAsUser('fay', 'One more thing.');
   await waitFor(async () => (await h.rt.team.mailbox.history('lead')).filter((m) => m.type === 'result').length === 2, 5000, 'second result');
+  await waitFor(() => h.api.requests('lead').length >= 2, 5000, 'lead woken for the second result');
   await sleep(500);
-  assert.equal(h.api.requests('lead').length, 1, 'the idle lead was woken once');
+  assert.equal(h.api.requests('lead').length, 2, 'one wake per result that waited, not more');
+  assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /The team is quiet.*Also tidied the README/);
 });
 
 test('a teammate that reported to the lead itself sends no `result`; a crashed or stopped one is reported to the lead', async (t) => {

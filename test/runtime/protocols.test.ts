@@ -102,7 +102,7 @@ test('a stale shutdown request never stops a re-spawned teammate', async (t) => 
   assert.notEqual((await h.rt.team.roster.get('jay'))?.status, 'shutdown');
 });
 
-test('maxRounds ends a phase and tells the lead without waking it', async (t) => {
+test('maxRounds ends a phase and tells the lead: not a wake of its own, but with the quiet team\'s one wake', async (t) => {
   const h = await harness(t, { maxRounds: 3 });
   h.api.setDefault(reply(toolUse('task_list', {})));
   await h.rt.spawnTeammate({ name: 'kim', role: 'dev', prompt: 'Loop forever.' });
@@ -110,6 +110,8 @@ test('maxRounds ends a phase and tells the lead without waking it', async (t) =>
   assert.equal(h.api.requests('kim').length, 3);
   const notice = (await h.rt.team.mailbox.history('lead')).at(-1);
   assert.match(notice?.content ?? '', /kim stopped after 3 model calls/);
-  await new Promise((r) => setTimeout(r, 300));
-  assert.equal(h.api.requests('lead').length, 0, 'the notice did not wake the lead');
+  await waitFor(() => h.api.requests('lead').length >= 1, 5000, 'lead woken once the team is quiet');
+  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.messages.at(-1)), /The team is quiet.*kim stopped after 3 model calls/);
+  await new Promise((r) => setTimeout(r, 500));
+  assert.equal(h.api.requests('lead').length, 3, 'one wake (its own turn runs to its maxRounds of 3 here), not one per notice');
 });

@@ -24,7 +24,8 @@ async function initRepo(root: string): Promise<void> {
 
 const lastTo = (h: Awaited<ReturnType<typeof harness>>, agent: string) => JSON.stringify(h.api.requests(agent).at(-1)?.body.messages.at(-1) ?? '');
 
-test('after a restart a teammate carries on in the worktree of its in-progress task', async (t) => {
+/** cal claimed a task bound to worktree "fixes" and its host went away mid-task. */
+async function calStoppedMidTask(t: Parameters<typeof harness>[0]) {
   const h = await harness(t);
   await initRepo(h.root);
   const task = await h.rt.createTask({ subject: 'fix in isolation', worktree: 'fixes' });
@@ -32,6 +33,11 @@ test('after a restart a teammate carries on in the worktree of its in-progress t
   await h.rt.spawnTeammate({ name: 'cal', role: 'dev', prompt: `Take task ${task.id}.` });
   await waitFor(() => h.api.requests('cal').length >= 2, 8000, 'cal mid-task');
   await h.rt.dispose();
+  return { h, task };
+}
+
+test('after a restart a teammate carries on in the worktree of its in-progress task', async (t) => {
+  const { h, task } = await calStoppedMidTask(t);
   h.api.script('cal', reply(toolUse('write_file', { path: 'f.txt', content: 'fixed\n' })), reply(toolUse('idle', {})));
   await h.restart();
   await waitFor(async () => (await readFile(join(h.root, '.worktrees', 'fixes', 'f.txt'), 'utf8')) === 'fixed\n', 8000, 'write in the worktree');
@@ -74,19 +80,36 @@ test('a claim refused because the worktree cannot be resolved (not a git reposit
   assert.deepEqual([after?.status, after?.owner], ['pending', '']);
 });
 
-test("the lead's claim of a worktree-bound task moves the lead into it, and completing it moves it back", async (t) => {
+test("the lead's claim of a worktree-bound task moves the lead into it; completing it moves it back once that reply's calls have run", async (t) => {
   const h = await harness(t);
   await initRepo(h.root);
   const task = await h.rt.createTask({ subject: 'fix', worktree: 'fixes' });
   h.api.script('lead',
     reply(toolUse('claim_task', { task_id: task.id })),
     reply(toolUse('write_file', { path: 'f.txt', content: 'lead fix\n' })),
-    reply(toolUse('task_update', { task_id: task.id, status: 'completed' })),
+    // "Mark done + write notes" in one reply: the notes belong with the work.
+    reply(toolUse('task_update', { task_id: task.id, status: 'completed' }), toolUse('write_file', { path: 'NOTES.md', content: 'notes\n' })),
     reply(toolUse('write_file', { path: 'after.txt', content: 'home\n' })),
     'done',
   );
   await h.rt.askLead('Do the fix yourself.');
-  assert.equal(await readFile(join(h.root, '.worktrees', 'fixes', 'f.txt'), 'utf8'), 'lead fix\n');
+  const wt = join(h.root, '.worktrees', 'fixes');
+  assert.equal(await readFile(join(wt, 'f.txt'), 'utf8'), 'lead fix\n');
   assert.equal(await readFile(join(h.root, 'f.txt'), 'utf8'), 'base\n');
+  assert.equal(await readFile(join(wt, 'NOTES.md'), 'utf8'), 'notes\n', 'the notes written after "completed" in the same reply are in the worktree');
+  await assert.rejects(stat(join(h.root, 'NOTES.md')), 'not in the main checkout');
+  assert.match(JSON.stringify(h.api.requests('lead')[3]!.body.messages.at(-1)),
+    /The rest of this reply's calls still run in worktree \\"fixes\\" \([^)]*\); from your next reply you work in /);
   await stat(join(h.root, 'after.txt'));
+});
+
+test('after a restart, a teammate that completes its worktree task and writes notes in one reply writes them in the worktree', async (t) => {
+  const { h, task } = await calStoppedMidTask(t);
+  h.api.script('cal',
+    reply(toolUse('task_update', { task_id: task.id, status: 'completed' }), toolUse('write_file', { path: 'NOTES.md', content: 'done\n' })),
+    reply(toolUse('write_file', { path: 'home.txt', content: 'home\n' }), toolUse('idle', {})));
+  await h.restart();
+  await waitFor(() => stat(join(h.root, 'home.txt')).then(() => true, () => false), 8000, 'the next reply at home');
+  assert.equal(await readFile(join(h.root, '.worktrees', 'fixes', 'NOTES.md'), 'utf8'), 'done\n');
+  await assert.rejects(stat(join(h.root, 'NOTES.md')), 'the main checkout got no notes');
 });

@@ -41,14 +41,14 @@ test('setting an owner follows the claim rules (pending, unblocked, unowned) and
   const a = await team.tasks.create({ subject: 'a' });
   const b = await team.tasks.create({ subject: 'b', blockedBy: [a.id] });
   await assert.rejects(team.tasks.update(b.id, { owner: 'bob', status: 'in_progress' }, 'bob'), /cannot give task 2 to bob: task 2 is blocked by 1/);
-  await assert.rejects(team.tasks.update(a.id, { owner: 'Bob' }, 'lead'), /"Bob" is not a member/);
+  await assert.rejects(team.tasks.update(a.id, { owner: 'Bob' }, 'lead'), /"Bob" is not a teammate yet: spawn_teammate Bob first/);
   assert.equal((await team.tasks.get(a.id))?.owner, '', 'a refused owner leaves the task claimable');
   const given = await team.tasks.update(a.id, { owner: 'alice' }, 'lead');
   assert.deepEqual([given.owner, given.status], ['alice', 'in_progress'], 'an owner set by update has claimed it');
   await assert.rejects(team.tasks.update(a.id, { owner: 'bob' }, 'lead'), /owned by alice/);
   await team.roster.setStatus('bob', 'shutdown');
   const c = await team.tasks.create({ subject: 'c' });
-  await assert.rejects(team.tasks.update(c.id, { owner: 'bob' }, 'user'), /not a member/);
+  await assert.rejects(team.tasks.update(c.id, { owner: 'bob' }, 'user'), /owner "bob" has shut down: spawn_teammate bob starts it again/);
   // The user may change any task: an owner it picks reserves the task as it stands.
   const reserved = await team.tasks.update(b.id, { owner: 'alice' }, 'user');
   assert.deepEqual([reserved.owner, reserved.status, reserved.blockedBy], ['alice', 'pending', [a.id]]);

@@ -15,7 +15,7 @@ interface Manifest {
     views: Record<string, { id: string; type?: string }[]>;
     viewsWelcome: { view: string; contents: string; when?: string }[];
     commands: { command: string; title: string; category: string }[];
-    menus: Record<string, { command: string; when?: string }[]>;
+    menus: Record<string, { command: string; when?: string; group?: string }[]>;
     configuration: { properties: Record<string, { default: unknown; description?: string; markdownDescription?: string }> };
   };
 }
@@ -54,7 +54,8 @@ describe('package.json contributions', () => {
     const m = await load();
     const hidden = new Set(m.contributes.menus.commandPalette!.filter((e) => e.when === 'false').map((e) => e.command));
     // Besides SPEC §7, the worktree commands are for users too (palette and tree menu).
-    const worktree = ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove'];
+    const worktree = ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove',
+      'agentTeams.queueMerge', 'agentTeams.retryMerge', 'agentTeams.cancelMerge'];
     for (const id of m.contributes.commands.map((c) => c.command)) {
       const isPublic = id.replace('agentTeams.', '') in SPEC_TITLES || worktree.includes(id);
       assert.equal(hidden.has(id), !isPublic, id);
@@ -67,6 +68,7 @@ describe('package.json contributions', () => {
       'agentTeams.model': 'claude-sonnet-5-5', 'agentTeams.baseUrl': '', 'agentTeams.maxRounds': 50, 'agentTeams.idlePollSeconds': 5,
       'agentTeams.idleTimeoutSeconds': 60, 'agentTeams.planApproval': 'user', 'agentTeams.toolApproval.bash': 'ask',
       'agentTeams.tokenBudget': 0, 'agentTeams.maxTeammates': 8, 'agentTeams.requirePlan': 'never', 'agentTeams.confirmTeam': false,
+      'agentTeams.merge.auto': 'off', 'agentTeams.merge.testCommand': '',
     };
     // The core's defaults (the CLI, or a cleared setting) are the manifest's.
     const core = { ...DEFAULT_SETTINGS } as Record<string, unknown>;
@@ -74,6 +76,7 @@ describe('package.json contributions', () => {
       assert.equal(core[k], defaults[`agentTeams.${k}`], `DEFAULT_SETTINGS.${k}`);
     }
     assert.equal(core.bashPolicy, defaults['agentTeams.toolApproval.bash']);
+    assert.deepEqual([core.mergeAuto, core.mergeTestCommand], [defaults['agentTeams.merge.auto'], defaults['agentTeams.merge.testCommand']]);
     for (const [key, value] of Object.entries(defaults)) {
       assert.equal(props[key]?.default, value, key);
       assert.ok(props[key]?.description ?? props[key]?.markdownDescription, `${key} has a description`);
@@ -84,6 +87,19 @@ describe('package.json contributions', () => {
     const welcome = (await load()).contributes.viewsWelcome.filter((w) => w.view === 'agentTeams.team');
     for (const link of ['workbench.action.files.openFolder', 'workbench.trust.manage', 'agentTeams.setApiKey', 'agentTeams.askLead']) {
       assert.ok(welcome.some((w) => w.contents.includes(`command:${link}`)), link);
+    }
+  });
+
+  it('offer Remove Worktree inline on a shut-down teammate whose worktree is merged and clean, and the worktree menu on every worktree row', async () => {
+    const menu = (await load()).contributes.menus['view/item/context'] ?? [];
+    const whenRe = (w: string | undefined) => new RegExp(/viewItem =~ \/(.+)\/$/.exec(w ?? '')![1]!.replace(/\\\\/g, '\\'));
+    const inline = menu.filter((x) => x.command === 'agentTeams.worktreeRemove' && x.group?.startsWith('inline'));
+    assert.equal(inline.length, 1);
+    assert.match('member.teammate.shutdown.wt.removable', whenRe(inline[0]!.when));
+    for (const row of ['member.teammate.shutdown.wt', 'member.teammate.idle.wt', 'member.teammate.shutdown']) assert.doesNotMatch(row, whenRe(inline[0]!.when), row);
+    for (const id of ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove']) {
+      const entry = menu.find((x) => x.command === id && x.group?.startsWith('3_worktree'));
+      for (const row of ['member.teammate.idle.wt', 'member.teammate.shutdown.wt.removable']) assert.match(row, whenRe(entry?.when), `${id} on ${row}`);
     }
   });
 

@@ -37,6 +37,14 @@ export function nextSpawnTurn(): Promise<void> {
  */
 const SECRET_VARS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
 
+/**
+ * bash's arguments for one command. `pipefail`: a pipeline's exit status is its last failing
+ * part's, so `npm test | tail` reports the tests' failure, not tail's 0.
+ */
+export function bashArgs(command: string): string[] {
+  return ['-o', 'pipefail', '-c', command];
+}
+
 export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const clean = { ...env };
   for (const k of SECRET_VARS) delete clean[k];
@@ -57,7 +65,7 @@ export interface SpawnPlan {
 /** The process for `command`: the plan's, else bash without the secrets in its environment. */
 export function spawnCommand(command: string, cwd: string, plan: SpawnPlan | undefined, env: NodeJS.ProcessEnv | undefined): ChildProcess {
   // detached: its own process group, so one signal reaches every descendant.
-  return spawn(plan?.file ?? '/bin/bash', plan?.args ?? ['-c', command], {
+  return spawn(plan?.file ?? '/bin/bash', plan?.args ?? bashArgs(command), {
     cwd, env: plan?.env ?? withoutSecrets(env ?? process.env), detached: true, stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

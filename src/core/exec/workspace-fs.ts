@@ -29,6 +29,8 @@ export class WorkspaceFsError extends Error {
 export interface ReadOptions {
   /** Return at most this many lines (models send null for "no limit"). */
   limit?: number | null;
+  /** Start at this line (1 = the first). */
+  offset?: number | null;
   maxBytes?: number;
 }
 
@@ -136,14 +138,19 @@ export class WorkspaceFs {
     const text = buf.toString('utf8');
     const sizeNote = `file is ${st.size} bytes, showing the first ${buf.length}`;
 
-    if (limit !== undefined) {
+    const from = Math.max(1, Math.floor(opts.offset ?? 1)) - 1;
+    if (limit !== undefined || from > 0) {
       const lines = text.split('\n');
       if (!byteCut && lines[lines.length - 1] === '') lines.pop(); // a final newline ends a line, not starts one
-      if (lines.length > limit) {
-        const more = lines.length - limit;
+      if (from >= lines.length) return `... (no line ${from + 1}: ${byteCut ? `the first ${buf.length} bytes hold` : 'the file has'} ${lines.length} lines)`;
+      const end = limit !== undefined ? Math.min(lines.length, from + limit) : lines.length;
+      const shown = lines.slice(from, end).join('\n');
+      if (end < lines.length) {
+        const more = lines.length - end;
         const tail = byteCut ? `${more}+ more lines; ${sizeNote}` : `${more} more lines`;
-        return `${lines.slice(0, limit).join('\n')}\n... (${tail})`;
+        return `${shown}\n... (${tail}; read on with offset ${end + 1})`;
       }
+      if (from > 0) return byteCut ? `${shown}\n... (truncated: ${sizeNote})` : shown;
     }
     return byteCut ? `${text}\n... (truncated: ${sizeNote}; pass a line limit to read less)` : text;
   }

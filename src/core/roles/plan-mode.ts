@@ -8,6 +8,9 @@ import type { Team } from '../team/team';
 import { assertTeammateName } from '../util/names';
 
 /** Shown in the Team tree, the CLI and the transcript while the gate is closed. */
+/** How a teammate waits for a plan's answer (a wait is a turn that ends; nothing to poll). */
+export const HOW_TO_WAIT = 'To wait, end your turn (reply without a tool call): the answer wakes you.';
+
 export const PLANNING_WORDS = 'planning — waiting for approval';
 
 export type PlanGate =
@@ -45,10 +48,10 @@ export async function planGate(team: Team, name: string): Promise<PlanGate> {
 /** What a refused tool call tells the model. */
 export function planRefusal(tool: string, gate: Exclude<PlanGate, { open: true }>): string {
   if (gate.pending) {
-    return `${tool} is refused while your plan awaits approval (${gate.pending.request_id}): a plan must be approved first. Wait for the plan_approval_response.`;
+    return `${tool} is refused while your plan awaits approval (${gate.pending.request_id}): a plan must be approved first. ${HOW_TO_WAIT}`;
   }
   return `${tool} is refused: you are in plan mode, and a plan must be approved first`
-    + ' for your current task. Read and investigate, then submit your plan with plan_approval and wait for the answer.';
+    + ` for your current task. Read and investigate, then submit your plan with plan_approval. ${HOW_TO_WAIT}`;
 }
 
 export function newPlanMode(by: string, reason?: string | null): PlanMode {

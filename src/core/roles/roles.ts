@@ -6,7 +6,7 @@ import { toolsWhere } from '../../shared/tool-facts';
 import { loadAgentDefinitions, type AgentDefinition, type Definitions } from './agent-definitions';
 import { resolveModel } from './models';
 import { newPlanMode } from './plan-mode';
-import { toolsFor } from '../runtime/tools';
+import { BUILTIN_TOOLS, toolsFor } from '../runtime/tools';
 
 export type RequirePlan = 'never' | 'always';
 
@@ -23,7 +23,7 @@ export function knownTeammateTools(teammateToolNames: Iterable<string>): Set<str
 
 /** Reads the definitions as every host and the CLI check them. */
 export function loadTeamDefinitions(root: string, teamModel: string): Promise<Definitions> {
-  return loadAgentDefinitions(root, { knownTools: knownTeammateTools(toolsFor('teammate').map((t) => t.name)), teamModel });
+  return loadAgentDefinitions(root, { knownTools: knownTeammateTools(toolsFor('teammate', BUILTIN_TOOLS.map((t) => t.name)).map((t) => t.name)), teamModel });
 }
 
 /** Whether a tool may be offered to a member whose definition allows `allowed` (null = all). */

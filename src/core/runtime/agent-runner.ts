@@ -1,8 +1,7 @@
-// The agent runner: the agents this host runs over the session's team — the lead and the
-// teammates it holds leases on — with their model clients, usage and budget, compaction and
-// resume. It is the environment agents call back into (AgentEnv); hosts never hold it
-// directly: the team session (core/session/team-session.ts) starts it when agents may run
-// here and forwards the user's actions to it. Loaded only then (see esbuild.mjs).
+// The agent runner: the lead and the teammates this host holds leases on, with their model
+// clients, usage, budget, compaction and resume; the environment agents call back into
+// (AgentEnv). Hosts never hold it: the team session (core/session/team-session.ts) starts it
+// when agents may run here and forwards the user's actions to it (loaded only then: esbuild.mjs).
 import type { Member } from '../../shared/team-schemas';
 import { createHostMcp } from '../mcp/host';
 import type { McpManager } from '../mcp/manager';
@@ -22,7 +21,9 @@ import { definitionPrompt, findDefinition, roleFields, toolAllowed } from '../ro
 import { knownModel, unknownModelWarning } from '../roles/models';
 import { RuntimeError, type RunnerOptions } from './runner-options';
 import { checkSpawn, checkSpawnModel } from './spawn-rules';
+import { checkStartTask, claimStartTask } from './spawn-task';
 import { RemoteMembers } from './remote-members';
+import { watchQuiet } from './quiet-team';
 import { RunnerBase } from './runner-base';
 import { toolsFor, ToolSet } from './tools';
 import { McpToolSets } from './tools/mcp';
@@ -81,9 +82,8 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     if (!this.leadRemote) await lead.fence(this.hostId);
     await lead.restore();
     this.sessionStart();
-    this.subs.push(await this.team.mailbox.subscribe('lead', () => {
-      if (!this.leadRemote) lead.onMail();
-    }));
+    this.subs.push(await this.team.mailbox.subscribe('lead', () => !this.leadRemote && lead.onMail()));
+    this.subs.push(await watchQuiet(this.team, () => !this.leadRemote && lead.onQuiet()));
     this.subs.push(...wireJobs(this.jobs, this.team, (e) => this.emit(e)));
     if (this.opts.resume !== false) await this.resumeTeammates();
     this.leases.start(() => this.beat());
@@ -95,7 +95,6 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     }
     this.opts.events.started();
   }
-
 
   activity(agent: string): Activity {
     if (agent === 'lead') return this.leadRemote ? { kind: 'remote', host: this.leadRemote } : this.lead.activity;
@@ -138,7 +137,6 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
   }
 
   private renewing: Promise<void> | null = null;
-
   /** Renews this host's leases now (one renewal at a time), yielding those another host took. */
   private renewNow(): Promise<void> {
     this.renewing ??= this.renewOnce().finally(() => (this.renewing = null));
@@ -280,10 +278,11 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     const cwd = m.worktree ?? this.root;
     const def = this.defs.forMember(m);
     // A tool outside the member's list is not offered at all (the list is in the roster, so a reload keeps it).
-    const tools = new ToolSet(toolsFor('teammate').filter((t) => toolAllowed(t.name, m.tools)));
-    const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval) + definitionPrompt(def));
+    const tools = new ToolSet(toolsFor('teammate', m.tools).filter((t) => toolAllowed(t.name, m.tools)));
+    const t = new Teammate(identity, cwd, this, tools, teammateSystem(identity, cwd, this.s.planApproval, m.branch) + definitionPrompt(def));
     t.modelOverride = m.model;
     t.allowedTools = m.tools ?? null;
+    t.preparation = this.preparationFor(t);
     // The lease is already ours: taken by claim() on resume, written with the spawn.
     t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
     await t.fence(this.hostId);
@@ -305,15 +304,17 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     // Plan mode, model and tools go into the same roster write as the spawn: in force before the first model call.
     const role = roleFields(input, def, this.s, by);
     await checkSpawnModel(this.opts.models, role.model ?? this.s.model, name);
+    if (input.task) await checkStartTask(this.team, name, input.task);
     if (by === 'lead' && this.s.confirmTeam) await this.proposals.check(proposalOf(name, input, def, role, this.s.model), this.lead);
-    const wt = input.isolation === 'worktree' ? await this.worktrees.ensure(name) : null;
+    const wt = input.isolation === 'worktree' ? await this.openWorktree(name) : null;
     const member = await this.team.spawnMember(name, input.role || def?.name || 'teammate', {
       ...role,
       worktree: wt?.workdir ?? null, branch: wt?.branch ?? null, current_task: null, host: this.leases.lease(),
     });
     this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${member.role}${member.model ? `, ${member.model}` : ''}${member.plan_mode ? ', plan mode' : ''}).` });
     if (member.model && !knownModel(member.model)) this.emit({ type: 'notice', level: 'warning', agent: name, message: `${name}: ${unknownModelWarning(member.model)}.` });
-    await this.runTeammate(member, member.plan_mode ? `${PLAN_MODE_START}\n\n${input.prompt}` : input.prompt, false);
+    const start = input.task ? await claimStartTask(this.team, name, input.task, (w) => this.worktreeDir(w)) : '';
+    await this.runTeammate(member, `${member.plan_mode ? `${PLAN_MODE_START}\n\n` : ''}${start}${input.prompt}`, false);
     return member;
   }
 

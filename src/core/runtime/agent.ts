@@ -12,8 +12,12 @@ import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, 
 import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
 import { ChangeLog } from '../watch/change-log';
 import { changeRecorder, currentTask } from '../watch/changes';
+import { overlapNote, warnOverlaps } from '../watch/overlaps';
 import { formatMail, type Identity } from './prompts';
+import { mergeConsecutive, promptTooLong } from './conversation';
 import { phaseSystem } from './instructions';
+import { RepeatGuard, SAME_FAILURE_LIMIT } from './repeat-guard';
+import { spawnedNames } from './phase-report';
 import type { AgentHandle, ToolHost, ToolSet } from './tools';
 import { FencedError } from '../team/fences';
 import { withToolHooks } from '../hooks/tool-hooks';
@@ -63,22 +67,7 @@ type Block = Anthropic.ContentBlockParam;
 const CUT_OFF = 'Not run: your reply reached the output token limit (max_tokens) before this call was complete. '
   + 'Make the call smaller, e.g. write a large file in several parts.';
 
-/** The API's 400 for a conversation over the context window. */
-function promptTooLong(err: unknown): boolean {
-  return err instanceof ModelError && err.status === 400 && /prompt is too long|too many tokens|context (window|length)/i.test(err.message);
-}
-
-/** Merges consecutive messages of one role (a cancelled turn leaves two user messages). */
-export function mergeConsecutive(messages: ModelMessage[]): ModelMessage[] {
-  const out: ModelMessage[] = [];
-  const blocks = (c: ModelMessage['content']): Block[] => (typeof c === 'string' ? [{ type: 'text', text: c }] : c);
-  for (const m of messages) {
-    const prev = out[out.length - 1];
-    if (prev && prev.role === m.role) out[out.length - 1] = { ...prev, content: [...blocks(prev.content), ...blocks(m.content)] } as ModelMessage;
-    else out.push(m);
-  }
-  return out;
-}
+export { mergeConsecutive } from './conversation';
 
 export abstract class Agent implements AgentHandle {
   abstract readonly kind: 'lead' | 'teammate';
@@ -111,16 +100,24 @@ export abstract class Agent implements AgentHandle {
 
   /** Re-roots file tools and bash (a task bound to a worktree). */
   setWorkdir(dir: string): void {
+    this.nextWorkdir = null;
     if (dir === this.cwd) return;
     this.cwd = dir;
     this.fs = this.workspaceFs(dir);
   }
 
+  /** Where it moves once the current reply's calls have run (a completed worktree task). */
+  private nextWorkdir: string | null = null;
+  moveAfterReply = (dir: string): void => void (this.nextWorkdir = dir);
+  private applyMove = (): void => void (this.nextWorkdir !== null && this.setWorkdir(this.nextWorkdir));
+  spawnsInReply: ReadonlySet<string> = new Set();
+
   /** File tools rooted at `dir`, every write recorded in the change log (src/core/watch/changes.ts). */
   private workspaceFs(dir: string): WorkspaceFs {
     const team = this.env.team;
     const log = new ChangeLog(team.root);
-    return new WorkspaceFs(dir, undefined, changeRecorder(log, this.identity.name, dir, () => currentTask((pick) => team.tasks.select(pick), this.identity.name)));
+    const tell = overlapNote(team.mailbox);
+    return new WorkspaceFs(dir, undefined, changeRecorder(log, this.identity.name, dir, () => currentTask((pick) => team.tasks.select(pick), this.identity.name), (rec) => warnOverlaps(log, rec, tell)));
   }
 
   get name(): string {
@@ -206,6 +203,9 @@ export abstract class Agent implements AgentHandle {
     this.messages = r.messages;
     this.pendingCursor = null;
     this.inboxCursor = Math.max(r.inboxCursor, await team.mailbox.cursor(this.name));
+    // It carries on in the worktree of the task it holds (docs/file-formats.md, "Tasks").
+    const [held] = await team.tasks.select((t) => t.owner === this.name && t.status === 'in_progress' && !!t.worktree);
+    if (held?.worktree) this.setWorkdir(await this.env.worktreeDir(held.worktree).catch(() => this.cwd));
     // A crash after a tool call was requested but before its result was stored.
     const last = this.messages[this.messages.length - 1];
     if (last?.role === 'assistant' && Array.isArray(last.content)) {
@@ -274,6 +274,14 @@ export abstract class Agent implements AgentHandle {
     return false;
   }
 
+  private readonly repeats = new RepeatGuard();
+
+  private phaseFailed(message: string): 'error' {
+    this.setActivity({ kind: 'error', message });
+    this.env.emit({ type: 'notice', level: 'error', agent: this.name, message });
+    return 'error';
+  }
+
   /** runPhase, carried on while a Stop / SubagentStop / TeammateIdle hook says not done (docs/hooks.md). */
   protected stopGated(events: readonly StopEvent[], maxRounds: number): Promise<PhaseEnd> {
     return phaseWithStopHooks({
@@ -289,6 +297,8 @@ export abstract class Agent implements AgentHandle {
     let forceCompact = false;
     // Project instructions are read once per phase: the prompt prefix stays cached within it.
     const system = await phaseSystem(this.system, this.env.team.paths.root);
+    this.applyMove();
+    this.repeats.reset();
     for (let round = 0; ; round++) {
       if (this.stopped) return 'stopped';
       if (round >= maxRounds) return 'max_rounds';
@@ -321,10 +331,7 @@ export abstract class Agent implements AgentHandle {
           continue;
         }
         if (err instanceof ModelError && err.kind === 'auth') this.env.noteKeyRejected(this.model.provider ?? 'anthropic');
-        const message = err instanceof Error ? err.message : String(err);
-        this.setActivity({ kind: 'error', message });
-        this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name}: ${message}` });
-        return 'error';
+        return this.phaseFailed(`${this.name}: ${err instanceof Error ? err.message : String(err)}`);
       }
       forceCompact = false;
       await this.env.recordUsage(this.name, result);
@@ -341,6 +348,7 @@ export abstract class Agent implements AgentHandle {
       // Cut off at max_tokens, the last block's input is whatever part of its JSON had arrived.
       const cut = result.stopReason === 'max_tokens' ? result.content.at(-1) : undefined;
       const blocks: Block[] = [];
+      this.spawnsInReply = spawnedNames(uses);
       // The whole reply's calls first (the lead's spawns are proposed to the user as one team).
       if (!this.stopped && this.env.beforeToolCalls) await this.env.beforeToolCalls(this, uses.flatMap((u) => (u.type === 'tool_use' && u !== cut ? [{ name: u.name, input: u.input }] : [])));
       for (const u of uses) {
@@ -367,14 +375,17 @@ export abstract class Agent implements AgentHandle {
         const r = set ? await withToolHooks(this, this.env, u, () => set.run(u.name, u.input, this, this.env)) : { text: `${u.name} is not available: its MCP server is not running, or it is not among your tools.`, isError: true };
         // Whatever a tool turned up (a printed environment, a .env file), the key stays out of
         // the transcript and the model's context.
-        const text = redact(r.text);
+        const text = redact(r.text) + (this.repeats.note(u.name, u.input, r.isError, r.text) ?? '');
         this.env.emit({ type: 'tool', agent: this.name, tool: u.name, input: u.input, result: text, isError: r.isError, id: u.id });
         void this.transcript.note({ type: 'tool_result', id: u.id, tool: u.name, is_error: r.isError, text: bounded(text, LIVE_RESULT_CHARS), chars: text.length });
         blocks.push({ type: 'tool_result', tool_use_id: u.id, content: text, ...(r.isError ? { is_error: true } : {}) });
       }
+      // A worktree task completed in this reply: its later calls ran there; the next reply works at home.
+      this.applyMove();
       const mail = this.stopped ? null : await this.takeMail();
       await this.push({ role: 'user', content: [...blocks, ...(mail?.blocks ?? [])] }, mail?.count ? mail.cursor : undefined);
       if (this.stopped) return 'stopped';
+      if (this.repeats.stuck) return this.phaseFailed(`${this.name} repeated a failing call ${SAME_FAILURE_LIMIT} times; its turn was ended.`);
       // Mail delivered with the last tool results must be seen before going idle.
       if (this.endReason === 'idle' && mail?.count) this.endReason = null;
       if (this.endReason) {

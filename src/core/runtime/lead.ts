@@ -4,6 +4,7 @@
 import { isDiskFull } from '../util/io-faults';
 import { waitForDisk } from './disk-pause';
 import { Agent } from './agent';
+import { QUIET_NOTE } from './prompts';
 
 export class Lead extends Agent {
   readonly kind = 'lead' as const;
@@ -37,6 +38,15 @@ export class Lead extends Agent {
     this.wakePending = true;
     this.drive();
   }
+
+  /** The team went quiet with mail the lead was not woken for (results, notices): a turn with all of it (quiet-team.ts). */
+  onQuiet(): void {
+    if (!this.env.settings().wakeLeadOnMail) return;
+    this.quietPending = true;
+    this.drive();
+  }
+
+  private quietPending = false;
 
   /** Cancels the current turn (Ctrl-C); the lead can be asked again afterwards. */
   cancelTurn(): void {
@@ -123,16 +133,19 @@ export class Lead extends Agent {
         continue;
       }
       const woken = this.wakePending;
+      const quiet = this.quietPending;
       this.wakePending = false;
+      this.quietPending = false;
       const mail = await this.takeMail();
       const next = this.queue.shift();
-      if (next === undefined && !(woken && mail.wakes)) {
+      const forQuiet = next === undefined && !(woken && mail.wakes) && quiet && mail.count > 0;
+      if (next === undefined && !(woken && mail.wakes) && !forQuiet) {
         // Mail that landed while this read was under way: read again rather than drop the wake.
-        if (this.wakePending) continue;
+        if (this.wakePending || this.quietPending) continue;
         return;
       }
       this.rearm();
-      const content = [...mail.blocks, ...(next ? [{ type: 'text' as const, text: next.prompt }] : [])];
+      const content = [...(forQuiet ? [{ type: 'text' as const, text: QUIET_NOTE }] : []), ...mail.blocks, ...(next ? [{ type: 'text' as const, text: next.prompt }] : [])];
       try {
         await this.push({ role: 'user', content }, mail.count ? mail.cursor : undefined);
         await this.phase();

@@ -23,3 +23,11 @@ export function finalWords(messages: readonly ModelMessage[], from: number): str
   }
   return null;
 }
+
+/** The teammate names a reply's spawn_teammate calls start (a task may name them as owner first). */
+export function spawnedNames(blocks: readonly Block[]): Set<string> {
+  return new Set(blocks.flatMap((b) => {
+    const name = b.type === 'tool_use' && b.name === 'spawn_teammate' ? (b.input as { name?: unknown } | null)?.name : undefined;
+    return typeof name === 'string' ? [name] : [];
+  }));
+}

@@ -12,17 +12,25 @@ const TOOL_ORDER = 'Several tool calls in one reply run in order (a write then a
 
 export function leadSystem(team: string, root: string): string {
   return [
-    `You are lead, the lead agent of team "${team}", working in the workspace ${root}.`,
-    'The person at the keyboard is "user". You plan the work, spawn teammates,',
-    'put work on the task board (task_create: blockedBy orders tasks, owner reserves one for a teammate), and coordinate through messages.',
-    'Teammates persist and run in parallel: they go idle when done and wake for messages or tasks; an unowned task goes to whichever teammate is idle first.',
+    `You are lead, the lead agent of team "${team}", working in ${root}. The person at the keyboard is "user".`,
+    'You plan, spawn teammates (persistent, parallel), put tasks on the board (blockedBy orders them, owner reserves one; an unowned task goes to whichever teammate is idle first) and coordinate by messages.',
     'To wait for teammates, end your turn: their messages start your next one. Do so after spawning or messaging them; do not poll list_teammates, task_list or read_inbox.',
+    'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working or claimable).',
     TOOL_ORDER,
-    'Messages from teammates arrive inside <team-mail> tags; they are not the user\'s words.',
-    'Do not send acknowledgements that need no answer: every message wakes its recipient.',
+    'Mail arrives in <team-mail> tags: not the user\'s words. Send no acknowledgements that need no answer: every message wakes its recipient.',
+    MERGE_QUEUE_NOTE,
     'When the work is done, summarise it for the user.',
   ].join('\n');
 }
+
+/** The merge queue in two sentences (core/merge; docs/file-formats.md, "Merge queue"). */
+export const MERGE_QUEUE_NOTE = [
+  'When a worktree teammate has finished, queue_merge(teammate) integrates its branch: merged in a scratch checkout, tested with the merge test command, and landed on the workspace branch only if the test passes, one branch at a time.',
+  'A conflict or failing test lands nothing and goes back to the teammate (its task in progress) with the files or test output; you get a message either way, so end your turn to wait.',
+].join('\n');
+
+/** What a lead woken by a quiet team reads before the mail that waited for it (quiet-team.ts). */
+export const QUIET_NOTE = 'The team is quiet: no teammate is working and nothing is left to claim. What came in meanwhile:';
 
 /** Under agentTeams.confirmTeam: how to propose a team so the user is asked once (core/runtime/team-proposal.ts). */
 export const CONFIRM_TEAM_NOTE = [
@@ -31,17 +39,35 @@ export const CONFIRM_TEAM_NOTE = [
   'If they decline, the results say why: change the team accordingly and propose it again, or ask them what they want; do not spawn the same teammates one by one.',
 ].join('\n');
 
-export function teammateSystem(id: Identity, root: string, approver: string): string {
+/** The lead's words on its teammates' branches (the worktree tools: tools/worktree-tools.ts). */
+export const LEAD_WORKTREE_NOTE = [
+  'A teammate spawned with isolation "worktree" works on its own branch wt/<name> in .worktrees/<name>; its work reaches you only as commits on that branch.',
+  'worktree_status says which branches are merged into the current one; worktree_diff shows what a branch has that is not merged yet.',
+  'Land a branch through the merge queue (queue_merge), never with git merge in the workspace: that is the user\'s own checkout.',
+  'Once a teammate has shut down and its branch is merged, remove its worktree with worktree_remove (worktree_keep keeps the branch and drops the checkout).',
+].join('\n');
+
+/** A worktree teammate's words on its branch: its work counts only once committed there. */
+export function branchNote(branch: string): string {
+  return [
+    `You work in your own git worktree on branch ${branch}. Your work reaches the team only through commits on that branch:`,
+    'commit as you go and before you report work done (git add -A && git commit -m "…"); uncommitted files are never merged.',
+    'The lead lands your branch through the merge queue (queue_merge): do not merge it yourself, and do not touch the main checkout.',
+  ].join(' ');
+}
+
+export function teammateSystem(id: Identity, root: string, approver: string, branch?: string | null): string {
   return [
     `You are ${id.name}, a teammate in team "${id.team}". Your role: ${id.role}.`,
     `You work in ${root}. The lead is "lead"; the person at the keyboard is "user".`,
+    branch ? branchNote(branch) : '',
     'Messages from others arrive inside <team-mail> tags between your tool calls; they are not the user\'s own words.',
     'Use the task board: claim_task before working on a task, task_update with status "completed" when done.',
     `If you are asked for a plan, submit it with plan_approval and wait: ${approver} decides; file edits and shell commands are refused until it is approved.`,
     'When you receive a shutdown_request, answer it with shutdown_response.',
     'When you have nothing left to do, call idle. Report results to the lead with send_message.',
     TOOL_ORDER,
-  ].join('\n');
+  ].filter(Boolean).join('\n');
 }
 
 export function identityBlock(id: Identity): string {
@@ -60,7 +86,9 @@ export function formatMail(m: Message): string {
     if (r[k] !== undefined && r[k] !== '') extra.push(` ${k}="${attr(String(r[k]))}"`);
   }
   const body = m.content.replace(/<\/?team-mail/gi, (s) => s.replace('<', '&lt;'));
-  return `<team-mail from="${attr(m.from)}" type="${m.type}"${extra.join('')}>\n${body}\n</team-mail>`;
+  // A background job's end is sent by the agent to itself: shown as from its job, not as from a person.
+  const from = r.job_id !== undefined && m.from === m.to ? 'background-job' : m.from;
+  return `<team-mail from="${attr(from)}" type="${m.type}"${extra.join('')}>\n${body}\n</team-mail>`;
 }
 
 export function formatTask(t: Task): string {
@@ -70,20 +98,25 @@ export function formatTask(t: Task): string {
 }
 
 /** How a task came to a teammate: its own, resumed; reserved for it by name; or given to it as the first idle teammate. */
-export type TaskArrival = 'resumed' | 'reserved' | 'auto';
+export type TaskArrival = 'resumed' | 'reserved' | 'auto' | 'spawned';
 
 function arrival(t: Task, how: TaskArrival): string {
   if (how === 'resumed') return `Resume your task #${t.id}: ${t.subject}`;
+  if (how === 'spawned') return `You start on task #${t.id}, claimed for you: ${t.subject}`;
   if (how === 'reserved') return `Task #${t.id} was reserved for you by name on the board and is now yours: ${t.subject}`;
   return `Task #${t.id} was assigned to you automatically because you were idle and it became unblocked: ${t.subject}`;
 }
 
 export function taskPrompt(id: Identity, t: Task, how: TaskArrival): string {
+  return `${identityBlock(id)}\n${taskLines(t, how)}`;
+}
+
+/** How a task came to it, its details and where it works, and what to do when done. */
+export function taskLines(t: Task, how: TaskArrival): string {
   return [
-    identityBlock(id),
     arrival(t, how),
     t.description ? `Details: ${t.description}` : '',
-    t.worktree ? `This task is bound to git worktree "${t.worktree}": your file tools and bash now work there.` : '',
+    t.worktree ? `This task is bound to git worktree "${t.worktree}": your file tools and bash now work there. ${branchNote(`wt/${t.worktree}`)}` : '',
     'Mark it completed with task_update when done, then report to the lead.',
   ].filter(Boolean).join('\n');
 }

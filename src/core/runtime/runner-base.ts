@@ -5,7 +5,9 @@ import { ProcessLedger, sweepOrphans } from '../exec/process-ledger';
 import { ProcessRegistry } from '../exec/process-group';
 import type { ModelMessage, SendResult } from '../model';
 import type { Team } from '../team/team';
-import type { WorktreeManager } from '../worktree/manager';
+import type { MergeQueue } from '../merge/merge-queue';
+import type { WorktreeInfo, WorktreeManager } from '../worktree/manager';
+import { prepareWorktree } from './worktree-prep';
 import type { Agent } from './agent';
 import type { Definitions } from '../roles/agent-definitions';
 import { RunnerDefinitions } from './runner-definitions';
@@ -25,6 +27,7 @@ export abstract class RunnerBase {
   readonly root: string;
   readonly processes: ProcessRegistry;
   readonly worktrees: WorktreeManager;
+  readonly mergeQueue: MergeQueue;
   readonly approver: Approver;
   /** Where every command of every agent runs (docs/security.md). */
   readonly sandbox: CommandSandbox;
@@ -51,6 +54,7 @@ export abstract class RunnerBase {
       if (this.hooks.has('Notification')) void this.hooks.run('Notification', this.hookAgentFor(agent), { message, notification_type: 'permission_prompt' }, ['permission_prompt']);
     });
     this.worktrees = base.worktrees;
+    this.mergeQueue = base.mergeQueue;
     const approver = base.approver;
     this.sandbox = new CommandSandbox({
       root: this.root, enginePath: base.sandboxPath,
@@ -123,6 +127,12 @@ export abstract class RunnerBase {
   /** The agent called `name` that runs here. */
   protected abstract agentNamed(name: string): Agent | undefined;
 
+  /** Whether the lead is in a turn here now (send_message's answer to a teammate). */
+  leadBusy(): boolean {
+    const lead = this.agentNamed('lead');
+    return lead !== undefined && 'busy' in lead && lead.busy === true;
+  }
+
   emit(e: RuntimeEvent): void {
     this.base.events.emit(e);
   }
@@ -144,9 +154,34 @@ export abstract class RunnerBase {
     this.rejectedKeys.add(provider);
   }
 
-  /** The working folder of worktree `name`, created on first use. */
-  async worktreeDir(name: string): Promise<string> {
-    return (await this.worktrees.ensure(name)).workdir;
+  /** Checkouts made for a spawn whose setup the teammate runs before its first call, by teammate. */
+  private readonly unprepared = new Map<string, WorktreeInfo>();
+
+  /** The worktree a teammate is spawned into; a checkout made now is set up by the teammate (preparationFor). */
+  protected async openWorktree(name: string): Promise<WorktreeInfo> {
+    const info = await this.worktrees.ensure(name);
+    if (info.opened) this.unprepared.set(name, info);
+    return info;
+  }
+
+  /** The setup of `agent`'s new checkout, to run before its first model call (worktree-prep.ts), or null. */
+  protected preparationFor(agent: Agent): (() => Promise<string | null>) | null {
+    const info = this.unprepared.get(agent.name);
+    this.unprepared.delete(agent.name);
+    return info ? () => this.prepare(agent, info) : null;
+  }
+
+  private prepare(agent: Agent, info: WorktreeInfo): Promise<string | null> {
+    const env = { team: this.team, worktrees: this.worktrees, processes: this.processes, emit: (e: RuntimeEvent) => this.emit(e), hostSetup: this.s.worktreeSetup };
+    return prepareWorktree(env, { agent: agent.name, worktree: info.name, workdir: info.workdir, note: (e) => agent.transcript.note(e), signal: agent.signal });
+  }
+
+  /** The working folder of worktree `name`, created on first use and then set up, with `agent`'s transcript. */
+  async worktreeDir(name: string, agent?: string): Promise<string> {
+    const info = await this.worktrees.ensure(name);
+    const who = agent === undefined ? undefined : this.agentNamed(agent);
+    if (info.opened && who) await this.prepare(who, info);
+    return info.workdir;
   }
 
   worktreeProblem(name: string): Promise<string | null> {

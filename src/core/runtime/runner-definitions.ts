@@ -4,7 +4,7 @@
 import type { Member } from '../../shared/team-schemas';
 import { definitionsForLead, type AgentDefinition, type Definitions } from '../roles/agent-definitions';
 import { loadTeamDefinitions } from '../roles/roles';
-import { CONFIRM_TEAM_NOTE, leadSystem } from './prompts';
+import { CONFIRM_TEAM_NOTE, LEAD_WORKTREE_NOTE, leadSystem } from './prompts';
 import type { RuntimeEvent } from './types';
 
 export class RunnerDefinitions {
@@ -42,6 +42,6 @@ export class RunnerDefinitions {
 
   /** The lead's system prompt: byte-identical while the definitions stay the same. */
   leadPrompt(teamName: string, confirmTeam = false): string {
-    return [leadSystem(teamName, this.root), confirmTeam ? CONFIRM_TEAM_NOTE : '', definitionsForLead(this.defs.definitions)].filter(Boolean).join('\n');
+    return [leadSystem(teamName, this.root), LEAD_WORKTREE_NOTE, confirmTeam ? CONFIRM_TEAM_NOTE : '', definitionsForLead(this.defs.definitions)].filter(Boolean).join('\n');
   }
 }

@@ -3,6 +3,7 @@
 import type { McpHostOptions } from '../mcp/host';
 import type { Team } from '../team/team';
 import type { WorktreeManager } from '../worktree/manager';
+import type { MergeQueue } from '../merge/merge-queue';
 import type { EventHub } from './event-hub';
 import type { Approver, ModelFactory, RuntimeSettings } from './types';
 
@@ -12,6 +13,8 @@ export interface RunnerOptions {
   /** The session's events: the runner emits, the hosts listen there. */
   events: EventHub;
   worktrees: WorktreeManager;
+  /** The merge queue (queue_merge, agentTeams.merge.auto). */
+  mergeQueue: MergeQueue;
   settings: RuntimeSettings;
   models: ModelFactory;
   approver: Approver;

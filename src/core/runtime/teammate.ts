@@ -26,8 +26,6 @@ export class Teammate extends Agent {
   done: Promise<void> = Promise.resolve();
   /** Tasks whose worktree could not be used: not claimed again until new mail arrives. */
   private readonly unworkable = new Set<number>();
-  /** Whether the next `result` may wake the lead: once per news from the lead or new task. */
-  private resultWakes = true;
 
   override async planGateOpen(): Promise<boolean> {
     return (await planGate(this.env.team, this.name)).open;
@@ -123,6 +121,9 @@ export class Teammate extends Agent {
     this.poke();
   }
 
+  /** The setup of the worktree just made for it (runtime/worktree-prep.ts), run before its first model call. */
+  preparation: (() => Promise<string | null>) | null = null;
+
   /** The member's own model (spawned with one), else the team's setting. */
   modelOverride: string | undefined;
 
@@ -139,10 +140,16 @@ export class Teammate extends Agent {
   private async live(initial: string | null, resumeIdle: boolean): Promise<void> {
     const team = this.env.team;
     this.subs.push(await team.mailbox.subscribe(this.name, this.poke));
-    // Task files only: the lock, temp and generation files of each change would wake it thrice more.
-    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, (f) => TASK_FILE.test(f) && this.poke()));
+    // Task files and the change record (not lock or temp files). The record is written last in
+    // a change: a look at the board on a task file's event alone may see the board from before
+    // it (a reserved task still blocked), and nothing else would wake it until the slow poll.
+    this.subs.push(await team.watcher.watchDir(team.paths.tasksDir, (f) => (TASK_FILE.test(f) || f === '.generation') && this.poke()));
     try {
-      if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${initial}` });
+      // A new worktree is set up before the first model call; what came of it leads the first prompt.
+      if (this.preparation) this.setActivity({ kind: 'tool', tool: 'worktree setup' });
+      const setup = await this.preparation?.();
+      this.preparation = null;
+      if (initial !== null) await this.push({ role: 'user', content: `${identityBlock(this.identity)}\n${setup ? `${setup}\n\n` : ''}${initial}` });
       // After a restart it carries on in the worktree of the task it holds.
       if (initial === null) await this.enterOwnTask();
       let needsWork = !resumeIdle && this.messages[this.messages.length - 1]?.role === 'user';
@@ -193,17 +200,12 @@ export class Teammate extends Agent {
 
   /** The phase ended without a word to the lead: its final words go to the lead as a `result`. */
   private async reportResult(phaseStart: number): Promise<void> {
-    if (reportedToLead(this.messages, phaseStart)) {
-      this.resultWakes = true;
-      return;
-    }
+    if (reportedToLead(this.messages, phaseStart)) return;
     const words = finalWords(this.messages, phaseStart);
     // Nothing said, nothing to report (a teammate that just waits for its first mail).
     if (words === null) return;
-    // The first result after news wakes an idle lead; more of them wait for its next turn.
-    const notice = !this.resultWakes;
-    this.resultWakes = false;
-    await this.tellLead(words, notice);
+    // Never wakes the lead by itself: it gets every result in one turn when the team goes quiet (quiet-team.ts).
+    await this.tellLead(words, true);
   }
 
   /** A lifecycle report to the lead; `notice` ones are read on its next turn without waking it. */
@@ -220,7 +222,7 @@ export class Teammate extends Agent {
 
   /** Works where the task says; a worktree that cannot be used sends the task back (false). */
   private async enterTask(task: Task): Promise<boolean> {
-    const r = await enterBound(this.env.team.tasks, task, this.name, (w) => this.env.worktreeDir(w));
+    const r = await enterBound(this.env.team.tasks, task, this.name, (w) => this.env.worktreeDir(w, this.name));
     if (r.ok) {
       this.setWorkdir(r.workdir ?? this.homeDir);
       return true;
@@ -234,8 +236,6 @@ export class Teammate extends Agent {
   /** Hands the wake to the model; false when there is nothing to work on after all. */
   private async deliverWake(w: Wake): Promise<boolean> {
     if (w.kind === 'mail') {
-      const peek = await this.env.team.mailbox.unread(this.name, this.inboxPosition());
-      if (peek.messages.some((m) => m.from === 'lead')) this.resultWakes = true;
       // News may have fixed what made a task unworkable (a branch deleted, a repository made).
       this.unworkable.clear();
       const mail = await this.takeMail();
@@ -244,15 +244,12 @@ export class Teammate extends Agent {
       return true;
     } else if (w.kind === 'task') {
       if (!(await this.enterTask(w.task))) return false;
-      if (w.how !== 'resumed') this.resultWakes = true;
       this.lastResumed = w.how === 'resumed' ? w.task.id : null;
       this.taskInHand = w.task.id;
       await this.env.team.roster.patch(this.name, { current_task: w.task.id });
-      const mail = await this.takeMail();
-      await this.push(
-        { role: 'user', content: [{ type: 'text', text: taskPrompt(this.identity, w.task, w.how) }, ...mail.blocks] },
-        mail.count ? mail.cursor : undefined,
-      );
+      // The task alone: mail that came while it was being handed over may change what to do
+      // with it ("leave task 3 to bob"), so it is read on its own, after the first tool round.
+      await this.push({ role: 'user', content: taskPrompt(this.identity, w.task, w.how) });
     }
     return true;
   }

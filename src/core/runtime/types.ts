@@ -4,6 +4,7 @@ import type { McpAsker } from '../mcp/host';
 import type { ModelClient, ModelStatus } from '../model';
 import type { JobInfo } from '../exec/jobs';
 import type { TranscriptEntry } from './transcript';
+import type { WorktreeSetup } from '../worktree/setup-config';
 import { DEFAULT_SANDBOX, type SandboxSettings } from '../../shared/sandbox-schemas';
 import type { NetworkDecision } from '../sandbox/sandbox';
 
@@ -32,6 +33,12 @@ export interface RuntimeSettings {
   confirmTeam: boolean;
   /** Permission rules in Claude Code's syntax (docs/permissions.md); malformed ones are reported and ignored. */
   permissions: PermissionLists;
+  /** agentTeams.merge.auto: queue a worktree teammate's branch when its task completes (docs/file-formats.md, "Merge queue"). */
+  mergeAuto: 'off' | 'onTaskComplete';
+  /** agentTeams.merge.testCommand (CLI --merge-test): the merge queue's test gate; '' = `.team/settings.json`'s, else none. */
+  mergeTestCommand: string;
+  /** agentTeams.worktree.setup: copy and setup for a new worktree, over `.team/settings.json`'s (worktree/setup-config.ts). */
+  worktreeSetup?: WorktreeSetup;
   /** Where commands run (docs/security.md): mode, hosts they may reach, asking less inside. */
   sandbox: SandboxSettings;
 }
@@ -57,6 +64,8 @@ export const DEFAULT_SETTINGS: RuntimeSettings = {
   requirePlan: 'never',
   confirmTeam: false,
   permissions: { allow: [], ask: [], deny: [] },
+  mergeAuto: 'off',
+  mergeTestCommand: '',
   sandbox: DEFAULT_SANDBOX,
 };
 
@@ -174,4 +183,6 @@ export interface SpawnInput {
   agent_type?: string | null;
   /** Start in plan mode; default from the setting requirePlan. */
   plan_mode_required?: boolean | null;
+  /** A task it starts on, claimed for it before its first model call. */
+  task?: number | null;
 }

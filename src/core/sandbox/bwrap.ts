@@ -59,7 +59,7 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
 }
 
 export function unsandboxedArgs(cwd: string, command: string): string[] {
-  return ['--die-with-parent', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', '/bin/bash', '-c', command];
+  return ['--die-with-parent', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', '/bin/bash', '-o', 'pipefail', '-c', command];
 }
 
 /**
@@ -76,7 +76,7 @@ function withProxy(socat: string, forwardSocket?: string): string {
     `${q(socat)} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SOCKETS_INSIDE}/${PROXY_SOCKET_NAME} </dev/null >/dev/null 2>&1 &`,
     // Tried at once, then in a tight loop (no fork) for a while, then with short sleeps (2 s at most).
     `__i=0; until { : >/dev/tcp/127.0.0.1/${PROXY_PORT}; } 2>/dev/null || [ $__i -ge 600 ]; do __i=$((__i+1)); [ $__i -gt 200 ] && sleep 0.005; done; unset __i`,
-    'exec /bin/bash -c "$1"',
+    'exec /bin/bash -o pipefail -c "$1"',
   ].join('\n');
 }
 

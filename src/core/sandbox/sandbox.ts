@@ -100,7 +100,7 @@ export class CommandSandbox {
       if (st.engine.bwrap && st.engine.pidNamespace) {
         return { file: st.engine.bwrap, args: unsandboxedArgs(cwd, command), env, sandboxed: false, release: none };
       }
-      return { file: '/bin/bash', args: ['-c', command], env, sandboxed: false, release: none };
+      return { file: '/bin/bash', args: ['-o', 'pipefail', '-c', command], env, sandboxed: false, release: none };
     }
     const box = await this.box(agent);
     await box.proxy;

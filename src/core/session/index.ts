@@ -13,7 +13,7 @@
 
 // ── the session ──
 export { SessionError, TeamSession, type AgentOptions, type TeamSessionOptions } from './team-session';
-export { WorktreeInUseError } from './worktree-rules';
+export { WorktreeInUseError, type WorktreeView } from './worktree-rules';
 export * from './actions';
 
 // ── the host contract ──
@@ -48,6 +48,11 @@ export { McpManager, type McpServerInfo } from '../mcp/manager';
 export { commandLine, readMcpConfig, type McpConfig } from '../mcp/config';
 export { stateWords } from '../mcp/state';
 export { ChangeLog, type ChangeRecord } from '../watch/change-log';
+export { mergeMarks, overlapsOf } from '../watch/overlaps';
+export { MergeQueueError } from '../merge/merge-queue';
+export { QueueStore } from '../merge/queue-store';
+export { entryWords, fileAtCommit, positions, shownEntries } from '../merge/queue-words';
+export { normalizeGlobs } from '../team/file-ownership';
 export { unifiedDiff } from '../watch/line-diff';
 export { allItems, TranscriptFollower } from '../watch/transcript-reader';
 export type { ItemChange } from '../watch/transcript-items';
@@ -58,6 +63,8 @@ export type { DiffFile, WorktreeDiff } from '../worktree/diff';
 export type { MergeResult } from '../worktree/merge';
 export type { RemoveResult } from '../worktree/lifecycle';
 export type { ReconcileReport } from '../worktree/reconcile';
+export { branchStateWords, type BranchState } from '../worktree/branch-state';
+export { WorktreeSetupSchema, type WorktreeSetup } from '../worktree/setup-config';
 export type { GitEnvOptions } from '../worktree/git';
 
 // ── team words and names ──

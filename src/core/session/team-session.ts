@@ -23,9 +23,10 @@ import {
 import { Team, type TeamChange } from '../team/team';
 import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager } from '../worktree/manager';
+import { MergeQueue } from '../merge/merge-queue';
 import { hostLabel } from './team-words';
 import { describeSandbox, type SandboxReport } from '../sandbox/describe';
-import { WorktreeInUseError, worktreeUsers } from './worktree-rules';
+import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from './worktree-rules';
 
 export interface TeamSessionOptions {
   root: string;
@@ -64,6 +65,7 @@ export class TeamSession {
   private current: AgentRunner | null = null;
   private starting: Promise<AgentRunner> | null = null;
   private wm: WorktreeManager | null;
+  private mq: MergeQueue | null = null;
   private disposed = false;
 
   constructor(opts: TeamSessionOptions) {
@@ -105,9 +107,11 @@ export class TeamSession {
     // Loaded here, not at the top: the runner brings the agent loops, the tools and the SDK.
     const { AgentRunner: Runner } = require('../runtime/agent-runner') as typeof import('../runtime/agent-runner');
     const runner = await Runner.start({
-      ...agents, team: this.team, events: this.events, worktrees: this.worktrees, settings: this.s, hostId: this.hostId,
+      ...agents, team: this.team, events: this.events, worktrees: this.worktrees, settings: this.s, hostId: this.hostId, mergeQueue: this.mergeQueue,
     });
     this.current = runner;
+    // The host whose agents run works the merge queue; its test commands die with the host's agents.
+    this.mergeQueue.start({ processes: runner.processes, notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
     return runner;
   }
 
@@ -120,6 +124,8 @@ export class TeamSession {
   async stopAgents(): Promise<void> {
     const runner = this.current ?? (await this.starting?.catch(() => null)) ?? null;
     this.current = null;
+    await this.mq?.dispose();
+    this.mq = null;
     await runner?.dispose();
   }
 
@@ -227,7 +233,7 @@ export class TeamSession {
     return putInPlanMode(this.team, by, teammate, reason);
   }
 
-  async createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null }): Promise<Task> {
+  async createTask(input: { subject: string; description?: string; blockedBy?: number[]; worktree?: string | null; files?: string[] }): Promise<Task> {
     const problem = input.worktree ? await this.worktrees.problemWith(input.worktree) : null;
     if (problem) throw new SessionError(`worktree "${input.worktree}" cannot be used: ${problem}`);
     return this.team.tasks.create(input);
@@ -243,6 +249,17 @@ export class TeamSession {
   get worktrees(): WorktreeManager {
     this.wm ??= new WorktreeManager(this.root);
     return this.wm;
+  }
+
+  /** Worktree teammates' branches on their way onto the workspace branch (docs/file-formats.md, "Merge queue"). */
+  get mergeQueue(): MergeQueue {
+    this.mq ??= new MergeQueue({ team: this.team, worktrees: this.worktrees, hostId: this.hostId, settings: () => this.s });
+    return this.mq;
+  }
+
+  /** Every worktree with where its branch stands and whether its removal is offered (worktree-rules.ts). */
+  worktreeViews(): Promise<WorktreeView[]> {
+    return worktreeViews(this.team, this.worktrees);
   }
 
   /** Teammates that use worktree `name` now (worktree-rules.ts). */

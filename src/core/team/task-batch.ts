@@ -10,6 +10,8 @@ export interface NewTask {
   worktree?: string | null;
   /** Reserves the task for this member: only it claims it, and nobody else is given it. */
   owner?: string | null;
+  /** Globs of the files it may change (file-ownership.ts). */
+  files?: string[] | null;
 }
 
 export interface NewTaskInBatch extends Omit<NewTask, 'blockedBy'> {

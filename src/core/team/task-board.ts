@@ -15,6 +15,7 @@ import { assertTeammateName } from '../util/names';
 import { reportProblem } from '../util/problems';
 import type { TeamPaths } from './paths';
 import { TaskView } from './task-view';
+import { claimOverlap, normalizeGlobs } from './file-ownership';
 import { planBatch, type NewTask, type NewTaskInBatch } from './task-batch';
 import {
   applyUpdate, chainText, claimRefusal, cycleThrough, isClaimable, TaskError,
@@ -23,8 +24,11 @@ import {
 
 export { isClaimable, TaskError, type NewTask, type NewTaskInBatch, type TaskActor, type TaskUpdate };
 
-/** Whether `name` may own tasks (a live member of the team, or the lead). */
-export type OwnerCheck = (name: string) => Promise<boolean>;
+/** Why `name` may not own tasks (not a member, shut down), or null (a live member, or the lead). */
+export type OwnerCheck = (name: string) => Promise<string | null>;
+
+/** Owners that are not members yet but are spawned later in the same reply (the lead's task_create/task_update). */
+export type Expected = ReadonlySet<string>;
 
 export type ClaimResult = { ok: true; task: Task } | { ok: false; reason: string };
 
@@ -42,7 +46,7 @@ export class TaskBoard {
   private readonly view: TaskView;
 
   /** @param trustMs how often files are checked for edits made without a generation bump (tests shorten it). */
-  constructor(private readonly paths: TeamPaths, private readonly mayOwn: OwnerCheck = async () => true, trustMs?: number) {
+  constructor(private readonly paths: TeamPaths, private readonly mayOwn: OwnerCheck = async () => null, trustMs?: number) {
     this.view = new TaskView(paths.tasksDir, (id) => paths.task(id), (id) => this.get(id), this.generationPath, () => this.generation(), trustMs);
   }
 
@@ -131,16 +135,14 @@ export class TaskBoard {
    * Adds tasks with consecutive ids under one lock; an item's blockedBy may name an earlier
    * item's `ref`. Nothing is written unless every item is valid.
    */
-  async createMany(items: readonly NewTaskInBatch[]): Promise<Task[]> {
-    for (const owner of new Set(items.map((i) => i.owner).filter((o): o is string => !!o))) {
-      if (owner !== 'lead' && !(await this.mayOwn(owner))) throw new TaskError(`owner "${owner}" is not a member of the team`);
-    }
+  async createMany(items: readonly NewTaskInBatch[], expected: Expected = new Set()): Promise<Task[]> {
+    for (const owner of new Set(items.map((i) => i.owner).filter((o): o is string => !!o))) await this.checkOwner(owner, expected);
     return this.mutate(async () => {
       const ids = await this.ids();
       // A task file moved aside as corrupt (task_7.json.corrupt-…) keeps its id taken: a new
       // task must not inherit the old one's blockers, mail or worktree by number.
       const taken = Math.max(ids[ids.length - 1] ?? 0, ...(await this.quarantinedIds()));
-      const planned = planBatch(items, taken + 1);
+      const planned = planBatch(items, taken + 1).map((t) => ({ ...t, files: normalizeGlobs(t.files) }));
       const tasks: Task[] = [];
       for (const [i, input] of planned.entries()) {
         const open: number[] = [];
@@ -163,6 +165,7 @@ export class TaskBoard {
           owner: input.owner ?? '',
           blockedBy: open,
           ...(input.worktree ? { worktree: assertTeammateName(input.worktree) } : {}),
+          ...(input.files ? { files: input.files } : {}),
         });
       }
       for (const t of tasks) await this.write(t);
@@ -174,10 +177,8 @@ export class TaskBoard {
    * Changes a task as `actor` (`user`, `lead` or a teammate's name) may: see task-rules.ts.
    * A completed blocker is dropped from `addBlockedBy`; one that would close a cycle is refused.
    */
-  async update(id: number, change: TaskUpdate, actor: TaskActor = 'user'): Promise<Task> {
-    if (change.owner && change.owner !== 'lead' && !(await this.mayOwn(change.owner))) {
-      throw new TaskError(`owner "${change.owner}" is not a member of the team`);
-    }
+  async update(id: number, change: TaskUpdate, actor: TaskActor = 'user', expected: Expected = new Set()): Promise<Task> {
+    if (change.owner) await this.checkOwner(change.owner, expected);
     return this.mutate(async () => {
       const task = await this.mustGet(id);
       const add: number[] = [];
@@ -191,9 +192,38 @@ export class TaskBoard {
         add.push(b);
       }
       const next = applyUpdate(task, change, actor, add);
+      if (next.status === 'in_progress' && task.status !== 'in_progress' && next.files?.length) this.refuseOverlap(next, await this.snapshot());
       await this.write(next);
       if (change.status === 'completed') await this.unblockDependents(id);
       return next;
+    });
+  }
+
+  /** File ownership: no two in-progress tasks whose files may overlap (file-ownership.ts). */
+  private refuseOverlap(task: Task, board: readonly Task[]): void {
+    const why = claimOverlap(task, board);
+    if (why) throw new TaskError(`cannot start task ${task.id}: ${why}`);
+  }
+
+  private async checkOwner(owner: string, expected: Expected): Promise<void> {
+    if (owner === 'lead' || expected.has(owner)) return;
+    const why = await this.mayOwn(owner);
+    if (why) throw new TaskError(`owner "${owner}" ${why}`);
+  }
+
+  /** A name that was never spawned after all: its tasks go back to the board, unowned. */
+  async unreserve(owner: string): Promise<Task[]> {
+    return this.mutate(async () => {
+      const freed: Task[] = [];
+      for (const t of await this.snapshot()) {
+        if (t.owner !== owner || t.status === 'completed') continue;
+        const fresh = await this.get(t.id);
+        if (!fresh || fresh.owner !== owner) continue;
+        Object.assign(fresh, { owner: '', status: 'pending' });
+        await this.write(fresh);
+        freed.push(fresh);
+      }
+      return freed;
     });
   }
 
@@ -216,7 +246,8 @@ export class TaskBoard {
     const task = await this.get(id);
     if (!task) return { ok: false, reason: `task ${id} not found` };
     if (task.owner === owner && task.status === 'in_progress') return { ok: true, task };
-    const why = claimRefusal(task, owner);
+    // Only a task that owns files reads the board for overlaps (claims of the rest stay one read).
+    const why = claimRefusal(task, owner) ?? (task.files?.length ? claimOverlap(task, await this.snapshot()) : null);
     if (why) return { ok: false, reason: why };
     task.owner = owner;
     task.status = 'in_progress';

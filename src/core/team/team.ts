@@ -19,7 +19,8 @@ export interface TeamOptions {
   pollMs?: number;
 }
 
-export type TeamChange = 'roster' | 'inbox' | 'requests' | 'tasks';
+/** `queue`: the merge queue (`.team/merge-queue.json`, core/merge). */
+export type TeamChange = 'roster' | 'inbox' | 'requests' | 'tasks' | 'queue';
 
 export class Team {
   readonly paths: TeamPaths;
@@ -41,7 +42,8 @@ export class Team {
     // A task's owner is a live member (or the lead): a task owned by nobody who runs stays stuck.
     this.tasks = new TaskBoard(this.paths, async (name) => {
       const m = await this.roster.get(name);
-      return m !== undefined && m.status !== 'shutdown';
+      if (!m) return `is not a teammate yet: spawn_teammate ${name} first (later in the same reply is fine), or start it on the task with spawn_teammate's task`;
+      return m.status === 'shutdown' ? `has shut down: spawn_teammate ${name} starts it again (later in the same reply is fine)` : null;
     });
   }
 
@@ -182,7 +184,10 @@ export class Team {
   async subscribe(onChange: (what: TeamChange) => void): Promise<Disposable> {
     const p = this.paths;
     const subs = await Promise.all([
-      this.watcher.watchDir(p.teamDir, (f) => f === 'config.json' && onChange('roster'), ['config.json']),
+      this.watcher.watchDir(p.teamDir, (f) => {
+        if (f === 'config.json') onChange('roster');
+        else if (f === 'merge-queue.json') onChange('queue');
+      }, ['config.json', 'merge-queue.json']),
       this.watcher.watchDir(p.inboxDir, (f) => f.endsWith('.jsonl') && onChange('inbox')),
       this.watcher.watchDir(p.requestsDir, (f) => /\.json$/.test(f) && onChange('requests')),
       // The board's change record (.generation) is written after the task files it names: a

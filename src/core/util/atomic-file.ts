@@ -1,6 +1,7 @@
 // Atomic JSON files: written by temp file + rename so no reader ever sees half a file;
 // a file that fails to parse or validate is moved aside and reported, never reset silently.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { mkdir, open, readdir, readFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { z } from 'zod';
@@ -15,7 +16,7 @@ import { reportProblem } from './problems';
  * The one atomic writer of the project: every JSON file of the team folder goes through it.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array, beforeRename?: () => Promise<void>, opts: { fsync?: boolean } = {}): Promise<void> {
-  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}-${HOST_TAG}`;
   const once = async () => {
     await writeTemp(tmp, data, opts.fsync === true);
     await beforeRename?.();
@@ -125,7 +126,9 @@ export async function readJsonRecord<T>(path: string, schema: z.ZodType<T>): Pro
   }
 }
 
-const TEMP = /\.tmp-(\d+)-[0-9a-f]{8}$/;
+/** Which machine wrote a temp file: its pid means something only there. */
+const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
+const TEMP = /\.tmp-(\d+)-[0-9a-f]{8}(?:-([0-9a-f]{8}))?$/;
 
 function pidAlive(pid: number): boolean {
   try {
@@ -138,8 +141,9 @@ function pidAlive(pid: number): boolean {
 
 /**
  * Removes temp files left in `dir` by writers killed between write and rename
- * (`<file>.tmp-<pid>-<hex>`): only those whose process is gone and that are older than
- * `minAgeMs`, so a live writer's file (here or on another machine sharing the folder) stays.
+ * (`<file>.tmp-<pid>-<hex>-<host>`): only those whose process is gone — at once when written on
+ * this machine, else once older than `minAgeMs`, so a live writer's file on another machine
+ * sharing the folder (whose pid means nothing here) stays.
  */
 export async function sweepStaleTemps(dir: string, minAgeMs = 60_000): Promise<string[]> {
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -149,7 +153,9 @@ export async function sweepStaleTemps(dir: string, minAgeMs = 60_000): Promise<s
     if (!m || pidAlive(Number(m[1]))) continue;
     const path = join(dir, n);
     const st = await stat(path).catch(() => null);
-    if (!st?.isFile() || Date.now() - st.mtimeMs < minAgeMs) continue;
+    // Written on this machine by a process that is gone (killed with -9): stale at once.
+    const ours = m[2] === HOST_TAG;
+    if (!st?.isFile() || (!ours && Date.now() - st.mtimeMs < minAgeMs)) continue;
     if (await unlink(path).then(() => true, () => false)) removed.push(path);
   }
   return removed;

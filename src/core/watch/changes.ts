@@ -14,12 +14,16 @@ export async function currentTask(select: (pick: (t: Task) => boolean) => Promis
 }
 
 /** An observer for one agent's WorkspaceFs rooted at `root` (the workspace or its worktree). */
-export function changeRecorder(log: ChangeLog, agent: string, root: string, task: () => Promise<number | null>): WriteObserver {
+export function changeRecorder(
+  log: ChangeLog, agent: string, root: string, task: () => Promise<number | null>, recorded?: (rec: ChangeRecord) => Promise<unknown>,
+): WriteObserver {
   let roots: Promise<[string, string]> | undefined;
   return async (w) => {
     roots ??= Promise.all([realpath(log.teamRoot), realpath(root)]);
     const [realTeamRoot, realRoot] = await roots;
-    await log.record(agent, realRoot, w, { task: await task(), realTeamRoot });
+    const rec = await log.record(agent, realRoot, w, { task: await task(), realTeamRoot });
+    // What follows a record (overlap warnings) never fails the write it describes.
+    await recorded?.(rec).catch(() => undefined);
   };
 }
 

@@ -1,6 +1,6 @@
-// What a teammate changed relative to where its branch started: committed work and, while
-// the checkout exists, uncommitted and untracked files too — the reviewer sees the whole
-// picture before deciding to merge.
+// What a teammate changed that the main checkout's branch does not have yet: committed work
+// since the merge base (what was merged already is not shown again) and, while the checkout
+// exists, uncommitted and untracked files too — the reviewer sees what is left to merge.
 import { copyFile, mkdtemp, rm, stat, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
@@ -23,6 +23,11 @@ export interface WorktreeDiff {
   name: string;
   branch: string;
   baseCommit: string;
+  /**
+   * Where the diff starts: the merge base of the branch and the main checkout's HEAD, so what
+   * was merged already is not shown again (the base commit when they share no history).
+   */
+  mergeBase: string;
   /** Tip of the branch (uncommitted changes come on top of it). */
   headCommit: string;
   /** Unified diff from the base commit to the worktree's current state. */
@@ -64,9 +69,11 @@ export async function diffRecord(root: string, rec: WorktreeRecord, checkout: st
   const cwd = checkout ?? root;
   const headCommit = (await git(['rev-parse', rec.branch], { ...ctx, cwd })).stdout.trim();
   const uncommitted = checkout ? await dirtyFiles(checkout, ctx, true) : [];
-  const base = { name: rec.name, branch: rec.branch, baseCommit: rec.baseCommit, headCommit, uncommitted };
+  const found = await git(['merge-base', 'HEAD', rec.branch], { ...ctx, cwd: root, allowFail: true });
+  const mergeBase = found.code === 0 && found.stdout.trim() ? found.stdout.trim() : rec.baseCommit;
+  const base = { name: rec.name, branch: rec.branch, baseCommit: rec.baseCommit, mergeBase, headCommit, uncommitted };
   if (!uncommitted.length) {
-    const range = [rec.baseCommit, rec.branch];
+    const range = [mergeBase, rec.branch];
     return { ...base, ...(await diffWith(cwd, ctx, range, undefined)) };
   }
   // Stage the worktree into a private copy of its index: untracked files show up in the
@@ -84,7 +91,7 @@ export async function diffRecord(root: string, rec: WorktreeRecord, checkout: st
     await utimes(indexFile, st.atime, st.mtime);
     const extraEnv = { GIT_INDEX_FILE: indexFile };
     await git(['add', '-A'], { ...ctx, cwd, extraEnv });
-    return { ...base, ...(await diffWith(cwd, ctx, ['--cached', rec.baseCommit], extraEnv)) };
+    return { ...base, ...(await diffWith(cwd, ctx, ['--cached', mergeBase], extraEnv)) };
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }

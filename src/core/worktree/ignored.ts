@@ -58,6 +58,19 @@ export async function ignoredEntries(cwd: string, ctx: GitEnvOptions): Promise<I
   return out;
 }
 
+/**
+ * Leaves out what the worktree setup copied in (`copied`, relative to the workspace folder at
+ * `subdir` of the checkout): copies of the main checkout's files, not the teammate's work.
+ */
+export function withoutCopied(entries: IgnoredEntry[], copied: readonly string[] | undefined, subdir: string): IgnoredEntry[] {
+  if (!copied?.length) return entries;
+  const ours = copied.map((p) => (subdir ? `${subdir}/${p}` : p));
+  return entries.filter((e) => {
+    const p = e.path.replace(/\/$/, '');
+    return !ours.some((c) => p === c || p.startsWith(`${c}/`));
+  });
+}
+
 export function describeIgnored(entries: readonly IgnoredEntry[], max = 8): string {
   const words = entries.map((e) => (e.files !== undefined ? `${e.path} (${e.files}${e.capped ? '+' : ''} files)` : e.path));
   const shown = words.slice(0, max).join(', ');

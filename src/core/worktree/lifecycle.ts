@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { branchOf, exists, type EventLogger, type WorktreeContext } from './context';
 import { WorktreeError } from './errors';
-import { ignoredEntries, refuseIgnored, type IgnoredEntry } from './ignored';
+import { ignoredEntries, refuseIgnored, withoutCopied, type IgnoredEntry } from './ignored';
 import { firstLines, git } from './git';
 import { branchExists, commitAll, dirtyFiles, refuseDirty, resolveCommit, type RepoInfo } from './repo';
 import { nowSeconds, writeIndex, type WorktreeIndex, type WorktreeRecord } from './store';
@@ -140,7 +140,8 @@ export async function keepWorktree(env: OpEnv, name: string, opts: KeepOptions):
   if (rec.status === 'kept') return rec;
   const path = join(ctx.dir, name);
   if (rec.status === 'active') {
-    const [pending, ignored] = await Promise.all([dirtyFiles(path, ctx.git, true), ignoredEntries(path, ctx.git)]);
+    const [pending, found] = await Promise.all([dirtyFiles(path, ctx.git, true), ignoredEntries(path, ctx.git)]);
+    const ignored = withoutCopied(found, rec.copied, rec.subdir);
     if (pending.length && !opts.commitMessage) {
       refuseDirty('dirty-worktree', pending, `worktree "${name}"`, 'commit them first, or pass a commit message to keep them');
     }
@@ -180,11 +181,12 @@ export async function removeWorktree(env: OpEnv, name: string, opts: RemoveOptio
   const path = join(ctx.dir, name);
   const g = { ...ctx.git, cwd: ctx.root };
   const hasCheckout = rec.status === 'active';
-  const [pending, hasBranch, ignored] = await Promise.all([
+  const [pending, hasBranch, found] = await Promise.all([
     hasCheckout ? dirtyFiles(path, ctx.git, true) : Promise.resolve([]),
     branchExists(ctx.root, rec.branch, ctx.git),
     hasCheckout ? ignoredEntries(path, ctx.git) : Promise.resolve([]),
   ]);
+  const ignored = withoutCopied(found, rec.copied, rec.subdir);
   if (pending.length && !opts.force) {
     refuseDirty('dirty-worktree', pending, `worktree "${name}"`, 'merge or keep it, or remove with force to discard them');
   }

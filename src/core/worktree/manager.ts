@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import {
   assertRealWorktreesDir, branchOf, checkName, exists, makeContext, type EventExtra, type EventLogger, type EventName, type WorktreeContext,
 } from './context';
+import { branchState, type BranchState } from './branch-state';
 import { diffRecord, type WorktreeDiff } from './diff';
 import { WorktreeError } from './errors';
 import type { GitEnvOptions } from './git';
@@ -45,6 +46,8 @@ export interface WorktreeInfo extends WorktreeRecord {
   path: string;
   /** The workspace folder inside the checkout: where the teammate's tools are rooted. */
   workdir: string;
+  /** From `ensure`: this call made the checkout (new, or a kept branch checked out again), so it needs its setup. */
+  opened?: boolean;
 }
 
 interface Outcome {
@@ -93,13 +96,30 @@ export class WorktreeManager {
   async ensure(name: string, opts: CreateOptions = {}): Promise<WorktreeInfo> {
     const current = await this.get(name);
     if (current?.status === 'active' && (await exists(current.path))) return current;
-    if (!current) return this.create(name, opts);
+    if (!current) return { ...(await this.create(name, opts)), opened: true };
     const valid = checkName(name);
     return this.mutate(await this.existingRepo(), 'create', valid, async (env) => {
       const rec = env.index.worktrees.find((r) => r.name === valid);
+      const opened = rec?.status !== 'active';
       const done = rec ? await reopenWorktree(env, valid, opts, this.opts.hooks ?? {}) : await createWorktree(env, valid, opts, this.opts.hooks ?? {});
-      return this.toInfo(done);
+      return { ...this.toInfo(done), ...(opened ? { opened } : {}) };
     });
+  }
+
+  /**
+   * Records what the worktree setup copied into the checkout (paths relative to the workspace
+   * folder): copies of the main checkout's files, so keep and remove do not count them as
+   * the teammate's git-ignored work (setup-config.ts, copy-in.ts).
+   */
+  async noteCopied(name: string, paths: string[]): Promise<void> {
+    const valid = checkName(name);
+    await withFileLock(this.ctx.lockPath, async () => {
+      const { index } = await readIndex(this.ctx.indexPath);
+      const rec = index.worktrees.find((r) => r.name === valid);
+      if (!rec) return;
+      rec.copied = [...new Set([...(rec.copied ?? []), ...paths])].sort();
+      await writeIndex(this.ctx.indexPath, index);
+    }, { timeoutMs: this.ctx.lockTimeoutMs });
   }
 
   /**
@@ -134,13 +154,23 @@ export class WorktreeManager {
     return rec && this.toInfo(rec);
   }
 
-  /** Branch vs its base commit, plus uncommitted and untracked files while the checkout exists. */
+  /** What the branch has that the current branch lacks (from their merge base), plus uncommitted and untracked files while the checkout exists. */
   async diff(name: string): Promise<WorktreeDiff> {
+    const rec = await this.record(name);
+    return diffRecord(this.ctx.root, rec, await this.checkoutOf(rec), this.ctx.git);
+  }
+
+  /** Whether the branch is merged into the main checkout's current branch, and uncommitted files (branch-state.ts). */
+  async branchState(name: string): Promise<BranchState> {
+    const rec = await this.record(name);
+    return branchState(this.ctx.root, rec, await this.checkoutOf(rec), this.ctx.git);
+  }
+
+  private async record(name: string): Promise<WorktreeRecord> {
     const valid = checkName(name);
     const rec = (await this.records()).find((r) => r.name === valid);
     if (!rec) throw new WorktreeError('not-found', `no worktree named "${valid}"`);
-    const checkout = await this.checkoutOf(rec);
-    return diffRecord(this.ctx.root, rec, checkout, this.ctx.git);
+    return rec;
   }
 
   /**

@@ -24,6 +24,8 @@ export const WorktreeRecordSchema = z.looseObject({
   /** Found in git but not in the index (a crash before the index write) and taken over. */
   adopted: z.boolean().optional(),
   lastMerge: z.object({ commit: z.string(), at: z.number() }).optional(),
+  /** Paths (relative to the workspace folder) the worktree setup copied in from the main checkout. */
+  copied: z.array(z.string()).optional(),
 });
 export type WorktreeRecord = z.infer<typeof WorktreeRecordSchema>;
 export type WorktreeStatus = z.infer<typeof WorktreeStatusSchema>;

@@ -61,6 +61,23 @@ export const worktreeCases: Case[] = [
     assert.equal(await readFile(join(root, 'notes.txt'), 'utf8'), 'carol was here\n');
     assert.match(await git(root, 'log', '-1', '--format=%s'), /wt\/carol/);
   }],
+  ['once merged and its teammate shut down, the row offers Remove Worktree (never removed by itself)', async (env) => {
+    await env.team.roster.setStatus('carol', 'shutdown');
+    const tree = env.api.teamTree!;
+    tree.refresh(true);
+    const deadline = Date.now() + 5000;
+    for (;;) {
+      const carol = (await tree.getChildren()).find((n) => n.nodeKind === 'member' && n.name === 'carol');
+      const item = carol && await tree.getTreeItem(carol);
+      if (item?.contextValue === 'member.teammate.shutdown.wt.removable') {
+        assert.match(String(item.description), /wt\/carol merged, worktree removable/);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`carol's row: ${JSON.stringify(item)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(await exists(new WorktreeManager(env.root).pathOf('carol')), true, 'offered, not removed');
+  }],
   ['a conflicting merge reports the files and leaves nothing half-merged', async (env) => {
     await isolated(env, 'dave', 'shared.txt', 'dave\n');
     await isolated(env, 'erin', 'shared.txt', 'erin\n');

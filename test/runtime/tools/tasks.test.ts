@@ -30,6 +30,8 @@ async function fakes(t: TestContext) {
     team,
     worktreeDir: async (w: string) => join(root, '.worktrees', w),
     worktreeProblem: async (w: string) => (w === 'broken' ? 'not a git repository' : null),
+    // agentTeams.merge.auto off: a completed task queues nothing.
+    mergeQueue: { onTaskCompleted: async () => null },
   } as unknown as ToolHost;
   const call = async (name: string, input: unknown, kind?: 'lead' | 'teammate') => {
     const def = tool(name, kind);

@@ -100,7 +100,7 @@ export async function grep(ctx: SearchContext, input: { pattern: string; path?: 
     notes.push(`${asked.length} match${asked.length === 1 ? '' : 'es'} in files your Read rules ask about ${asked.length === 1 ? 'was' : 'were'} left out (${files.slice(0, 5).join(', ')}${files.length > 5 ? ', …' : ''}); read_file asks the user for them.`);
   }
   notes.push(...walkNotes(out, budget, 'search'));
-  if (t.found) notes.push(`Searched ${t.searched} files${where.label}.`);
+  if (t.found) notes.push(`Searched ${t.searched} file${t.searched === 1 ? '' : 's'}${where.label}.`);
   return [...shown, ...(shown.length ? [''] : []), ...notes].join('\n').trim();
 }
 

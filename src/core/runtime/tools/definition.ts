@@ -11,6 +11,8 @@ import type { ProcessRegistry } from '../../exec/process-group';
 import type { WorkspaceFs } from '../../exec/workspace-fs';
 import type { ModelTool } from '../../model';
 import type { Team } from '../../team/team';
+import type { MergeQueue } from '../../merge/merge-queue';
+import type { WorktreeManager } from '../../worktree/manager';
 import type { CommandSandbox } from '../../sandbox/sandbox';
 import type { HookRunRecord, Hooks } from '../../hooks/hooks';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
@@ -36,6 +38,10 @@ export interface AgentHandle {
   noteInboxRead(cursor: number): void;
   inboxPosition(): number;
   setWorkdir(dir: string): void;
+  /** Works in `dir` from its next reply on: the calls left in this reply still run where they were (docs/file-formats.md, "Tasks"). */
+  moveAfterReply(dir: string): void;
+  /** Names the current reply spawns (spawn_teammate calls): a task may name them as owner before they exist. */
+  readonly spawnsInReply: ReadonlySet<string>;
   /** What the agent is doing, as the tree and the CLI show it. */
   setActivity(a: Activity): void;
   /**
@@ -60,11 +66,18 @@ export interface ToolHost {
   /** The folder's hooks (docs/hooks.md); absent where none may run. */
   readonly hooks?: Hooks;
   spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
+  /** Whether the lead is in a turn (for send_message's answer); absent where unknown. */
+  leadBusy?(): boolean;
   /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
   requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
-  worktreeDir(name: string): Promise<string>;
+  /** The working folder of worktree `name`; a checkout made now is set up first, in `agent`'s transcript. */
+  worktreeDir(name: string, agent?: string): Promise<string>;
+  /** The teammates' git worktrees (the lead's worktree tools). */
+  readonly worktrees: WorktreeManager;
   /** Why worktree `name` could not be created now, or null. */
   worktreeProblem(name: string): Promise<string | null>;
+  /** Worktree branches on their way onto the workspace branch (queue_merge, merge on completion). */
+  readonly mergeQueue: MergeQueue;
 }
 
 export interface ToolResult {
@@ -88,6 +101,8 @@ interface Common {
   readonly description: string;
   /** The agents offered the tool. */
   readonly agents: readonly AgentKind[];
+  /** Kinds offered it only when their agent definition's `tools` list names it (a role that rarely needs it). */
+  readonly optIn?: readonly AgentKind[];
   /**
    * Writes files or runs commands. Such tools are refused while the agent's plan awaits
    * approval (docs: plan approval in README.md), without each handler checking.
@@ -122,7 +137,7 @@ export interface JsonTool extends Common {
 export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition {
   let schema: JsonSchemaObject | undefined;
   return {
-    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
+    name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema() {
       if (!schema) {
         const s = z.toJSONSchema(def.input, { io: 'input' }) as Record<string, unknown>;
@@ -144,7 +159,7 @@ export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition
 /** A tool whose input is checked by whoever runs it (an MCP server validates its own). */
 export function defineJsonTool(def: JsonTool): ToolDefinition {
   return {
-    name: def.name, description: def.description, agents: def.agents, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
+    name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema: () => def.inputSchema,
     parse: (input) => (input !== null && typeof input === 'object' && !Array.isArray(input)
       ? { ok: true, data: input }

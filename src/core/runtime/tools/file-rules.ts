@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decideFile } from '../../permissions/decide';
+import { ownedElsewhere, ownershipRefusal } from '../../team/file-ownership';
 import { fail, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 import { readDecision } from './read-guard';
 
@@ -19,6 +20,22 @@ export function controlFileReason(rel: string): string | undefined {
   if (r === '.mcp.json') return '.mcp.json decides which programs start as MCP servers, so changing it always asks';
   if (r === '.claude' || r.startsWith('.claude/')) return ".claude/ holds Claude Code's settings, hooks and agents, so changing it always asks";
   return undefined;
+}
+
+/** The file's path relative to the agent's folder (workspace or worktree: the same relative path). */
+async function relPath(userPath: string, a: AgentHandle): Promise<{ abs: string; rel: string }> {
+  const abs = await a.fs.resolve(userPath);
+  const root = await a.fs.resolve('.');
+  return { abs, rel: path.relative(root, abs).split(path.sep).join('/') };
+}
+
+/** File ownership (core/team/file-ownership.ts): a change to a file another's in-progress task owns is refused. */
+export async function ownershipGate(userPath: string, a: AgentHandle, h: ToolHost): Promise<ToolResult | undefined> {
+  const owners = await h.team.tasks.select((t) => t.status === 'in_progress' && !!t.files?.length && t.owner !== a.name);
+  if (!owners.length) return undefined;
+  const { rel } = await relPath(userPath, a);
+  const t = ownedElsewhere(owners, rel, a.name);
+  return t ? fail(`Refused: ${ownershipRefusal(t, rel)}.`) : undefined;
 }
 
 /** Undefined to go ahead, or the refusal to return. `after` gives the proposed content of a change. */

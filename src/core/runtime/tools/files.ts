@@ -2,7 +2,7 @@
 // every path to its workspace (or worktree) by real path.
 import { z } from 'zod';
 import { defineTool, ok } from './definition';
-import { fileGate } from './file-rules';
+import { fileGate, ownershipGate } from './file-rules';
 
 const both = ['lead', 'teammate'] as const;
 
@@ -11,12 +11,13 @@ export const readFile = defineTool({
   description: 'Read a text file from the workspace.',
   input: z.object({
     path: z.string().describe('File path relative to the workspace root.'),
-    limit: z.number().int().positive().nullish().describe('Read at most this many lines.'),
+    limit: z.number().int().positive().nullish().describe('At most this many lines.'),
+    offset: z.number().int().positive().nullish().describe('First line to read (1-based).'),
   }),
   agents: both,
-  async run({ path, limit }, a, h) {
+  async run({ path, limit, offset }, a, h) {
     const refused = await fileGate('Read', path, a, h);
-    return refused ?? ok(await a.fs.readFile(path, { limit }));
+    return refused ?? ok(await a.fs.readFile(path, { limit, offset }));
   },
 });
 
@@ -30,7 +31,7 @@ export const writeFile = defineTool({
   agents: both,
   changesWorkspace: true,
   async run({ path, content }, a, h) {
-    const refused = await fileGate('Write', path, a, h, () => content);
+    const refused = (await ownershipGate(path, a, h)) ?? (await fileGate('Write', path, a, h, () => content));
     if (refused) return refused;
     const r = await a.fs.writeFile(path, content);
     return ok(`${r.created ? 'Created' : 'Wrote'} ${path} (${r.bytes} bytes)`);
@@ -48,7 +49,7 @@ export const editFile = defineTool({
   agents: both,
   changesWorkspace: true,
   async run({ path, old_text, new_text }, a, h) {
-    const refused = await fileGate('Edit', path, a, h, (before) => (before ?? '').replace(old_text, () => new_text));
+    const refused = (await ownershipGate(path, a, h)) ?? (await fileGate('Edit', path, a, h, (before) => (before ?? '').replace(old_text, () => new_text)));
     if (refused) return refused;
     await a.fs.editFile(path, old_text, new_text);
     return ok(`Edited ${path}`);

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { defineTool, fail, ok } from './definition';
 import { teammateName } from './team';
+import { HOW_TO_WAIT } from '../../roles/plan-mode';
 
 export const shutdownRequest = defineTool({
   name: 'shutdown_request',
@@ -86,7 +87,7 @@ export const planSubmit = defineTool({
   async run({ plan }, a, h) {
     const approver = h.settings().planApproval;
     const r = await h.team.submitPlan(a.name, plan, approver);
-    return ok(`Plan submitted (request_id=${r.request_id}) to ${approver}. Wait for the answer before changing files.`);
+    return ok(`Plan submitted (request_id=${r.request_id}) to ${approver}. File edits and commands stay refused until it is approved. ${HOW_TO_WAIT}`);
   },
 });
 

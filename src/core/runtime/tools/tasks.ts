@@ -3,6 +3,7 @@
 // core/team (task-board, task-rules, bound-claim).
 import { z } from 'zod';
 import { claimBound } from '../../team/bound-claim';
+import { TaskError } from '../../team/task-board';
 import { formatTask } from '../prompts';
 import { afterTasksCreated, completionBlocked } from '../../hooks/task-hooks';
 import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
@@ -25,14 +26,16 @@ const claimInput = z.object({ task_id: taskId });
 
 async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
   // Lead or teammate: the claim either moves it into the task's worktree or does not hold.
-  const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.worktreeDir(w));
+  const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.worktreeDir(w, a.name));
   if (!r.ok) return fail(r.reason);
   if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: r.task.id }).catch(() => undefined);
+  // The description carries the acceptance criteria: the claimer sees them as an automatic hand-over would.
+  const details = r.task.description ? `\nDetails: ${r.task.description}` : '';
   if (r.workdir) {
     a.setWorkdir(r.workdir);
-    return ok(`Claimed ${formatTask(r.task)}\nYou now work in worktree "${r.task.worktree}" (${a.cwd}).`);
+    return ok(`Claimed ${formatTask(r.task)}${details}\nYou now work in worktree "${r.task.worktree}" (${a.cwd}).`);
   }
-  return ok(`Claimed ${formatTask(r.task)}`);
+  return ok(`Claimed ${formatTask(r.task)}${details}`);
 }
 
 const claimTool = {
@@ -49,25 +52,27 @@ export const claimTaskLead = defineTool({ ...claimTool, agents: ['lead'] });
 
 const newTaskFields = {
   description: z.string().nullish().describe('Details, acceptance criteria.'),
-  owner: z.string().nullish().describe('Reserve the task for this teammate: it is woken for it and nobody else takes it. Without an owner, the first idle teammate gets it.'),
-  worktree: z.string().nullish().describe('Bind the task to this git worktree name: whoever claims it works there.'),
+  owner: z.string().nullish().describe('Reserve it for this teammate (an existing one, or one you spawn in the same reply). Default: the first idle teammate gets it.'),
+  worktree: z.string().nullish().describe('Git worktree name: whoever claims it works there.'),
+  files: z.array(z.string()).nullish().describe('Globs of the files this task may change (e.g. ["src/parser/**"]). While it is in progress nobody else may edit them, and no task whose files overlap can be started.'),
 };
 
 export const taskCreate = defineTool({
   name: 'task_create',
-  description: 'Add a task to the shared board, or several at once with `tasks` (later ones may be blocked by earlier ones).',
+  description: 'Add a task to the board, or several with `tasks`.',
   input: z.object({
-    subject: z.string().min(1).nullish().describe('Short title of the task (omit when using `tasks`).'),
-    blockedBy: taskIds.nullish().describe('Ids of tasks that must be completed first.'),
+    subject: z.string().min(1).nullish().describe('Short title (omit when using `tasks`).'),
+    blockedBy: taskIds.nullish().describe('Ids of tasks to complete first.'),
     ...newTaskFields,
     tasks: z.array(z.object({
-      ref: z.string().nullish().describe('A name for this task that later tasks in this call can put in their blockedBy.'),
-      subject: z.string().min(1).describe('Short title of the task.'),
-      blockedBy: z.array(z.union([z.number().int().positive(), z.string()])).nullish()
-        .describe('Ids of tasks on the board, or refs of tasks earlier in this call, that must be completed first.'),
+      ref: z.string().nullish().describe('A name later tasks of this call can put in blockedBy.'),
+      subject: z.string().min(1),
+      blockedBy: z.array(z.union([z.number().int().positive(), z.string()])).nullish().describe('Task ids, or refs of earlier tasks in this call.'),
       ...newTaskFields,
-    })).nullish().describe('Several tasks, created in this order.'),
+    })).nullish().describe('Several tasks, created in order; all or none.'),
   }).refine((i) => i.subject || i.tasks?.length, { message: 'give a subject, or tasks' }),
+  // Teammates rarely plan work for others: offered when their definition's tools list names it.
+  optIn: ['teammate'],
   agents: ['lead', 'teammate'],
   async run({ subject, blockedBy, tasks, ...rest }, a, h) {
     const items = [...(subject ? [{ ...rest, subject, blockedBy: blockedBy ?? [] }] : []), ...(tasks ?? [])];
@@ -75,7 +80,14 @@ export const taskCreate = defineTool({
       const problem = await h.worktreeProblem(worktree);
       if (problem) return fail(`Not created: worktree "${worktree}" cannot be used: ${problem}`);
     }
-    const created = await h.team.tasks.createMany(items.map((t) => ({ ...t, blockedBy: t.blockedBy ?? [] })));
+    const created = await h.team.tasks.createMany(items.map((t) => ({ ...t, blockedBy: t.blockedBy ?? [] })), a.spawnsInReply).catch((err: Error) => err);
+    if (created instanceof TaskError) {
+      // Said plainly: nothing of the call is on the board, so the whole call is to be sent again.
+      return fail(items.length > 1
+        ? `Nothing created: the whole call was rejected (none of its ${items.length} tasks is on the board): ${created.message}. Fix that and send the whole call again.`
+        : `Not created: ${created.message}.`);
+    }
+    if (created instanceof Error) throw created;
     const said = await afterTasksCreated(h.hooks, a, created);
     return ok([...created.map((t) => `Created ${formatTask(t)}`), ...(said ? [said] : [])].join('\n'));
   },
@@ -120,12 +132,19 @@ export const taskUpdate = defineTool({
     const t = await h.team.tasks.update(task_id, {
       status: status ?? undefined, owner: owner ?? undefined,
       addBlockedBy: addBlockedBy ?? undefined, removeBlockedBy: removeBlockedBy ?? undefined,
-    }, a.name);
+    }, a.name, a.spawnsInReply);
     const mine = t.status === 'in_progress' && t.owner === a.name;
     if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: mine ? t.id : null }).catch(() => undefined);
-    // Done with (or gave up) a worktree-bound task: back to where it works otherwise.
-    if (t.worktree && !mine) a.setWorkdir(a.homeDir);
-    return ok(`Updated ${formatTask(t)}`);
+    // agentTeams.merge.auto = onTaskComplete: the work goes into the merge queue.
+    const queued = status === 'completed' ? await h.mergeQueue.onTaskCompleted(t) : null;
+    const note = queued?.entry ? `\n${queued.entry.branch} was queued for merge; you will hear if it fails.` : queued?.refused ? `\nNot queued for merge: ${queued.refused}.` : '';
+    // Done with (or gave up) a worktree-bound task: back to where it works otherwise, once
+    // this reply's calls have run (notes written after "mark done" belong with the work).
+    if (t.worktree && !mine && a.cwd !== a.homeDir) {
+      a.moveAfterReply(a.homeDir);
+      return ok(`Updated ${formatTask(t)}\nThe rest of this reply's calls still run in worktree "${t.worktree}" (${a.cwd}); from your next reply you work in ${a.homeDir}.${note}`);
+    }
+    return ok(`Updated ${formatTask(t)}${note}`);
   },
 });
 

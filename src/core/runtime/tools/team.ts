@@ -16,21 +16,29 @@ export const spawnTeammate = defineTool({
     name: teammateName,
     role: z.string().min(1).describe('What this teammate is for, e.g. "backend engineer".'),
     prompt: z.string().min(1).describe('The first instruction the teammate works on.'),
-    isolation: z.enum(['none', 'worktree']).nullish().describe('"none" (default): it edits the shared workspace; everyone sees its changes at once. '
-      + '"worktree": it works in its own git worktree on branch wt/<name>; you and the others do not see its files until the user merges that branch. '
-      + 'Choose "worktree" when teammates would edit the same files in parallel, or for risky changes to review before they land.'),
-    agent_type: z.string().nullish().describe('Start it from this agent definition (listed in your instructions): its model, tools and role instructions apply.'),
-    model: z.string().nullish().describe('Its own model: a Claude model id, or opus, sonnet, haiku (behind a proxy, the name the proxy uses), or another vendor\'s as openai:<id> or vscode:<vendor>/<family>; default: the team\'s (or its definition\'s).'),
-    plan_mode_required: z.boolean().nullish().describe('true: it may not change files or run commands until a plan it submits for its current task is approved. Default: the setting agentTeams.requirePlan.'),
+    isolation: z.enum(['none', 'worktree']).nullish().describe('"none" (default): the shared workspace. '
+      + '"worktree": its own git worktree on branch wt/<name>; you and the others see its work only once its commits on that branch are merged (through the merge queue: queue_merge). '
+      + 'Use it when teammates would edit the same files in parallel, or for risky changes.'),
+    agent_type: z.string().nullish().describe('An agent definition (listed in your instructions): its model, tools and instructions apply.'),
+    model: z.string().nullish().describe('Its own model id (a Claude id, opus, sonnet, haiku; or openai:<id>, vscode:<vendor>/<family>); default: the team\'s (or its definition\'s).'),
+    plan_mode_required: z.boolean().nullish().describe('true: no file changes or commands until a plan it submits is approved. Default: setting agentTeams.requirePlan.'),
+    task: z.number().int().positive().nullish().describe('A task id it starts on: claimed for it before it starts (pending, unblocked, unowned or reserved for it).'),
   }),
   agents: ['lead'],
-  async run({ name, role, prompt, isolation, agent_type, model, plan_mode_required }, a, h) {
-    const m = await h.spawnTeammate({ name, role, prompt, isolation: isolation ?? 'none', agent_type, model, plan_mode_required }, a.name);
+  async run({ name, role, prompt, isolation, agent_type, model, plan_mode_required, task }, a, h) {
+    const m = await h.spawnTeammate({ name, role, prompt, isolation: isolation ?? 'none', agent_type, model, plan_mode_required, task }, a.name).catch(async (err: Error) => {
+      // Tasks this reply reserved for it would wait forever for a teammate that never came.
+      const freed = a.spawnsInReply.has(name) && !(await h.team.roster.get(name)) ? await h.team.tasks.unreserve(name) : [];
+      if (freed.length) err.message += `. Task${freed.length > 1 ? 's' : ''} ${freed.map((t) => `#${t.id}`).join(', ')} reserved for ${name} went back to the board unowned`;
+      throw err;
+    });
     const where = m.branch ? ` in its worktree on branch ${m.branch}` : '';
     const how = [m.agent_type ? `from ${m.agent_type}` : '', m.model ? `model ${m.model}` : '', m.plan_mode ? 'in plan mode: it plans first and changes nothing until its plan is approved' : '']
       .filter(Boolean).join('; ');
     const odd = m.model && !knownModel(m.model) ? ` Note: ${unknownModelWarning(m.model)}.` : '';
-    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on your prompt.${odd}`);
+    const on = task && (await h.team.roster.get(name))?.current_task === task ? `task #${task} (claimed for it) and ` : '';
+    const again = (m.incarnation ?? 1) > 1 ? ' It was here before and keeps its earlier conversation.' : '';
+    return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on ${on}your prompt.${again}${odd}`);
   },
 });
 
@@ -54,8 +62,9 @@ async function broadcastFrom(content: string, a: AgentHandle, h: ToolHost): Prom
   return r.failed.length ? { text: `${got} Not delivered to: ${describeFailed(r)}.`, isError: r.sent.length === 0 } : ok(got);
 }
 
-/** What the sender should expect of a teammate recipient: an answer soon, or after its current work. */
+/** What the sender should expect of the recipient: an answer soon, or after its current work. */
 async function recipientState(to: string, h: ToolHost): Promise<string> {
+  if (to === 'lead') return h.leadBusy?.() ? ' (the lead is working: it reads this between its tool calls)' : ' (the lead was idle: woken now)';
   const m = await h.team.roster.get(to).catch(() => undefined);
   if (m?.status === 'idle') return ' (it was idle: woken now)';
   if (m?.status === 'working') return ' (it is working: it reads this between its tool calls)';
@@ -64,12 +73,11 @@ async function recipientState(to: string, h: ToolHost): Promise<string> {
 
 export const sendMessage = defineTool({
   name: 'send_message',
-  description: 'Send a message to a teammate, the lead or the user. The result says whether the recipient was idle (woken now) or working (it reads the message between its tool calls). '
-    + 'msg_type "broadcast" is the broadcast tool: every teammate except you gets it, and `to` is ignored.',
+  description: 'Send a message to a teammate, the lead or the user; the result says whether the recipient was idle (woken now) or working (reads it between its tool calls).',
   input: z.object({
     to: z.string().describe('Recipient: a teammate name, "lead" or "user".'),
     content: z.string().min(1).describe('The message text.'),
-    msg_type: z.enum(['message', 'broadcast']).nullish().describe('"message" (default), or "broadcast": to every teammate except you, the same as the broadcast tool. Protocol messages have their own tools.'),
+    msg_type: z.enum(['message', 'broadcast']).nullish().describe('"broadcast": to every teammate except you (`to` ignored).'),
   }),
   agents: ['lead', 'teammate'],
   async run({ to, content, msg_type }, a, h) {
@@ -99,7 +107,7 @@ export const readInbox = defineTool({
 
 export const broadcast = defineTool({
   name: 'broadcast',
-  description: 'Send a message to every teammate except you (shut-down ones excepted). The same as send_message with msg_type "broadcast".',
+  description: 'Send a message to every teammate except you (shut-down ones excepted).',
   input: z.object({ content: z.string().min(1).describe('Sent to every teammate except you.') }),
   agents: ['lead'],
   run: ({ content }, a, h) => broadcastFrom(content, a, h),

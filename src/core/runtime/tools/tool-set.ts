@@ -23,7 +23,7 @@ export class ToolSet {
 
   async run(name: string, input: unknown, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
     const tool = this.byName.get(name);
-    if (!tool) return fail(`Unknown tool "${name}".`);
+    if (!tool) return fail(`You have no tool named "${name}". Your tools: ${[...this.byName.keys()].join(', ')}.`);
     const parsed = tool.parse(input ?? {});
     if (!parsed.ok) return fail(`Invalid input for ${name}: ${parsed.error}`);
     try {

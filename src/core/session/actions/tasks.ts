@@ -2,16 +2,26 @@
 // for it), drop blockers (a blocker deleted or moved aside as corrupt never completes).
 import { z } from 'zod';
 import type { Task } from '../../../shared/team-schemas';
+import { normalizeGlobs } from '../../team/file-ownership';
 import { ActionError, defineAction, TaskId, Text } from './action';
+
+/** File ownership globs (core/team/file-ownership.ts): a list, or one comma-separated string as typed. */
+export const Globs = z.preprocess((v) => (typeof v === 'string' ? v.split(',').map((g) => g.trim()).filter(Boolean) : v), z.array(z.string()).optional());
 
 const line = (t: Task) => `#${t.id}: ${t.subject}`;
 
 export const createTask = defineAction({
   id: 'createTask', summary: 'create a task',
-  args: z.object({ subject: Text, description: z.string().optional(), blockedBy: z.array(TaskId).optional(), worktree: z.string().nullish() }),
+  args: z.object({ subject: Text, description: z.string().optional(), blockedBy: z.array(TaskId).optional(), worktree: z.string().nullish(), files: Globs }),
   async run({ session, openTeam }, a) {
+    let files: string[] | undefined;
+    try {
+      files = a.files === undefined ? undefined : (normalizeGlobs(a.files) ?? []);
+    } catch (err) {
+      throw new ActionError((err as Error).message);
+    }
     await openTeam();
-    return session.createTask(a);
+    return session.createTask({ ...a, files });
   },
   describe: (t) => `Created ${line(t)}`,
 });

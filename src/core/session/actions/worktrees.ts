@@ -4,6 +4,7 @@
 // the questions before committing or deleting work.
 import { z } from 'zod';
 import { repoInfo } from '../../worktree/repo';
+import { branchStateWords } from '../../worktree/branch-state';
 import { WorktreeError } from '../../worktree/errors';
 import type { WorktreeInfo } from '../../worktree/manager';
 import { ActionError, defineAction, type ActionScope } from './action';
@@ -52,25 +53,26 @@ async function forceAfter(scope: ActionScope, err: unknown, codes: string[], for
 }
 
 export const worktreeList = defineAction({
-  id: 'worktreeList', summary: "teammates' git worktrees: name, branch, base, status, path",
+  id: 'worktreeList', summary: "teammates' git worktrees: name, branch, base, status (merged or not), path",
   args: z.object({}),
   async run(scope) {
     await repo(scope);
     // Reconcile first so a checkout deleted by hand shows as missing, not active.
     const report = await scope.session.worktrees.reconcile();
-    return { report, list: await scope.session.worktrees.list() };
+    // Each with where its branch stands, who uses it and whether its removal is offered (worktree-rules.ts).
+    return { report, list: await scope.session.worktreeViews() };
   },
-  describe: (r) => r.list.map((w) => `${w.name} ${w.branch} ${w.status}`).join('\n'),
+  describe: (r) => r.list.map((w) => `${w.name} ${w.branch} ${w.status}, ${branchStateWords(w.state)}`).join('\n'),
 });
 
 export const worktreeDiff = defineAction({
-  id: 'worktreeDiff', summary: "a worktree's changes since its base, uncommitted ones included",
+  id: 'worktreeDiff', summary: "what a worktree has that the current branch lacks (from their merge base), uncommitted changes included",
   args: z.object({ name: WorktreeName }),
   async run(scope, a) {
     await knownWorktree(scope, a.name);
     return scope.session.worktrees.diff(a.name);
   },
-  describe: (d) => `${d.branch}: ${d.files.length} file(s) changed since ${d.baseCommit.slice(0, 10)}`,
+  describe: (d) => `${d.branch}: ${d.files.length} file(s) not merged yet (since ${d.mergeBase.slice(0, 10)})`,
 });
 
 export const worktreeMerge = defineAction({

@@ -1,0 +1,150 @@
+// The git steps of one merge-queue entry (docs/file-formats.md, "Merge queue"). The merge is
+// computed without touching any checkout (`git merge-tree --write-tree`, then `commit-tree`),
+// the test runs in a scratch checkout of the merge commit — a detached `git worktree` in a
+// temporary folder — so the user's checkout never holds a half-merge, and landing is one
+// compare-and-swap of the branch ref (`git update-ref <ref> <new> <old>`) followed by a
+// fast-forward of the index and files (`git read-tree -m -u <old> <new>`), done only while the
+// user's tree is clean. Every step is one git process: on a busy machine process start-up is
+// most of the cost (bench/merge-queue.bench.ts).
+import { lstat, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileList, WorktreeError } from '../worktree/errors';
+import { firstLines, git, splitZ, type GitEnvOptions } from '../worktree/git';
+
+export interface RepoPaths {
+  top: string;
+  /** The workspace folder inside the repository ('' at its root). */
+  subdir: string;
+  /** This checkout's git dir (where MERGE_HEAD and rebase state live). */
+  gitDir: string;
+}
+
+export async function repoPaths(root: string, ctx: GitEnvOptions): Promise<RepoPaths> {
+  const [top = '', prefix = '', gitDir = ''] = (await git(['rev-parse', '--show-toplevel', '--show-prefix', '--absolute-git-dir'], { ...ctx, cwd: root })).stdout.split('\n');
+  return { top, subdir: prefix.replace(/\/+$/, ''), gitDir };
+}
+
+const exists = (p: string): Promise<boolean> => lstat(p).then(() => true, () => false);
+
+/** Why the workspace cannot take a merge now (mid-rebase, mid-merge, detached HEAD), or null. */
+export async function busyReason(gitDir: string, branch: string | null): Promise<string | null> {
+  if ((await exists(join(gitDir, 'rebase-merge'))) || (await exists(join(gitDir, 'rebase-apply')))) {
+    return 'the workspace repository is in the middle of a rebase; finish it (git rebase --continue) or abort it (git rebase --abort) first';
+  }
+  if (await exists(join(gitDir, 'MERGE_HEAD'))) return 'a merge is in progress in the workspace; finish or abort it first';
+  if (!branch) return 'the workspace is not on a branch (detached HEAD); check out the branch to merge into first';
+  return null;
+}
+
+export interface HeadState {
+  /** The checked-out branch, null when HEAD is detached. */
+  branch: string | null;
+  /** Its commit, null before the first one. */
+  oid: string | null;
+  /** Tracked files with uncommitted changes. */
+  dirty: string[];
+  busy: string | null;
+}
+
+/** Branch, commit, dirty tracked files and rebase/merge state of the user's checkout: one `git status`. */
+export async function headState(p: RepoPaths, ctx: GitEnvOptions): Promise<HeadState> {
+  const r = await git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=no'], {
+    ...ctx, cwd: p.top, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the user's git for index.lock
+  });
+  let branch: string | null = null;
+  let oid: string | null = null;
+  const dirty: string[] = [];
+  const parts = splitZ(r.stdout);
+  for (let i = 0; i < parts.length; i++) {
+    const line = parts[i]!;
+    if (line.startsWith('# branch.oid ')) oid = /^[0-9a-f]+$/.test(line.slice(13)) ? line.slice(13) : null;
+    else if (line.startsWith('# branch.head ')) branch = line.slice(14) === '(detached)' ? null : line.slice(14);
+    else if (line.startsWith('1 ')) dirty.push(line.split(' ').slice(8).join(' '));
+    else if (line.startsWith('2 ')) { dirty.push(line.split(' ').slice(9).join(' ')); i++; } // the rename's source follows
+    else if (line.startsWith('u ')) dirty.push(line.split(' ').slice(10).join(' '));
+  }
+  return { branch, oid, dirty, busy: await busyReason(p.gitDir, branch) };
+}
+
+export type MergeResult =
+  | { kind: 'merged'; commit: string; files: string[]; added: string[] }
+  | { kind: 'conflict'; files: string[] }
+  /** The branch is already part of the base. */
+  | { kind: 'nothing' };
+
+/** The merge commit of `branch` onto `base`, made in the object store only (no checkout touched). */
+export async function mergeCommit(top: string, base: string, branch: string, message: string, identity: string[], ctx: GitEnvOptions): Promise<MergeResult> {
+  const g = { ...ctx, cwd: top, allowFail: true };
+  const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, branch], g);
+  const out = splitZ(t.stdout);
+  if (t.code === 1) return { kind: 'conflict', files: [...new Set(out.slice(1))] };
+  if (t.code !== 0 || !out[0]) throw new WorktreeError('merge-failed', `git merge-tree failed: ${firstLines(t.stderr || t.stdout)} (the merge queue needs git 2.38 or later)`);
+  // --no-ff as `worktree merge` makes it: one merge commit per hand-in, revertible as a unit.
+  const c = await git([...identity, 'commit-tree', out[0], '-p', base, '-p', branch, '-m', message], g);
+  if (c.code !== 0) throw new WorktreeError('merge-failed', `git commit-tree failed: ${firstLines(c.stderr)}`);
+  const commit = c.stdout.trim();
+  const d = splitZ((await git(['diff', '--name-status', '--no-renames', '-z', base, commit, '--'], { ...ctx, cwd: top })).stdout);
+  const files: string[] = [];
+  const added: string[] = [];
+  for (let i = 0; i + 1 < d.length; i += 2) {
+    files.push(d[i + 1]!);
+    if (d[i] === 'A') added.push(d[i + 1]!);
+  }
+  return files.length ? { kind: 'merged', commit, files, added } : { kind: 'nothing' };
+}
+
+/** A detached checkout of `commit` at `dir` (a path that does not exist yet), for the test. */
+export async function scratchCheckout(top: string, dir: string, commit: string, ctx: GitEnvOptions): Promise<void> {
+  const r = await git(['worktree', 'add', '--detach', '--quiet', dir, commit], { ...ctx, cwd: top, allowFail: true });
+  if (r.code !== 0) throw new WorktreeError('git-failed', `could not make a scratch checkout: ${firstLines(r.stderr)}`);
+}
+
+/** Removes scratch checkouts (a folder of them, or one) and git's record of them; never fails. */
+export async function removeScratch(root: string, scratch: string, ctx: GitEnvOptions): Promise<void> {
+  await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+  await git(['worktree', 'prune'], { ...ctx, cwd: root, allowFail: true }).catch(() => undefined);
+}
+
+export type LandResult =
+  | { kind: 'landed'; state: HeadState }
+  /** The workspace cannot be updated now; the entry waits with this reason. */
+  | { kind: 'wait'; reason: string }
+  /** The branch moved (a commit, another branch checked out): merge and test again. */
+  | { kind: 'moved' };
+
+/**
+ * Advances branch `into` from `base` to `commit` and brings the user's files along, only if
+ * `into` is still checked out at `base` and nothing of the user's is in the way.
+ */
+export async function land(p: RepoPaths, into: string, base: string, commit: string, added: readonly string[], ctx: GitEnvOptions): Promise<LandResult> {
+  const s = await headState(p, ctx);
+  if (s.busy) return { kind: 'wait', reason: s.busy };
+  if (s.branch !== into || s.oid !== base) return { kind: 'moved' };
+  if (s.dirty.length) {
+    return { kind: 'wait', reason: `the workspace has uncommitted changes (${fileList(s.dirty)}); it lands by itself once they are committed or stashed` };
+  }
+  // Untracked files where the merge creates files: read-tree would refuse to overwrite them.
+  const inWay: string[] = [];
+  for (const f of added) if (await exists(join(p.top, f))) inWay.push(f);
+  if (inWay.length) {
+    return { kind: 'wait', reason: `untracked files in the workspace are in the way of the merge (${fileList(inWay)}); it lands by itself once they are moved away` };
+  }
+  const moved = await git(['update-ref', '-m', 'agent-teams merge queue', `refs/heads/${into}`, commit, base], { ...ctx, cwd: p.top, allowFail: true });
+  if (moved.code !== 0) return { kind: 'moved' };
+  await syncTree(p.top, base, commit, ctx);
+  return { kind: 'landed', state: { branch: into, oid: commit, dirty: [], busy: null } };
+}
+
+/**
+ * Brings index and files from `base` to `commit` after the ref moved. Also what recovery runs
+ * when a host died between the two steps (the index still matches `base`).
+ */
+export async function syncTree(top: string, base: string, commit: string, ctx: GitEnvOptions): Promise<void> {
+  const r = await git(['read-tree', '-m', '-u', base, commit], { ...ctx, cwd: top, allowFail: true });
+  if (r.code !== 0) throw new WorktreeError('merge-failed', `the branch advanced to ${commit.slice(0, 12)} but the files could not be brought along (${firstLines(r.stderr)}); run "git read-tree -m -u ${base} ${commit}" in the workspace`);
+}
+
+/** Whether the index still holds `commit`'s tree (the files were not brought along yet). */
+export async function indexAt(top: string, commit: string, ctx: GitEnvOptions): Promise<boolean> {
+  return (await git(['diff-index', '--cached', '--quiet', commit, '--'], { ...ctx, cwd: top, allowFail: true })).code === 0;
+}

@@ -1,0 +1,147 @@
+// The merge queue (docs/file-formats.md, "Merge queue"; README "Merge queue"): worktree
+// teammates' branches integrated one at a time, in order, onto the branch checked out in the
+// workspace, each only after its test command passed on the merge. This file is what every
+// surface calls (the lead's queue_merge, Queue Merge in VS Code, `agent-teams queue`, /queue):
+// add, cancel, retry, list. The work itself is queue-worker.ts, run by a host whose agents run.
+import type { MergeEntry } from '../../shared/merge-queue-schema';
+import { isOpen } from '../../shared/merge-queue-schema';
+import type { Task } from '../../shared/team-schemas';
+import type { GitEnvOptions } from '../worktree/git';
+import { mergeSettings } from './merge-settings';
+import type { MergeQueueOptions, WorkerHost } from './queue-options';
+import { commitPending, MergeQueueError, preflight } from './preflight';
+import { newEntryId, nowSeconds, QueueStore } from './queue-store';
+import { QueueWorker } from './queue-worker';
+
+export { MergeQueueError };
+export type { MergeQueueOptions, WorkerHost };
+
+export interface AddOptions {
+  /** Overrides the configured test command for this entry ('' = merge only). */
+  testCommand?: string | null;
+  /** `lead`, `user` or `auto`. */
+  by: string;
+  task?: number | null;
+}
+
+export class MergeQueue {
+  readonly store: QueueStore;
+  private worker: QueueWorker | null = null;
+
+  constructor(private readonly opts: MergeQueueOptions) {
+    this.store = new QueueStore(opts.team.root);
+  }
+
+  private get git(): GitEnvOptions {
+    return this.opts.git ?? {};
+  }
+
+  /** All entries, oldest first (finished ones included, for the views). */
+  list(): Promise<MergeEntry[]> {
+    return this.store.read();
+  }
+
+  /** The latest entry of each teammate. */
+  async latestByTeammate(): Promise<Map<string, MergeEntry>> {
+    const m = new Map<string, MergeEntry>();
+    for (const e of await this.list()) m.set(e.teammate, e);
+    return m;
+  }
+
+  /** The configured test command (null: merge only). */
+  async testCommand(): Promise<string | null> {
+    return (await mergeSettings(this.opts.team.root, this.opts.settings())).testCommand;
+  }
+
+  /**
+   * Queues `teammate`'s branch, after every check (preflight.ts); its uncommitted work is
+   * committed first. Returns the entry and its place among the open ones (1 = next).
+   */
+  async add(teammate: string, o: AddOptions): Promise<{ entry: MergeEntry; position: number }> {
+    const test = o.testCommand === undefined || o.testCommand === null ? await this.testCommand() : o.testCommand.trim() || null;
+    const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
+    if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
+    const c = await preflight(this.opts.team, this.opts.worktrees, teammate, test, this.git);
+    const task = o.task ?? (await this.taskOf(teammate));
+    await commitPending(c, this.git);
+    const r = await this.store.update((entries) => {
+      if (entries.some((e) => e.teammate === teammate && isOpen(e))) throw new MergeQueueError(`${teammate} is already in the merge queue`);
+      const now = nowSeconds();
+      const entry: MergeEntry = {
+        id: newEntryId(), teammate, branch: c.branch, test_command: test, task, state: 'queued', by: o.by, queued_at: now, updated_at: now,
+      };
+      entries.push(entry);
+      return { entry, position: entries.filter(isOpen).length };
+    });
+    this.worker?.kick();
+    return r;
+  }
+
+  /** Cancels `teammate`'s open entry; a test running for it here is stopped. */
+  async cancel(teammate: string): Promise<MergeEntry> {
+    const e = await this.store.update((entries) => {
+      const found = entries.find((x) => x.teammate === teammate && isOpen(x));
+      if (!found) throw new MergeQueueError(`${teammate} has no queued merge to cancel`);
+      Object.assign(found, { state: 'cancelled', updated_at: nowSeconds(), waiting: null, reason: 'cancelled' });
+      return { ...found };
+    });
+    this.worker?.cancelled(e.id);
+    this.worker?.kick();
+    return e;
+  }
+
+  /** Queues a failed or cancelled teammate's branch again, at the end, with its test command and task. */
+  async retry(teammate: string, by = 'user'): Promise<{ entry: MergeEntry; position: number }> {
+    const last = (await this.latestByTeammate()).get(teammate);
+    if (!last) throw new MergeQueueError(`${teammate} has never been queued`);
+    if (isOpen(last)) throw new MergeQueueError(`${teammate} is already in the merge queue (${last.state})`);
+    if (last.state === 'merged') throw new MergeQueueError(`${teammate}'s last entry was merged; queue it again with queue add`);
+    return this.add(teammate, { by, testCommand: last.test_command ?? '', task: last.task });
+  }
+
+  /** agentTeams.merge.auto = onTaskComplete: a completed task of a worktree teammate queues its branch. */
+  async onTaskCompleted(task: Task): Promise<{ entry?: MergeEntry; refused?: string } | null> {
+    const s = await mergeSettings(this.opts.team.root, this.opts.settings());
+    if (s.auto !== 'onTaskComplete') return null;
+    const who = task.worktree ?? task.owner;
+    if (!who || !(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
+    try {
+      return { entry: (await this.add(who, { by: 'auto', task: task.id })).entry };
+    } catch (err) {
+      if (err instanceof MergeQueueError) return { refused: err.message };
+      throw err;
+    }
+  }
+
+  // The task the work is for: its in-progress one, else the last it completed.
+  private async taskOf(teammate: string): Promise<number | null> {
+    const mine = await this.opts.team.tasks.select((t) => (t.owner === teammate || t.worktree === teammate) && t.status !== 'pending');
+    const open = mine.find((t) => t.status === 'in_progress');
+    return (open ?? mine.at(-1))?.id ?? null;
+  }
+
+  /** This host works the queue from now on (the host whose agents run); idempotent. */
+  start(host: WorkerHost = {}): void {
+    this.worker ??= new QueueWorker({
+      ...this.opts, store: this.store, git: this.git, processes: host.processes, notify: host.notify ?? (() => undefined),
+    });
+    this.worker.kick();
+  }
+
+  /** Wakes the worker (a file change seen by the host); no-op when this host does not work the queue. */
+  kick(): void {
+    this.worker?.kick();
+  }
+
+  /** Resolves when the worker has nothing it can do now (tests, the CLI's one-shot runs). */
+  idle(): Promise<void> {
+    return this.worker?.idle() ?? Promise.resolve();
+  }
+
+  /** Stops working here: a test running now is killed and its entry retried by the next host. */
+  async dispose(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    await w?.dispose();
+  }
+}

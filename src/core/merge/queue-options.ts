@@ -1,0 +1,26 @@
+// What a merge queue is built with (merge-queue.ts) and what the host working it supplies
+// (queue-worker.ts); apart so the two need not import each other.
+import type { ProcessRegistry } from '../exec/process-group';
+import type { Team } from '../team/team';
+import type { GitEnvOptions } from '../worktree/git';
+import type { WorktreeManager } from '../worktree/manager';
+import type { MergeAuto } from './merge-settings';
+
+export interface MergeQueueOptions {
+  team: Team;
+  worktrees: WorktreeManager;
+  hostId: string;
+  /** agentTeams.merge.* (or the CLI's flags); `.team/settings.json` fills what is unset. */
+  settings: () => { mergeAuto?: MergeAuto; mergeTestCommand?: string };
+  git?: GitEnvOptions;
+  /** Limit for one test run (default 10 minutes); the command and its processes are killed. */
+  testTimeoutMs?: number;
+  /** How often a waiting entry looks at the user's tree again (default 2 s). */
+  pollMs?: number;
+}
+
+/** Where the worker's outcomes are told (the host's notices) and whose registry runs the tests. */
+export interface WorkerHost {
+  processes?: ProcessRegistry;
+  notify?: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
+}

@@ -1,0 +1,111 @@
+// Overlap warnings (README "Overlap warnings"; docs/file-formats.md, "Changes"): two agents
+// changed the same file and neither change has been merged into the other's branch — two
+// worktrees, or one tree — so one of them is about to be surprised at merge time. Each is told
+// once per file and pair, at the second change; the Changes view marks the file.
+//
+// "Merged into the other's branch" is read from what this team merged: a change made in
+// worktree <n> is in the workspace branch once a merge of wt/<n> (`worktree merge`, or the
+// merge queue) finished after it. Nothing else counts as merged (a teammate merging the
+// workspace branch into its own is not seen), so the warning errs on the side of telling.
+import { join } from 'node:path';
+import { z } from 'zod';
+import { readEvents } from '../worktree/store';
+import { QueueStore } from '../merge/queue-store';
+import { appendJsonLine, readJsonLines } from '../team/jsonl';
+import { withFileLock } from '../util/file-lock';
+import type { Mailbox } from '../team/mailbox';
+import type { ChangeLog, ChangeRecord } from './change-log';
+
+/** When worktree `name`'s branch was last merged into the workspace branch (seconds). */
+export type MergeMarks = Map<string, number>;
+
+const worktreeOf = (root: string): string | null => /^\.worktrees\/([^/]+)/.exec(root)?.[1] ?? null;
+
+/** Whether change `c` is part of the branch checked out at `intoRoot`. */
+function mergedInto(c: ChangeRecord, intoRoot: string, marks: MergeMarks): boolean {
+  const wt = worktreeOf(c.root);
+  if (!wt || worktreeOf(intoRoot) !== null) return false;
+  return (marks.get(wt) ?? 0) > c.ts;
+}
+
+/** Two changes to the same file by different agents, neither merged into the other's branch. */
+export function clash(a: ChangeRecord, b: ChangeRecord, marks: MergeMarks): boolean {
+  if (a.agent === b.agent || a.agent === 'user' || b.agent === 'user' || a.path !== b.path) return false;
+  return !mergedInto(a, b.root, marks) && !mergedInto(b, a.root, marks);
+}
+
+/** For each agent and file (`agent\0path`), the other agents whose changes to it clash with its own. */
+export function overlapsOf(changes: readonly ChangeRecord[], marks: MergeMarks): Map<string, Set<string>> {
+  const byPath = new Map<string, ChangeRecord[]>();
+  for (const c of changes) byPath.set(c.path, [...(byPath.get(c.path) ?? []), c]);
+  const out = new Map<string, Set<string>>();
+  for (const [path, cs] of byPath) {
+    for (const a of cs) {
+      for (const b of cs) {
+        if (!clash(a, b, marks)) continue;
+        const key = `${a.agent}\0${path}`;
+        out.set(key, (out.get(key) ?? new Set()).add(b.agent));
+      }
+    }
+  }
+  return out;
+}
+
+/** Merges this team made: worktree merges (`.worktrees/events.jsonl`) and landed merge-queue entries. */
+export async function mergeMarks(teamRoot: string): Promise<MergeMarks> {
+  const marks: MergeMarks = new Map();
+  const note = (name: string, at: number) => marks.set(name, Math.max(marks.get(name) ?? 0, at));
+  for (const ev of await readEvents(join(teamRoot, '.worktrees', 'events.jsonl'))) if (ev.event === 'merge' && ev.phase === 'after') note(ev.name, ev.ts);
+  for (const e of await new QueueStore(teamRoot).read().catch(() => [])) if (e.state === 'merged') note(e.teammate, e.updated_at);
+  return marks;
+}
+
+const Warned = z.object({ path: z.string(), agents: z.tuple([z.string(), z.string()]), ts: z.number() });
+
+/** Tells `to` that `other` changed `path` too (a note in its own inbox, as job notes are). */
+export type OverlapTeller = (to: string, other: string, path: string, where: string) => Promise<void>;
+
+/**
+ * After `rec` was recorded: every agent whose change to the same file clashes with it, and who
+ * was not warned about this file with this agent before, is warned — and so is rec's agent.
+ * Returns the agents newly warned about.
+ */
+export async function warnOverlaps(log: ChangeLog, rec: ChangeRecord, tell: OverlapTeller): Promise<string[]> {
+  if (rec.agent === 'user') return [];
+  const { changes } = await log.list();
+  const same = changes.filter((c) => c.path === rec.path && c.agent !== rec.agent);
+  if (!same.length) return [];
+  const marks = await mergeMarks(log.teamRoot);
+  const others = new Map<string, ChangeRecord>();
+  for (const c of same) if (clash(rec, c, marks)) others.set(c.agent, c);
+  if (!others.size) return [];
+  const file = join(log.dir, 'overlaps.jsonl');
+  const fresh = await withFileLock(join(log.dir, 'overlaps.lock'), async () => {
+    const lines = await readJsonLines(file).catch(() => ({ records: [] }));
+    const warned = new Set(lines.records.map((r) => Warned.safeParse(r.value)).filter((r) => r.success).map((r) => `${r.data.path}\0${r.data.agents.join('\0')}`));
+    const out: ChangeRecord[] = [];
+    for (const c of others.values()) {
+      const agents = [rec.agent, c.agent].sort() as [string, string];
+      if (warned.has(`${rec.path}\0${agents.join('\0')}`)) continue;
+      await appendJsonLine(file, { path: rec.path, agents, ts: Date.now() / 1000 });
+      out.push(c);
+    }
+    return out;
+  });
+  const place = (c: ChangeRecord) => (c.root ? `in ${c.root}` : 'in the main checkout');
+  for (const c of fresh) {
+    await tell(rec.agent, c.agent, rec.path, place(c)).catch(() => undefined);
+    await tell(c.agent, rec.agent, rec.path, place(rec)).catch(() => undefined);
+  }
+  return fresh.map((c) => c.agent);
+}
+
+/** The note in `to`'s own inbox (it wakes it): which file, which agent, where that agent works. */
+export function overlapNote(mailbox: Mailbox): OverlapTeller {
+  return async (to, other, path, where) => {
+    await mailbox.send({
+      from: to, to, type: 'message', overlap: { path, with: other },
+      content: `[overlap] ${other} also changed ${path} (${where}), and neither change has been merged into the other's branch: agree with ${other} (or the lead) who changes it, before the two collide at merge time.`,
+    });
+  };
+}

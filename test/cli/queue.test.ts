@@ -1,0 +1,45 @@
+// The merge queue and file ownership from the command line, as a script uses them: task add
+// --files, tasks, queue add (--wait works it in this process), queue, queue cancel, and the
+// refusals with exit 1 (docs/file-formats.md, "Merge queue").
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { WorktreeManager } from '../../src/core/worktree/manager';
+import { tempDir } from '../helpers/tmp';
+import { git, initRepo } from '../runtime/git-helpers';
+import { runCli } from './cli-proc';
+
+test('CLI: task add --files shows in tasks; queue add --wait lands a branch; queue lists it; refusals exit 1', async (t) => {
+  const root = await tempDir(t);
+  await initRepo(root, 'shared.txt');
+  const add = await runCli(['--root', root, 'task', 'add', 'parser work', '--files', 'src/parser/, docs/parser.md']);
+  assert.equal(add.code, 0, add.stderr);
+  assert.match((await runCli(['--root', root, 'tasks'])).stdout, /#1: parser work {2}files: src\/parser\/\*\*, docs\/parser\.md/);
+  assert.equal((await runCli(['--root', root, 'task', 'add', 'bad', '--files', '../x'])).code, 2);
+
+  const wt = await new WorktreeManager(root).create('ann');
+  await writeFile(join(wt.path, 'shared.txt'), 'from ann\n');
+  await git(wt.path, 'commit', '-qam', 'ann');
+  const missing = await runCli(['--root', root, 'queue', 'add', 'ann', '--merge-test', 'no-such-program-q1']);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /program "no-such-program-q1" was not found/);
+  const r = await runCli(['--root', root, 'queue', 'add', 'ann', '--merge-test', 'grep -q ann shared.txt', '--wait']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^ann: merged [0-9a-f]{10} into main/);
+  assert.equal((await git(root, 'show', 'main:shared.txt')).stdout, 'from ann\n');
+  const list = await runCli(['--root', root, 'queue']);
+  assert.match(list.stdout, /ann\s+wt\/ann\s+merged [0-9a-f]{10} into main\s+grep -q ann shared\.txt/);
+  const json = JSON.parse((await runCli(['--root', root, 'queue', '--json'])).stdout) as Array<{ state: string; teammate: string }>;
+  assert.deepEqual(json.map((e) => [e.teammate, e.state]), [['ann', 'merged']]);
+
+  for (const [args, re] of [
+    [['queue', 'add', 'ann'], /wt\/ann has nothing to merge into main/],
+    [['queue', 'add', 'zed'], /unknown teammate "zed"/],
+    [['queue', 'cancel', 'ann'], /ann has no queued merge to cancel/],
+  ] as const) {
+    const f = await runCli(['--root', root, ...args]);
+    assert.equal(f.code, 1, args.join(' '));
+    assert.match(f.stderr, re);
+  }
+});
