@@ -30,6 +30,8 @@ const sdkApart = {
   name: 'sdk-apart',
   setup(build) {
     build.onResolve({ filter: /^@anthropic-ai\/sdk$/ }, () => ({ path: './anthropic-sdk.js', external: true }));
+    // The `openai` client likewise (docs/models.md), for `openai:` models.
+    build.onResolve({ filter: /^openai$/ }, () => ({ path: './openai-sdk.js', external: true }));
   },
 };
 
@@ -78,6 +80,7 @@ const nodeBundles = [
   // list_dir / glob / grep run in this worker thread (src/core/exec/search/search.ts finds it next to the bundle).
   { in: 'src/core/exec/search/search-worker.ts', out: join(distDir, 'search-worker.js'), external: [] },
   { in: 'src/vscode/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },
+  { in: 'src/vscode/openai-sdk.ts', out: join(distDir, 'openai-sdk.js'), external: [] },
   { in: 'src/core/mcp/sdk-entry.ts', out: join(distDir, 'mcp-sdk.js'), external: [] },
   { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: [], banner: '#!/usr/bin/env node' },
 ];

@@ -139,7 +139,7 @@ export function helpText(version: string): string {
   return [
     `agent-teams ${version}: a lead agent and named teammates working in a folder, from the terminal.`,
     '',
-    'Interactive session (needs ANTHROPIC_API_KEY; ANTHROPIC_BASE_URL optional):',
+    'Interactive session (needs ANTHROPIC_API_KEY, or OPENAI_API_KEY with --model openai:<id>; ANTHROPIC_BASE_URL / OPENAI_BASE_URL optional):',
     `  ${SESSION_USAGE.replace(/\n/g, '\n  ')}`,
     '  Type to talk to the lead. /help in the session lists its commands; Ctrl-C cancels',
     "  the lead's turn, twice at an empty prompt quits.",

@@ -1,7 +1,7 @@
 // Plain-text rendering of team state, shared by the subcommands and the REPL so `agent-teams
 // tasks` and `/tasks` look the same. Task lines keep the learn-claude-code tutorial's `[ ] [>] [x]` board.
-import type { Member, Message, RequestRecord, Task, TeamConfig } from '../shared/team-schemas';
-import { DEFAULT_SETTINGS, estimateCost, formatCost, isPlanning, type JobInfo, leadUsage, PLANNING_WORDS, usageTotal } from '../core/session';
+import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/team-schemas';
+import { DEFAULT_SETTINGS, estimateCost, formatCost, isPlanning, type JobInfo, leadUsage, modelWords, PLANNING_WORDS, usageTotal } from '../core/session';
 import { terminalSafe } from './io';
 
 const BOX: Record<Task['status'], string> = { pending: '[ ]', in_progress: '[>]', completed: '[x]' };
@@ -46,6 +46,15 @@ export function displayWidth(s: string): number {
   return w;
 }
 
+/** Tokens, with "usage unknown" for calls whose provider reported none (docs/models.md). */
+function usageCell(u: Usage | undefined): string {
+  const t = tokens(usageTotal(u));
+  return u?.unreported ? (usageTotal(u) ? `${t} + usage unknown` : 'usage unknown') : t;
+}
+
+/** The model with its provider; '-' when none is known. */
+const named = (model: string): string => (model === '-' ? model : modelWords(model));
+
 /**
  * The roster as a table. `status` may replace the file's status with something finer
  * (the REPL knows what a local agent is doing, and which members another host runs).
@@ -63,9 +72,9 @@ export function rosterTable(
   const lead = leadUsage(config);
   const rows = [
     ['name', 'role', 'status', 'task', 'tokens', 'model', 'cost'],
-    ['lead', 'lead', leadStatus, '-', tokens(usageTotal(lead)), model, formatCost(estimateCost(price, lead))],
+    ['lead', 'lead', leadStatus, '-', usageCell(lead), named(model), formatCost(estimateCost(price, lead))],
     ...config.members.map((m) => [
-      m.name, m.role, words(m), m.current_task ? `#${m.current_task}` : '-', tokens(usageTotal(m.usage)), m.model ?? model,
+      m.name, m.role, words(m), m.current_task ? `#${m.current_task}` : '-', usageCell(m.usage), named(m.model ?? model),
       formatCost(estimateCost(m.model ?? price, m.usage)),
     ]),
   ];

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text as readAll } from 'node:stream/consumers';
-import { createModelClient } from '../core/session/models';
 import type { RuntimeEvent } from '../core/session';
 import { TeamSession } from '../core/session/team-session';
 import { assertTeammateName } from '../core/session';
@@ -16,7 +15,7 @@ import type { CommandContext } from './context';
 import { HeadlessApprover } from './headless-approver';
 import { writeLine } from './io';
 import { runReport } from './run-report';
-import { modelConfig } from './session';
+import { modelFactory } from './session';
 import { sessionSettings, withTeamSettings } from './settings';
 import { folderTrust, hooksTrusted } from './trust';
 import { restText } from './write-commands';
@@ -72,8 +71,8 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   if (stringOpt(ctx.opts, 'plan-approval') === undefined) settings.planApproval = 'lead';
   const withs = teammatesOf(ctx);
   const prompt = await promptOf(ctx);
-  const config = modelConfig(ctx.io);
-  if (!config) return 1;
+  const models = modelFactory(ctx.io, settings.model);
+  if (!models) return 1;
   const started = Date.now();
   const io = ctx.io;
   const line = (v: unknown) => io.stdout.write(`${JSON.stringify(v)}\n`);
@@ -89,7 +88,7 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   try {
     rt = await TeamSession.start({
       root: ctx.root, settings, hostId: `cli-run-${process.pid}-${randomBytes(2).toString('hex')}`,
-      agents: { models: (model, onStatus) => createModelClient({ apiKey: config.apiKey, baseURL: config.baseURL, model, caching: true, onStatus }), approver, raiseBudget: 'Run again with a higher --token-budget.',
+      agents: { models, approver, raiseBudget: 'Run again with a higher --token-budget.',
         mcp: { trusted: () => trust['.mcp.json'] }, hooks: { trusted: hooksTrusted(trust) } },
     });
   } catch (err) {

@@ -2,8 +2,8 @@
 // the lead driven by what the user types, teammates in this process, a terminal that
 // shows what they do. Ctrl-C cancels the lead's turn; /quit or EOF ends the session.
 import { randomBytes } from 'node:crypto';
-import { createModelClient, resolveModelConfig, type ModelConfig } from '../core/session/models';
-import { type Disposable, hostLabel, type RuntimeEvent, type RuntimeSettings, TeamSession } from '../core/session';
+import { createModelFactory, resolveModelConfig, resolveOpenAIConfig, type ModelConfig } from '../core/session/models';
+import { type Disposable, hostLabel, type ModelFactory, providerOf, type RuntimeEvent, type RuntimeSettings, TeamSession } from '../core/session';
 import { PromptApprover } from './approver';
 import { describeEvent } from './event-printer';
 import { writeLine, type CliIo } from './io';
@@ -27,8 +27,31 @@ export interface SessionOptions {
   hooksTrusted?: boolean;
 }
 
+/**
+ * The model factory from the environment (README.md, "Command line"; docs/models.md):
+ * ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, OPENAI_API_KEY / OPENAI_BASE_URL, each read once
+ * and then taken out of this process's environment. A team whose model is Anthropic's needs
+ * its key to start; a provider without its key fails its agents' calls with the reason. Null
+ * after printing why not.
+ */
+export function modelFactory(io: CliIo, model: string): ModelFactory | null {
+  const anthropicNeeded = providerOf(model) === 'anthropic';
+  let anthropic: ModelConfig | null = null;
+  if (anthropicNeeded || io.env.ANTHROPIC_API_KEY?.trim()) {
+    anthropic = modelConfig(io);
+    if (!anthropic && anthropicNeeded) return null;
+  }
+  const anthropicBaseUrl = io.env.ANTHROPIC_BASE_URL;
+  const openai = { envKey: io.env.OPENAI_API_KEY, envBaseUrl: io.env.OPENAI_BASE_URL };
+  delete io.env.OPENAI_API_KEY;
+  return createModelFactory({
+    anthropic: () => anthropic ?? resolveModelConfig({ envKey: undefined, envBaseUrl: anthropicBaseUrl }),
+    openai: () => resolveOpenAIConfig(openai),
+  });
+}
+
 /** Key and base URL from the environment (README.md, "Command line"); null after printing why not. */
-export function modelConfig(io: CliIo): ModelConfig | null {
+function modelConfig(io: CliIo): ModelConfig | null {
   if (!io.env.ANTHROPIC_API_KEY?.trim()) {
     writeLine(io.stderr, 'agent-teams: no Anthropic API key. Set ANTHROPIC_API_KEY (and ANTHROPIC_BASE_URL for another endpoint)\n'
       + 'to start a session. The subcommands (agent-teams team, tasks, send, inbox…) work without a key.');
@@ -48,8 +71,8 @@ export function modelConfig(io: CliIo): ModelConfig | null {
 }
 
 export async function runSession(opts: SessionOptions): Promise<number> {
-  const config = modelConfig(opts.io);
-  if (!config) return 1;
+  const models = modelFactory(opts.io, opts.settings.model);
+  if (!models) return 1;
   const term = new Terminal(opts.io, PROMPT);
   let rt: TeamSession;
   const approver = new PromptApprover(term);
@@ -60,7 +83,7 @@ export async function runSession(opts: SessionOptions): Promise<number> {
       // Readable in another host's "run by another window (host …)" message.
       hostId: `cli-${process.pid}-${randomBytes(2).toString('hex')}`,
       agents: {
-        models: (model, onStatus) => createModelClient({ apiKey: config.apiKey, baseURL: config.baseURL, model, caching: true, onStatus }),
+        models,
         approver,
         raiseBudget: RAISE_BUDGET,
         mcp: { trusted: () => opts.mcpTrusted ?? true },

@@ -13,6 +13,8 @@ export const Usage = z.looseObject({
   output: z.number().default(0),
   cache_read: z.number().default(0),
   cache_write: z.number().default(0),
+  /** Model calls whose provider reported no usage (docs/models.md): their tokens are unknown, not 0. */
+  unreported: z.number().optional(),
 });
 export type Usage = z.infer<typeof Usage>;
 

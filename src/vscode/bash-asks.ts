@@ -15,6 +15,11 @@ export class BashAsks implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private seq = 0;
 
+  /** Every open question, of any agent (the @team chat offers them all). */
+  all(): BashAsk[] {
+    return [...this.open.values()].map(({ id, agent, command }) => ({ id, agent, command }));
+  }
+
   list(agent: string): BashAsk[] {
     return [...this.open.values()].filter((a) => a.agent === agent).map(({ id, command }) => ({ id, agent, command }));
   }

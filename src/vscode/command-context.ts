@@ -29,6 +29,8 @@ export interface CommandContext {
   planDecided(): void;
   openInbox(name?: string): Promise<void>;
   setApiKey(key: string): Promise<void>;
+  /** The `openai:` provider's key (docs/models.md). */
+  setOpenAIKey(key: string): Promise<void>;
   editTask(id: number): Promise<unknown>;
   refresh(): void;
   /** Transcript panels and the Changes view (watch-commands.ts). */
@@ -87,6 +89,10 @@ export function createCommandContext(d: ContextDeps): CommandContext {
       await d.keys.set(key);
       await d.runtime.refreshModelConfig();
       void vscode.window.showInformationMessage(key.trim() ? 'Agent Teams: API key saved in secret storage.' : 'Agent Teams: API key removed.');
+    },
+    async setOpenAIKey(key) {
+      await d.runtime.setOpenAIKey(key);
+      void vscode.window.showInformationMessage(key.trim() ? 'Agent Teams: OpenAI API key saved in secret storage.' : 'Agent Teams: OpenAI API key removed.');
     },
     async editTask(id) {
       const t = await team();

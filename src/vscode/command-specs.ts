@@ -126,6 +126,12 @@ export const COMMANDS: CommandSpec[] = [
     run: (a, ctx) => ctx.setApiKey(a.apiKey),
   }),
   spec({
+    id: 'agentTeams.setOpenAIKey', title: 'Set OpenAI API Key',
+    fields: [{ key: 'apiKey', ask: () => askText({ title: 'Set OpenAI API Key', prompt: 'Key for openai: models (stored in VS Code secret storage; empty removes it)', password: true, optional: true }) }],
+    schema: z.object({ apiKey: z.string() }),
+    run: (a, ctx) => ctx.setOpenAIKey(a.apiKey),
+  }),
+  spec({
     id: 'agentTeams.showLog', title: 'Show Log', fields: [], schema: z.object({}),
     run: async (_a, ctx) => ctx.log.show(true),
   }),

@@ -26,8 +26,10 @@ export interface Engine {
   readonly trees?: Readonly<Record<TreeName, vscode.TreeDataProvider<unknown>>>;
   readonly inbox?: vscode.WebviewViewProvider;
   readonly transcripts?: vscode.WebviewPanelSerializer;
+  /** The @team chat participant's handler (chat-participant.ts). */
+  readonly chat?: ChatHandler;
   /** For tests: what ExtensionApi shows once the engine is in. */
-  readonly api: Partial<Pick<ExtensionApi, 'teamTree' | 'taskTree' | 'transcripts' | 'changes'>>;
+  readonly api: Partial<Pick<ExtensionApi, 'teamTree' | 'taskTree' | 'transcripts' | 'changes' | 'chat'>>;
   /** Waits for the agents to stop and closes the team. */
   deactivate(): Promise<void>;
 }
@@ -42,6 +44,7 @@ type TeamTreeProvider = import('./team-tree').TeamTreeProvider;
 type TaskTreeProvider = import('./task-tree').TaskTreeProvider;
 type TranscriptPanels = import('./transcript-panel').TranscriptPanels;
 type ChangesProvider = import('./changes-view').ChangesProvider;
+type ChatHandler = ReturnType<typeof import('./chat-participant').chatHandler>;
 
 export interface ExtensionApi {
   /** For tests: the workspace root the team lives in. */
@@ -54,6 +57,8 @@ export interface ExtensionApi {
   /** For tests: open transcript panels and the Changes view. */
   readonly transcripts?: TranscriptPanels;
   readonly changes?: ChangesProvider;
+  /** For tests: the @team participant's handler, to call with a recording response stream. */
+  readonly chat?: ChatHandler;
   /** For tests: the commands the engine has a handler for (undefined until `ready`). */
   readonly commandIds: readonly string[] | undefined;
   /** Time activate() itself took (module loading excluded). */

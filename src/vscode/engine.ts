@@ -18,6 +18,7 @@ import { InboxViewProvider } from './inbox-view';
 import { routeProblems } from './log';
 import { RequestNotifier, showNotice } from './notifications';
 import { RuntimeHost } from './runtime-host';
+import { ANSWER_COMMAND, answerCommandHandler, chatHandler } from './chat-participant';
 import { ApiKeyStore } from './secrets';
 import { onSettingsChange, readSettings } from './settings';
 import { TeamStatusBar } from './status-bar';
@@ -45,7 +46,9 @@ export function startEngine(shell: Shell): Engine {
   current = session;
   const host = new TeamHost(session, log);
   const asks = new BashAsks();
-  const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log);
+  const openaiKeys = new ApiKeyStore(context.secrets, 'agentTeams.openaiApiKey', 'OPENAI_API_KEY', null);
+  context.subscriptions.push(openaiKeys);
+  const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log, openaiKeys);
   const defaultModel = () => readSettings().model;
   const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
   const agents = {
@@ -96,7 +99,8 @@ export function startEngine(shell: Shell): Engine {
   }
 
   const change = changeCommands(changes, log);
-  const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers]);
+  const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers, [ANSWER_COMMAND, answerCommandHandler(asks)]]);
+  const chat = chatHandler({ session, scope: ctx.scope, agents: () => runtime.ensure(), asks, log });
   context.subscriptions.push(
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {
@@ -131,14 +135,15 @@ export function startEngine(shell: Shell): Engine {
     trees: { team: teamTree, tasks: taskTree, changes },
     inbox,
     transcripts,
-    api: { teamTree, taskTree, transcripts, changes },
+    api: { teamTree, taskTree, transcripts, changes, chat },
+    chat,
     deactivate,
   };
 }
 
 /** After a reload: a team that exists resumes when agents may run here. */
-async function resumeTeam(host: TeamHost, runtime: RuntimeHost, keys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
-  if (!vscode.workspace.isTrusted || runtime.running || !(await keys.hasKey()) || !(await host.hasTeam())) return;
+async function resumeTeam(host: TeamHost, runtime: RuntimeHost, _keys: ApiKeyStore, log: vscode.LogOutputChannel): Promise<void> {
+  if (!vscode.workspace.isTrusted || runtime.running || !(await runtime.canStart()) || !(await host.hasTeam())) return;
   try {
     await runtime.ensure();
   } catch (err) {

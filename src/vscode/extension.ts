@@ -56,6 +56,16 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     if (e && !run) void vscode.window.showErrorMessage(`Agent Teams: ${id} is not available in this window.`);
     return run;
   }));
+  // @team in the Chat view (docs/models.md): registered now, answered by the engine's handler.
+  if (vscode.chat?.createChatParticipant) {
+    const team = vscode.chat.createChatParticipant('agentTeams.team', async (request, chatContext, stream, token) => {
+      const e = await loading.catch(() => undefined);
+      if (!e?.chat) return void stream.markdown('Agent Teams needs an open folder for its team.');
+      return e.chat(request, chatContext, stream, token);
+    });
+    team.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'agent-teams.svg');
+    context.subscriptions.push(team);
+  }
   if (root) {
     const lazy = byTree(() => new LazyTree(loading));
     trees = lazy;
@@ -73,6 +83,7 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     get taskTree() { return loaded?.api.taskTree; },
     get transcripts() { return loaded?.api.transcripts; },
     get changes() { return loaded?.api.changes; },
+    get chat() { return loaded?.api.chat; },
     get commandIds() { return loaded && [...loaded.commands.keys()]; },
     activateMs: performance.now() - started,
   };

@@ -125,17 +125,22 @@ async function pickAgentType(definitions: AgentDefinition[]): Promise<Asked<stri
 /** '' = the default; "Other model id…" takes any id the API (or a proxy) knows. */
 async function pickModel(def: AgentDefinition | undefined): Promise<Asked<string>> {
   const team = readSettings().model;
+  // The chat models VS Code has (docs/models.md): a teammate may run on any of them.
+  const lm = await Promise.resolve(vscode.lm?.selectChatModels?.()).catch(() => undefined) ?? [];
+  const vscodeModels = [...new Map(lm.map((m) => [`vscode:${m.vendor}/${m.family}`, m])).entries()]
+    .map(([id, m]) => ({ label: id, description: `${m.name} (VS Code)`, value: id }));
   const picked = await vscode.window.showQuickPick([
     { label: def ? 'As its definition says' : 'Team model', description: def ? (def.model ?? team) : team, value: '' },
     { label: 'opus', description: 'most capable, priced highest', value: 'opus' },
     { label: 'sonnet', description: 'balanced', value: 'sonnet' },
     { label: 'haiku', description: 'fast and cheap', value: 'haiku' },
+    ...vscodeModels,
     { label: 'Other model id…', description: "a full id, or your proxy's model name", value: '?' },
   ], { title: 'Spawn Teammate: which model?', ignoreFocusOut: true });
   if (!picked) return CANCEL;
   if (picked.value !== '?') return picked.value;
   const id = await vscode.window.showInputBox({
-    title: 'Spawn Teammate: model id', prompt: 'e.g. claude-opus-4-5, or the name your proxy (ANTHROPIC_BASE_URL) uses', ignoreFocusOut: true,
+    title: 'Spawn Teammate: model id', prompt: 'e.g. claude-opus-4-5, openai:gpt-4.1, vscode:copilot/gpt-4o, or the name your proxy uses', ignoreFocusOut: true,
     validateInput: (v) => {
       const r = resolveModel(v, team);
       return !v.trim() ? 'Required' : r.ok ? (r.warning ? { message: `Unknown to us: ${r.warning}.`, severity: vscode.InputBoxValidationSeverity.Warning } : undefined) : r.error;

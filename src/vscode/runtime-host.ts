@@ -3,11 +3,11 @@
 // without them, through the same session. The runner, the agent loops and the SDK load with
 // the first agent (TeamSession.startAgents).
 import * as vscode from 'vscode';
-import type { Approver, McpHostOptions, McpServerInfo, ModelFactory, RuntimeEvent, RuntimeSettings, TeamSession } from '../core/session';
+import { type Approver, type McpHostOptions, type McpServerInfo, type ModelFactory, providerOf, type RuntimeEvent, type RuntimeSettings, type TeamSession } from '../core/session';
 import type { ModelConfig } from '../core/session/models';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
-import { readBaseUrl } from './settings';
+import { readBaseUrl, readOpenAIBaseUrl } from './settings';
 
 export class RestrictedModeError extends Error {
   constructor() {
@@ -26,11 +26,16 @@ export class RuntimeHost implements vscode.Disposable {
   readonly onMcpChange = this.mcpChanged.event;
   private mcpSub: { dispose(): void } | undefined;
 
+  /** The OpenAI key as last read from secret storage (the model factory is synchronous). */
+  private openaiKey: string | undefined;
+
   constructor(
     private readonly session: TeamSession,
     private readonly keys: ApiKeyStore,
     private readonly approver: Approver,
     private readonly log: vscode.LogOutputChannel,
+    /** The `openai:` provider's key (docs/models.md). */
+    private readonly openaiKeys: ApiKeyStore,
   ) {
     this.eventSub = session.onEvent((e) => {
       logRuntimeEvent(log, e);
@@ -47,16 +52,33 @@ export class RuntimeHost implements vscode.Disposable {
     return this.session.runner?.mcp.list() ?? [];
   }
 
-  /** The session with its agents running, started on first use. Throws in Restricted Mode or without a key. */
+  /** Whether agents can start here: a key for the team model's provider (a `vscode:` model needs none). */
+  async canStart(): Promise<boolean> {
+    const provider = providerOf(this.session.settings().model);
+    if (provider === 'anthropic') return this.keys.hasKey();
+    return provider === 'vscode' || this.openaiKeys.hasKey();
+  }
+
+  /**
+   * The session with its agents running, started on first use. Throws in Restricted Mode, or
+   * without a key for the team model's provider; agents on a provider without its key fail
+   * their calls with the reason (docs/models.md).
+   */
   async ensure(): Promise<TeamSession> {
     if (this.session.runner) return this.session;
     if (!vscode.workspace.isTrusted) throw new RestrictedModeError();
-    const config = await this.modelConfig();
-    const { createModelClient } = await import('../core/session/models');
-    const models: ModelFactory = (model, onStatus) => {
-      const c = this.config ?? config;
-      return createModelClient({ apiKey: c.apiKey, baseURL: c.baseURL, model, caching: true, onStatus });
-    };
+    const { createModelFactory, resolveOpenAIConfig } = await import('../core/session/models');
+    const config = await this.modelConfig().catch((err: unknown) => {
+      if (providerOf(this.session.settings().model) === 'anthropic') throw err;
+      return undefined;
+    });
+    this.openaiKey = await this.openaiKeys.stored();
+    const { createLmHost } = await import('./lm-host');
+    const models: ModelFactory = createModelFactory({
+      anthropic: () => this.config ?? this.anthropicConfig(),
+      openai: () => resolveOpenAIConfig({ settingBaseUrl: readOpenAIBaseUrl(), envBaseUrl: process.env.OPENAI_BASE_URL, secretKey: this.openaiKey, envKey: process.env.OPENAI_API_KEY }),
+      vscode: createLmHost(),
+    });
     const started = !this.session.runner;
     const runner = await this.session.startAgents({
       models, approver: this.approver,
@@ -66,28 +88,42 @@ export class RuntimeHost implements vscode.Disposable {
     if (started) {
       this.mcpSub?.dispose();
       this.mcpSub = runner.mcp.onChange(() => this.mcpChanged.fire());
-      this.log.info(`runtime started in ${this.session.root} (key from ${config.keySource === 'secret' ? 'secret storage' : 'ANTHROPIC_API_KEY'})`);
+      this.log.info(`runtime started in ${this.session.root} (Anthropic key ${!config ? 'not set' : `from ${config.keySource === 'secret' ? 'secret storage' : 'ANTHROPIC_API_KEY'}`})`);
     }
     return this.session;
   }
 
   /** Resolves key and base URL now; throws a clear error without a key. */
   private async modelConfig(): Promise<ModelConfig> {
-    const { resolveModelConfig } = await import('../core/session/models');
-    this.config = resolveModelConfig({
-      settingBaseUrl: readBaseUrl(),
-      envBaseUrl: process.env.ANTHROPIC_BASE_URL,
-      secretKey: await this.keys.stored(),
-      envKey: process.env.ANTHROPIC_API_KEY,
-    });
+    this.config = undefined;
+    this.storedKey = await this.keys.stored();
+    // Loaded with the agents (the model code brings the SDKs), never at activation.
+    ({ resolveModelConfig: this.resolveAnthropic } = await import('../core/session/models'));
+    this.config = this.anthropicConfig();
     return this.config;
+  }
+
+  private storedKey: string | undefined;
+  private resolveAnthropic: typeof import('../core/session/models').resolveModelConfig | undefined;
+
+  /** Anthropic's key and URL from what was last read; throws a ModelError without a key. */
+  private anthropicConfig(): ModelConfig {
+    if (!this.resolveAnthropic) throw new Error('model configuration not read yet');
+    return this.resolveAnthropic({ settingBaseUrl: readBaseUrl(), envBaseUrl: process.env.ANTHROPIC_BASE_URL, secretKey: this.storedKey, envKey: process.env.ANTHROPIC_API_KEY });
+  }
+
+  /** Stores (or, empty, removes) the OpenAI key; running agents use it from their next call. */
+  async setOpenAIKey(key: string): Promise<void> {
+    await this.openaiKeys.set(key);
+    await this.refreshModelConfig();
   }
 
   /** Key or base URL changed: every agent's next model call uses them. */
   async refreshModelConfig(): Promise<void> {
     if (!this.session.runner) return;
     try {
-      await this.modelConfig();
+      this.openaiKey = await this.openaiKeys.stored();
+      await this.modelConfig().catch((err: unknown) => this.log.warn(`model configuration: ${err instanceof Error ? err.message : String(err)}`));
       this.session.refreshModels();
     } catch (err) {
       this.log.warn(`model configuration: ${err instanceof Error ? err.message : String(err)}`);

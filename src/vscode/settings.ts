@@ -80,9 +80,14 @@ export function readBaseUrl(): string {
   return vscode.workspace.getConfiguration(SECTION).get<string>('baseUrl')?.trim() ?? '';
 }
 
+/** The `openai:` provider's endpoint ("" when unset: OPENAI_BASE_URL, else OpenAI's API): docs/models.md. */
+export function readOpenAIBaseUrl(): string {
+  return vscode.workspace.getConfiguration(SECTION).get<string>('openai.baseUrl')?.trim() ?? '';
+}
+
 /** Calls `onChange` with fresh settings whenever an agentTeams.* setting changes. */
 export function onSettingsChange(onChange: (s: RuntimeSettings, baseUrlChanged: boolean) => void): vscode.Disposable {
   return vscode.workspace.onDidChangeConfiguration((e) => {
-    if (e.affectsConfiguration(SECTION)) onChange(readSettings(), e.affectsConfiguration(`${SECTION}.baseUrl`));
+    if (e.affectsConfiguration(SECTION)) onChange(readSettings(), e.affectsConfiguration(`${SECTION}.baseUrl`) || e.affectsConfiguration(`${SECTION}.openai.baseUrl`));
   });
 }

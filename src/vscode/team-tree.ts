@@ -2,7 +2,7 @@
 // current task and tokens; pending plan and shutdown requests as children with inline
 // actions (contextValue-matched in package.json); background jobs as children too (docs/tools.md).
 import * as vscode from 'vscode';
-import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, PLANNING_WORDS, spendWords } from '../core/session';
+import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, modelWords, PLANNING_WORDS, providerLacks, spendWords } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import { mcpServerItem } from './mcp-commands';
 import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode, type SandboxNode } from './nodes';
@@ -226,14 +226,16 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const detail = [planning, activityWords(activity)].filter(Boolean).join(', ') || undefined;
     const task = m?.current_task ? s.tasks.get(m.current_task) : undefined;
     const usage = node.lead ? s.leadUsage : m?.usage;
-    const spend = spendWords(usage, m?.model ?? this.agents.defaultModel());
+    const model = m?.model ?? this.agents.defaultModel();
+    const spend = spendWords(usage, model);
     const role = node.lead ? 'Lead' : (m?.role ?? '');
     const parts = [role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
     const removable = !node.lead && s.removable.has(node.name);
     if (m?.branch) parts.push(removable ? `${m.branch} merged, worktree removable` : m.branch);
-    if (m?.model) parts.push(m.model);
     if (spend) parts.push(spend);
+    // Every row names its provider and model: one team may mix vendors (docs/models.md).
+    parts.push(modelWords(model));
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     const jobs = this.jobsOf(node.name).length;
@@ -251,7 +253,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
     item.accessibilityInformation = { label: spoken.filter(Boolean).join(', '), role: 'treeitem' };
-    item.tooltip = tooltip(node, status, detail, task, usage);
+    item.tooltip = tooltip(node, status, detail, task, usage, model);
     // A click opens what the agent is doing (its live transcript).
     item.command = { command: 'agentTeams.openTranscript', title: 'Open Transcript', arguments: [{ agent: node.name }] };
     return item;
@@ -311,13 +313,14 @@ function requestItem(r: RequestRecord): vscode.TreeItem {
   return item;
 }
 
-function tooltip(node: MemberNode, status: string, detail: string | undefined, task: Task | undefined, u: Usage | undefined): vscode.MarkdownString {
+function tooltip(node: MemberNode, status: string, detail: string | undefined, task: Task | undefined, u: Usage | undefined, model: string): vscode.MarkdownString {
   const md = new vscode.MarkdownString();
   md.appendText(`${node.name} — ${node.lead ? 'lead' : node.member?.role ?? ''}\n\nStatus: ${status}${detail ? ` (${detail})` : ''}\n\n`);
   if (task) md.appendText(`Task #${task.id}: ${task.subject}\n\n`);
-  if (node.member?.model) md.appendText(`Model: ${node.member.model}\n\n`);
+  const lacks = providerLacks(model);
+  md.appendText(`Model: ${modelWords(model)}${lacks ? ` — ${lacks}` : ''}\n\n`);
   if (node.member?.worktree) md.appendText(`Worktree: ${node.member.worktree}${node.member.branch ? ` (branch ${node.member.branch})` : ''}\n\n`);
-  if (u) md.appendText(`Tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ${u.cache_write} cache write`);
+  if (u) md.appendText(`Tokens: ${u.input} in, ${u.output} out, ${u.cache_read} cache read, ${u.cache_write} cache write${u.unreported ? `; usage unknown for ${u.unreported} calls` : ''}`);
   return md;
 }
 

@@ -1,7 +1,7 @@
 // What the fake server remembers: every request (minus secrets), per-agent token totals, and
 // the waiters of `waitForRequest`, which are re-checked whenever a record changes.
 import { createHash } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentUsage, RecordedRequest, TokenUsage } from './types';
 
 /** Short stable id of a key, so tests can tell which key arrived without storing it. */
@@ -38,6 +38,26 @@ interface Waiter {
   pred: (r: RecordedRequest) => boolean;
   resolve: (r: RecordedRequest) => void;
   reject: (e: Error) => void;
+}
+
+/**
+ * Records an incoming request (key fingerprinted, never kept) and notes when its client goes
+ * away before the answer is complete. Shared by the fake Messages API and the fake OpenAI server.
+ */
+export function recordRequest(rec: Recorder, req: IncomingMessage, res: ServerResponse, seq: number, raw: string, identify: (body: unknown) => string | undefined): RecordedRequest {
+  let body: RecordedRequest['body'];
+  try { body = JSON.parse(raw); } catch { body = undefined; }
+  const { auth, key } = presentedKey(req.headers);
+  const r: RecordedRequest = {
+    seq, agent: (body && identify(body)) || 'unknown', method: req.method ?? 'POST', path: req.url ?? '',
+    headers: publicHeaders(req.headers), auth, keyFingerprint: key ? keyFingerprint(key) : undefined,
+    body, stream: !!body?.stream, receivedAt: Date.now(),
+  };
+  res.on('close', () => {
+    if (!res.writableFinished && r.disconnectedAt === undefined) { r.disconnectedAt = Date.now(); rec.changed(); }
+  });
+  rec.add(r);
+  return r;
 }
 
 export class Recorder {

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { readFile, stat } from 'node:fs/promises';
 import { countBreakpoints, MAX_BREAKPOINTS, PromptCacheSim } from './cache-sim';
-import { keyFingerprint, presentedKey, publicHeaders, Recorder } from './recorder';
+import { presentedKey, recordRequest, Recorder } from './recorder';
 import { buildMessage, outputTokens, sseEvents, writeError, writeJson, writeStream } from './respond';
 import { normalizeTurn, regexMatcher, ScriptBook, type AgentMatcher } from './script';
 import type { AgentUsage, ErrorTurn, RecordedRequest, ScriptJson, StaticTurn, TurnSpec } from './types';
@@ -114,18 +114,9 @@ export async function startFakeApi(opts: FakeApiOptions = {}): Promise<FakeApi> 
 
   async function handleMessages(req: IncomingMessage, res: ServerResponse, raw: string): Promise<void> {
     await refreshScriptFile();
-    let body: RecordedRequest['body'];
-    try { body = JSON.parse(raw); } catch { body = undefined; }
-    const { auth, key } = presentedKey(req.headers);
-    const r: RecordedRequest = {
-      seq: ++seq, agent: (body && identify(body)) || 'unknown', method: req.method ?? 'POST', path: req.url ?? '',
-      headers: publicHeaders(req.headers), auth, keyFingerprint: key ? keyFingerprint(key) : undefined,
-      body, stream: !!body?.stream, receivedAt: Date.now(),
-    };
-    res.on('close', () => {
-      if (!res.writableFinished && r.disconnectedAt === undefined) { r.disconnectedAt = Date.now(); rec.changed(); }
-    });
-    rec.add(r);
+    const r = recordRequest(rec, req, res, ++seq, raw, identify);
+    const { body } = r;
+    const { key } = presentedKey(req.headers);
     const setOutcome = (o: string) => { r.outcome = o; rec.changed(); };
 
     const early = precheck(r, key);

@@ -2,7 +2,7 @@
 // Messages API through the real SDK.
 import { TeamSession, type AgentOptions, type TeamSessionOptions } from '../../src/core/session/team-session';
 import type { Approver, BashDecision, BashQuestion, RuntimeEvent, RuntimeSettings } from '../../src/core/runtime/types';
-import { createModelClient } from '../../src/core/model';
+import { createModelClient, createModelFactory } from '../../src/core/model';
 import { startFakeApi, type FakeApi } from '../fake-api';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -84,6 +84,15 @@ export function sentText(api: FakeApi, agent: string, i = -1): string {
   const reqs = api.requests(agent);
   const r = reqs.at(i);
   return r ? JSON.stringify(r.body.messages) : '';
+}
+
+/** Models of every provider a test server stands in for: Anthropic's fake API and the fake OpenAI server. */
+export function mixedModels(api: FakeApi, openaiUrl: string, openaiKey = 'sk-openai-test-0123456789'): RuntimeOptions['models'] {
+  return createModelFactory({
+    anthropic: () => ({ apiKey: 'sk-test-secret', baseURL: api.url, keySource: 'env' }),
+    openai: () => ({ apiKey: openaiKey, baseURL: openaiUrl }),
+    retry: { baseDelayMs: 20, maxDelayMs: 100, maxRetries: 3 },
+  });
 }
 
 /** Every tool result `agent`'s model was sent, in order (each once). */

@@ -26,7 +26,7 @@ const SPEC_TITLES: Record<string, string> = {
   askLead: 'Ask Lead', spawnTeammate: 'Spawn Teammate', sendMessage: 'Send Message', broadcast: 'Broadcast',
   requestShutdown: 'Request Shutdown', stopTeammate: 'Stop Teammate', approvePlan: 'Approve Plan', rejectPlan: 'Reject Plan',
   createTask: 'Create Task', openInbox: 'Open Inbox', setApiKey: 'Set API Key', showLog: 'Show Log',
-  openTranscript: 'Open Transcript', showChanges: 'Show Changes', requestPlan: 'Request Plan',
+  openTranscript: 'Open Transcript', showChanges: 'Show Changes', requestPlan: 'Request Plan', setOpenAIKey: 'Set OpenAI API Key',
 };
 
 describe('package.json contributions', () => {

@@ -15,7 +15,24 @@ export interface Failure {
   retryAfterMs?: number;
 }
 
-export interface FailureContext { model: string; baseURL: string }
+export interface FailureContext {
+  model: string;
+  baseURL: string;
+  /** What a rejected key tells the user to do; default Anthropic's. */
+  keyHint?: string;
+  /** The setting that names the endpoint; default Anthropic's. */
+  endpointHint?: string;
+  /** The path a 404 means is missing; default /v1/messages. */
+  apiPath?: string;
+}
+
+/** An HTTP error response, whichever SDK read it. `modelMissing`: the 404 says the model does not exist. */
+export interface HttpFailure {
+  status: number;
+  apiMessage: string;
+  modelMissing: boolean;
+  headers?: { get(name: string): string | null };
+}
 
 /** Raised by the client itself when a stream goes silent; classified as a network failure. */
 export class StreamStalledError extends Error {
@@ -26,7 +43,7 @@ const NETWORK_CODES = /ECONNRESET|ECONNREFUSED|ECONNABORTED|EPIPE|ETIMEDOUT|ENOT
 const NETWORK_TEXT = /terminated|socket|other side closed|network|fetch failed|stream ended without producing|request ended without sending/i;
 
 /** The most telling low-level description in an error's cause chain (e.g. "ECONNREFUSED"). */
-function networkDetail(e: unknown): string | undefined {
+export function networkDetail(e: unknown): string | undefined {
   const chain: Array<{ code?: unknown; message?: unknown }> = [];
   for (let cur = e; cur && typeof cur === 'object' && chain.length < 6; cur = (cur as { cause?: unknown }).cause) chain.push(cur);
   for (const c of chain) {
@@ -47,23 +64,24 @@ function byType(type: string | null, apiMessage: string): Failure | undefined {
   }
 }
 
-function fromStatus(e: APIError, status: number, ctx: FailureContext): Failure {
-  const apiMessage = e.apiMessage ?? e.message;
+/** Sorts an HTTP error response (any provider's: docs/models.md). */
+export function fromHttpStatus(e: HttpFailure, ctx: FailureContext): Failure {
+  const { status, apiMessage } = e;
   const base = { status };
   if (status === 401) {
     return { ...base, kind: 'auth', retryable: false, reason: 'API key rejected',
-      message: `API key rejected (401): ${apiMessage}. Set a valid key with "Agent Teams: Set API Key" or ANTHROPIC_API_KEY.` };
+      message: `API key rejected (401): ${apiMessage}. ${ctx.keyHint ?? 'Set a valid key with "Agent Teams: Set API Key" or ANTHROPIC_API_KEY.'}` };
   }
   if (status === 403) {
     return { ...base, kind: 'auth', retryable: false, reason: 'API key not permitted',
       message: `API key not permitted (403): ${apiMessage}.` };
   }
   if (status === 404) {
-    return e.type === 'not_found_error'
+    return e.modelMissing
       ? { ...base, kind: 'model', retryable: false, reason: 'model not found',
         message: `model "${ctx.model}" not found (404): ${apiMessage}. Check the agentTeams.model setting.` }
-      : { ...base, kind: 'config', retryable: false, reason: 'no Messages API',
-        message: `no Messages API at ${ctx.baseURL}/v1/messages (404). Check agentTeams.baseUrl / ANTHROPIC_BASE_URL.` };
+      : { ...base, kind: 'config', retryable: false, reason: 'no API at this URL',
+        message: `no ${ctx.apiPath ? 'Chat Completions' : 'Messages'} API at ${ctx.baseURL}${ctx.apiPath ?? '/v1/messages'} (404). Check ${ctx.endpointHint ?? 'agentTeams.baseUrl / ANTHROPIC_BASE_URL'}.` };
   }
   if (status === 429) {
     return { ...base, kind: 'rate_limit', retryable: true, reason: 'rate limited (429)', message: `rate limited (429): ${apiMessage}`, retryAfterMs: parseRetryAfter(e.headers) };
@@ -86,7 +104,7 @@ export function classifyFailure(e: unknown, ctx: FailureContext): Failure {
     return { kind: 'network', retryable: true, reason: `network error (${detail})`, message: `cannot reach ${ctx.baseURL}: ${detail}` };
   }
   if (e instanceof APIError) {
-    if (e.status !== undefined) return fromStatus(e, e.status, ctx);
+    if (e.status !== undefined) return fromHttpStatus({ status: e.status, apiMessage: e.apiMessage ?? e.message, modelMissing: e.type === 'not_found_error', headers: e.headers }, ctx);
     // An `event: error` inside a stream: no status, only the error type.
     const t = byType(e.type, e.apiMessage ?? e.message);
     if (t) return t;

@@ -5,10 +5,11 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { withCacheBreakpoints } from './cache-breakpoints';
 import { classifyFailure, StreamStalledError, type FailureContext } from './classify';
-import { isAbortError, ModelAbortError, ModelError, redactedCause } from './errors';
+import { isAbortError } from './errors';
 import { registerSecret } from './redact';
-import { abortableSleep, backoffDelay, DEFAULT_RETRY, type RetryPolicy } from './retry';
-import type { AssistantBlock, ModelClient, ModelClientOptions, ModelStatus, SendRequest, SendResult } from './types';
+import { DEFAULT_RETRY, type RetryPolicy } from './retry';
+import { CallSignal, sendWithRetries } from './send-loop';
+import type { AssistantBlock, ModelClient, ModelClientOptions, SendRequest, SendResult } from './types';
 
 const PUBLIC_API = 'https://api.anthropic.com';
 const DEFAULT_MAX_TOKENS = 8192;
@@ -33,10 +34,6 @@ export function createModelClient(opts: ModelClientOptions): ModelClient {
   const idleMs = opts.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS;
 
   async function send(req: SendRequest): Promise<SendResult> {
-    const emit = (s: ModelStatus) => {
-      // A broken status listener must not break the call it reports on.
-      for (const fn of [opts.onStatus, req.onStatus]) try { fn?.(s); } catch { /* ignored */ }
-    };
     const prompt = opts.caching ? withCacheBreakpoints(req.system, req.tools, req.messages) : req;
     const params: Anthropic.MessageCreateParamsNonStreaming = {
       model: opts.model,
@@ -45,29 +42,11 @@ export function createModelClient(opts: ModelClientOptions): ModelClient {
       ...(prompt.system?.length ? { system: prompt.system } : {}),
       ...(prompt.tools?.length ? { tools: prompt.tools } : {}),
     };
-
-    for (let attempt = 1; ; attempt++) {
-      if (req.signal?.aborted) throw new ModelAbortError();
-      emit({ state: 'requesting', attempt });
-      try {
-        const onText = req.onText ? (delta: string) => { try { req.onText!(delta, attempt); } catch { /* ignored */ } } : undefined;
-        const result = await streamOnce(sdk, params, req.signal, idleMs, () => emit({ state: 'streaming' }), onText);
-        return { ...result, attempts: attempt };
-      } catch (e) {
-        if (req.signal?.aborted || e instanceof ModelAbortError) throw new ModelAbortError();
-        const f = classifyFailure(e, ctx);
-        if (!f.retryable || attempt > policy.maxRetries) {
-          const tail = f.retryable ? `; gave up after ${attempt} attempts` : '';
-          throw new ModelError(f.kind, f.message + tail, { status: f.status, attempts: attempt, cause: redactedCause(e) });
-        }
-        const inMs = backoffDelay(attempt, policy, f.retryAfterMs);
-        emit({ state: 'retrying', attempt, inMs, reason: f.reason });
-        await abortableSleep(inMs, req.signal);
-      }
-    }
+    return sendWithRetries(req, policy, opts.onStatus,
+      (a) => streamOnce(sdk, params, req.signal, idleMs, a.onStreaming, a.onText), (e) => classifyFailure(e, ctx));
   }
 
-  return { model: opts.model, send };
+  return { model: opts.model, provider: 'anthropic', send };
 }
 
 /** One streamed request. Rejects with ModelAbortError the moment `signal` aborts. */
@@ -75,34 +54,16 @@ async function streamOnce(
   sdk: Anthropic, params: Anthropic.MessageCreateParamsNonStreaming, signal: AbortSignal | undefined,
   idleMs: number, onStreaming: () => void, onText?: (delta: string) => void,
 ): Promise<Omit<SendResult, 'attempts'>> {
-  const stall = new AbortController();
-  // This request's own signal, aborted by a stall or by the agent's signal. Not
-  // AbortSignal.any: on Node 20 every call left a WeakRef in the agent's long-lived signal that
-  // was never dropped (a 10-minute soak grew the heap by ~45 bytes a model call).
-  const call = new AbortController();
-  const relay = (): void => call.abort();
-  stall.signal.addEventListener('abort', relay, { once: true });
-  signal?.addEventListener('abort', relay, { once: true });
-  if (signal?.aborted) call.abort();
+  const call = new CallSignal(signal, idleMs);
   const stream = sdk.messages.stream(params, { signal: call.signal });
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const arm = () => {
-    clearTimeout(timer);
-    timer = setTimeout(() => stall.abort(), idleMs);
-  };
-  stream.on('connect', () => { onStreaming(); arm(); });
-  stream.on('streamEvent', arm);
+  stream.on('connect', () => { onStreaming(); call.arm(); });
+  stream.on('streamEvent', () => call.arm());
   if (onText) stream.on('text', (delta) => onText(delta));
 
-  let onAbort: (() => void) | undefined;
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(new ModelAbortError());
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
   const final = stream.finalMessage();
   final.catch(() => {}); // when the abort wins the race, this rejection has no other reader
   try {
-    const msg = await Promise.race([final, aborted]);
+    const msg = await Promise.race([final, call.aborted]);
     return {
       content: narrow(msg.content),
       stopReason: msg.stop_reason ?? 'end_turn',
@@ -115,14 +76,12 @@ async function streamOnce(
       },
     };
   } catch (e) {
-    if (stall.signal.aborted && !signal?.aborted && isAbortError(e)) {
+    if (call.stalled && isAbortError(e)) {
       throw new StreamStalledError(`stream stalled: no data for ${Math.round(idleMs / 1000)} s`);
     }
     throw e;
   } finally {
-    clearTimeout(timer);
-    if (onAbort) signal?.removeEventListener('abort', onAbort);
-    signal?.removeEventListener('abort', relay);
+    call.dispose();
     stream.abort(); // no-op once finished; frees the connection otherwise
   }
 }

@@ -6,3 +6,7 @@ export { isAbortError, ModelAbortError, ModelError, type ModelErrorKind } from '
 export { redact, registerSecret } from './redact';
 export { backoffDelay, DEFAULT_RETRY, parseRetryAfter, type RetryPolicy } from './retry';
 export type * from './types';
+export { createModelFactory, failingClient, resolveOpenAIConfig, type OpenAIConfig, type ProviderSources } from './providers';
+export { parseModelId, providerOf, type ProviderName } from './provider-id';
+export type { LmChatModel, LmHost } from './lm-client';
+export type { ChatToolCall, ChatToolDef, ChatTurn } from './chat-convert';

@@ -1,6 +1,7 @@
 // The model client's vocabulary. Request shapes are the SDK's param types (what the agent loop
 // builds and persists); results are narrowed to the blocks our agents use.
 import type Anthropic from '@anthropic-ai/sdk';
+import type { ProviderName } from './provider-id';
 import type { RetryPolicy } from './retry';
 
 export type ModelMessage = Anthropic.MessageParam;
@@ -16,6 +17,8 @@ export interface ModelUsage {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /** The provider reported no usage for this call (the counts are 0 because unknown): docs/models.md. */
+  unreported?: true;
 }
 
 /** What a UI shows while a call is in flight. */
@@ -64,6 +67,16 @@ export interface ModelClientOptions {
 }
 
 export interface ModelClient {
+  /** As the agent was given it, with its provider prefix when it has one. */
   readonly model: string;
+  /** Default anthropic (docs/models.md). */
+  readonly provider?: ProviderName;
   send(req: SendRequest): Promise<SendResult>;
+  /**
+   * Before an agent is spawned on it: throws a ModelError saying why the model cannot serve an
+   * agent (no key, no such model, no tool calling). Absent: nothing to check before the first call.
+   */
+  preflight?(signal?: AbortSignal): Promise<void>;
+  /** The model's context window in tokens, when the provider says (compaction is sized for it). */
+  contextWindow?(): number | undefined;
 }

@@ -4,6 +4,8 @@
 // Any other sane id is accepted with a warning: behind a proxy (ANTHROPIC_BASE_URL) models
 // are named `openrouter/anthropic/claude-…`, Bedrock ARNs or custom names we cannot know.
 
+import { parseModelId } from '../model/provider-id';
+
 /** Families we can price (src/core/runtime/pricing.ts) and so call by an alias. */
 const FAMILY_RE = /^claude-(?:[a-z0-9]+-)*(opus|sonnet|haiku)(?:-[a-z0-9.]+)*$/;
 
@@ -21,9 +23,13 @@ const ALIAS_DEFAULTS: Record<'opus' | 'sonnet' | 'haiku', string> = {
 /** `warning`: an id we do not know, used as given (say so to whoever chose it). */
 export type ModelCheck = { ok: true; model: string | undefined; warning?: string } | { ok: false; error: string };
 
-/** Whether `model` is a Claude model id of a family we know (and can price). */
+/**
+ * Whether `model` needs no warning: an id of another provider (`openai:`, `vscode:`, checked
+ * when the agent is spawned), or a Claude model id of a family we know (and can price).
+ */
 export function knownModel(model: string): boolean {
-  return FAMILY_RE.test(model);
+  const p = parseModelId(model);
+  return p.ok && (p.provider !== 'anthropic' || FAMILY_RE.test(p.model));
 }
 
 /**
@@ -38,8 +44,12 @@ export function resolveModel(requested: string | null | undefined, teamModel: st
   if (m === 'opus' || m === 'sonnet' || m === 'haiku') {
     return { ok: true, model: FAMILY_RE.exec(teamModel)?.[1] === m ? teamModel : ALIAS_DEFAULTS[m] };
   }
-  if (knownModel(m)) return { ok: true, model: m };
-  if (m.length <= MAX_ID_CHARS && SANE_ID_RE.test(m) && !m.includes('..')) return { ok: true, model: m, warning: unknownModelWarning(m) };
+  // A provider prefix (docs/models.md): an unknown one is refused here, where the model is chosen.
+  const p = parseModelId(m);
+  if (!p.ok) return { ok: false, error: p.error };
+  const sane = m.length <= MAX_ID_CHARS && SANE_ID_RE.test(m) && !m.includes('..');
+  if (sane && knownModel(m)) return { ok: true, model: m };
+  if (sane) return { ok: true, model: m, warning: unknownModelWarning(m) };
   return { ok: false, error: `bad model id ${JSON.stringify(m.slice(0, 80))}: use a model id (letters, digits and . _ - : / @ +, up to ${MAX_ID_CHARS} characters), or opus, sonnet, haiku or inherit` };
 }
 

@@ -20,7 +20,7 @@ import { requestPlan as putInPlanMode, PLAN_MODE_START } from '../roles/plan-mod
 import { definitionPrompt, findDefinition, roleFields, toolAllowed } from '../roles/roles';
 import { knownModel, unknownModelWarning } from '../roles/models';
 import { RuntimeError, type RunnerOptions } from './runner-options';
-import { checkSpawn } from './spawn-rules';
+import { checkSpawn, checkSpawnModel } from './spawn-rules';
 import { checkStartTask, claimStartTask } from './spawn-task';
 import { RemoteMembers } from './remote-members';
 import { watchQuiet } from './quiet-team';
@@ -119,7 +119,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
   refreshModels(): void {
     this.lead.model = this.opts.models(this.s.model, this.lead.onModelStatus);
     for (const t of this.teammates.values()) t.model = this.opts.models(t.modelOverride ?? this.s.model, t.onModelStatus);
-    this.rejectedKey = false;
+    this.rejectedKeys.clear();
     for (const t of this.teammates.values()) t.retry();
   }
 
@@ -137,7 +137,6 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
   }
 
   private renewing: Promise<void> | null = null;
-
   /** Renews this host's leases now (one renewal at a time), yielding those another host took. */
   private renewNow(): Promise<void> {
     this.renewing ??= this.renewOnce().finally(() => (this.renewing = null));
@@ -304,6 +303,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     const def = input.agent_type ? findDefinition(await this.loadDefinitions(), input.agent_type) : undefined;
     // Plan mode, model and tools go into the same roster write as the spawn: in force before the first model call.
     const role = roleFields(input, def, this.s, by);
+    await checkSpawnModel(this.opts.models, role.model ?? this.s.model, name);
     if (input.task) await checkStartTask(this.team, name, input.task);
     if (by === 'lead' && this.s.confirmTeam) await this.proposals.check(proposalOf(name, input, def, role, this.s.model), this.lead);
     const wt = input.isolation === 'worktree' ? await this.openWorktree(name) : null;

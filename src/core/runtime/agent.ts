@@ -46,9 +46,9 @@ export interface AgentEnv extends ToolHost {
   holdsLease(agent: string): Promise<boolean>;
   /** The storage refused a write: `host` fenced `agent` (src/core/team/fences.ts); stop running it here. */
   fencedOut(agent: string, host: string): void;
-  /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
-  keyRejected(): boolean;
-  noteKeyRejected(): void;
+  /** A provider rejected its key (401/403): until the models are refreshed, its agents start no new work. */
+  keyRejected(provider: string): boolean;
+  noteKeyRejected(provider: string): void;
   /** This host's MCP servers (docs/mcp.md): their tools join every agent's. */
   readonly mcp: McpManager;
   readonly mcpTools: McpToolSets;
@@ -330,7 +330,7 @@ export abstract class Agent implements AgentHandle {
           round--;
           continue;
         }
-        if (err instanceof ModelError && err.kind === 'auth') this.env.noteKeyRejected();
+        if (err instanceof ModelError && err.kind === 'auth') this.env.noteKeyRejected(this.model.provider ?? 'anthropic');
         return this.phaseFailed(`${this.name}: ${err instanceof Error ? err.message : String(err)}`);
       }
       forceCompact = false;

@@ -20,6 +20,15 @@ export function estimateTokens(messages: ModelMessage[], system = ''): number {
   return Math.ceil((text.length - wide) / 4 + wide);
 }
 
+/**
+ * When to compact: at the setting, or sooner for a model whose context window is smaller
+ * (a VS Code model says its maxInputTokens: docs/models.md), leaving a fifth for the reply
+ * and the estimate's error.
+ */
+export function compactAt(setting: number, contextWindow: number | undefined): number {
+  return contextWindow && contextWindow > 0 ? Math.min(setting, Math.floor(contextWindow * 0.8)) : setting;
+}
+
 /** What the summariser is given at most, in characters. */
 const SUMMARY_INPUT_CHARS = 200_000;
 
@@ -73,6 +82,8 @@ export function carryOver(messages: ModelMessage[], agent: string, maxChars: num
 export interface CompactOptions {
   /** The most characters one carried-over message keeps (see context-cut maxMessageChars). */
   maxMessageChars: number;
+  /** What the summariser is given at most, in characters (less for a small context window). */
+  summaryChars?: number;
   recordUsage?: (r: SendResult) => Promise<void>;
 }
 
@@ -86,7 +97,7 @@ export async function compact(
   if (history.length) {
     const r = await model.send({
       system: `You are ${id.name}, summarising your own earlier work so you can continue it after a context reset.`,
-      messages: [{ role: 'user', content: `Summarise this work log: decisions, files touched, what is done, what is next.\n\n${summaryInput(history)}` }],
+      messages: [{ role: 'user', content: `Summarise this work log: decisions, files touched, what is done, what is next.\n\n${summaryInput(history, opts.summaryChars)}` }],
       signal,
     });
     await opts.recordUsage?.(r);

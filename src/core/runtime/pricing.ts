@@ -3,6 +3,7 @@
 // cache writes 125% (5-minute TTL). A model of no family we know (a proxy's custom name) has
 // no price: it shows "price unknown" rather than a guess (docs/file-formats.md, "Agent definitions").
 import type { Usage } from '../../shared/team-schemas';
+import { parseModelId } from '../model/provider-id';
 
 interface Price {
   input: number;
@@ -23,9 +24,13 @@ export interface Cost {
 }
 
 export function estimateCost(model: string | undefined, u: Partial<Usage> | undefined): Cost {
-  const hit = FAMILIES.find(([re]) => re.test(model ?? ''));
+  // Only Anthropic's models are priced: a `vscode:` model is paid for by the user's VS Code
+  // subscription, an `openai:` endpoint by whatever it charges (docs/models.md).
+  const p0 = parseModelId(model ?? '');
+  const hit = p0.ok && p0.provider === 'anthropic' ? FAMILIES.find(([re]) => re.test(p0.model)) : undefined;
   // Nothing spent costs nothing, whatever the model.
-  if (!hit) return { usd: 0, known: !((u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0)) };
+  // (Calls whose usage went unreported spent something too.)
+  if (!hit) return { usd: 0, known: !((u?.input ?? 0) + (u?.output ?? 0) + (u?.cache_read ?? 0) + (u?.cache_write ?? 0) + (u?.unreported ?? 0)) };
   const p = hit[1];
   const usd =
     ((u?.input ?? 0) * p.input + (u?.output ?? 0) * p.output + (u?.cache_read ?? 0) * p.input * 0.1 + (u?.cache_write ?? 0) * p.input * 1.25) / 1e6;

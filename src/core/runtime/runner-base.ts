@@ -12,7 +12,7 @@ import type { Agent } from './agent';
 import type { Definitions } from '../roles/agent-definitions';
 import { RunnerDefinitions } from './runner-definitions';
 import { BudgetGate } from './budget-gate';
-import { compact, estimateTokens } from './compaction';
+import { compact, compactAt, estimateTokens } from './compaction';
 import { maxMessageChars } from './context-cut';
 import { RuntimeError, type RunnerOptions } from './runner-options';
 import { Hooks, type HookAgent } from '../hooks/hooks';
@@ -34,8 +34,8 @@ export abstract class RunnerBase {
   /** The folder's hooks (docs/hooks.md), loaded when the runner starts. */
   readonly hooks: Hooks;
   protected s: RuntimeSettings;
-  /** The API rejected the key (401/403): until the models are refreshed, nobody starts new work. */
-  protected rejectedKey = false;
+  /** Providers that rejected their key (401/403): until the models are refreshed, their agents start no new work. */
+  protected readonly rejectedKeys = new Set<string>();
   private readonly budget: BudgetGate;
 
   constructor(private readonly base: RunnerOptions) {
@@ -146,12 +146,12 @@ export abstract class RunnerBase {
     this.budget.reopen();
   }
 
-  keyRejected(): boolean {
-    return this.rejectedKey;
+  keyRejected(provider: string): boolean {
+    return this.rejectedKeys.has(provider);
   }
 
-  noteKeyRejected(): void {
-    this.rejectedKey = true;
+  noteKeyRejected(provider: string): void {
+    this.rejectedKeys.add(provider);
   }
 
   /** Checkouts made for a spawn whose setup the teammate runs before its first call, by teammate. */
@@ -199,13 +199,14 @@ export abstract class RunnerBase {
   }
 
   async maybeCompact(agent: Agent, messages: ModelMessage[], force = false): Promise<ModelMessage[] | null> {
-    if (!force && estimateTokens(messages, agent.system) < this.s.compactAtTokens) return null;
+    const at = compactAt(this.s.compactAtTokens, agent.model.contextWindow?.());
+    if (!force && estimateTokens(messages, agent.system) < at) return null;
     // Only between rounds where the conversation ends with a user turn we can restate.
     if (messages[messages.length - 1]?.role !== 'user') return null;
     this.emit({ type: 'notice', level: 'info', agent: agent.name, message: `Compacting ${agent.name}'s context.` });
     // The summary is a model call like any other: counted, and so under the budget.
     return compact(agent.model, agent.identity, messages, this.team, agent.signal, {
-      maxMessageChars: maxMessageChars(this.s.compactAtTokens), recordUsage: (r) => this.recordUsage(agent.name, r),
+      maxMessageChars: maxMessageChars(at), summaryChars: Math.min(200_000, at * 2), recordUsage: (r) => this.recordUsage(agent.name, r),
     });
   }
 }

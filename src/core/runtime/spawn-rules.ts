@@ -3,6 +3,7 @@
 import type { Member } from '../../shared/team-schemas';
 import type { Team } from '../team/team';
 import { RuntimeError } from './runner-options';
+import type { ModelFactory } from './types';
 
 /** Throws a RuntimeError saying why `name` cannot be spawned now. */
 export async function checkSpawn(
@@ -17,4 +18,18 @@ export async function checkSpawn(
   }
   const live = members.filter((m) => m.status !== 'shutdown' && m.name !== name).length;
   if (live >= opts.maxTeammates) throw new RuntimeError(`the team already has ${live} teammates (agentTeams.maxTeammates)`);
+}
+
+/**
+ * Whether `model` can serve an agent, asked of its provider before a spawn (docs/models.md):
+ * no key, no such VS Code model, a model without tool calling — refused now with the reason,
+ * not at the teammate's first call.
+ */
+export async function checkSpawnModel(models: ModelFactory, model: string, name: string): Promise<void> {
+  const probe = models(model, () => {});
+  try {
+    await probe.preflight?.();
+  } catch (err) {
+    throw new RuntimeError(`cannot spawn ${name} on ${model}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }

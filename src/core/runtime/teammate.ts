@@ -264,7 +264,7 @@ export class Teammate extends Agent {
       const mail = await team.mailbox.unread(this.name, this.inboxPosition());
       if (mail.messages.length) return { kind: 'mail' };
       // With the key rejected, work from the board would only fail again: mail still wakes it.
-      const canWork = !this.env.keyRejected();
+      const canWork = !this.env.keyRejected(this.model.provider ?? 'anthropic');
       // Only its own tasks are copied: the board may hold thousands, and every change wakes it.
       const board = canWork ? await team.tasks.select((t) => t.owner === this.name && t.status !== 'completed') : [];
       const own = board.find((t) => t.owner === this.name && t.status === 'in_progress');

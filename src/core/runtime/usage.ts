@@ -22,6 +22,7 @@ export function addUsage(u: Partial<Usage> | undefined, r: SendResult['usage']):
     output: n(u?.output) + n(r.output),
     cache_read: n(u?.cache_read) + n(r.cacheRead),
     cache_write: n(u?.cache_write) + n(r.cacheWrite),
+    ...(r.unreported || u?.unreported ? { unreported: n(u?.unreported) + (r.unreported ? 1 : 0) } : {}),
   };
 }
 

@@ -68,7 +68,9 @@ export { WorktreeSetupSchema, type WorktreeSetup } from '../worktree/setup-confi
 export type { GitEnvOptions } from '../worktree/git';
 
 // ── team words and names ──
-export { activityWords, formatTokens, hostLabel, leadUsage, spendWords, teamCost, teamTokens, usageTotal } from './team-words';
+export { activityWords, formatTokens, hostLabel, leadUsage, modelWords, providerLacks, spendWords, teamCost, teamTokens, usageTotal } from './team-words';
+export { parseSpawn, progressLine, statusMarkdown, tasksMarkdown } from './chat-words';
+export { parseModelId, providerOf, type ProviderName } from '../model/provider-id';
 export { estimateCost, formatCost } from '../runtime/pricing';
 export { assertParticipantName, assertTeammateName, isParticipantName, NAME_RE } from '../util/names';
 

@@ -2,6 +2,7 @@
 // totals (the lead's read through its roster schema), and spend with prices from
 // core/runtime/pricing.ts. VS Code's tree and status bar and the CLI's tables use these.
 import type { Member, TeamConfig, Usage } from '../../shared/team-schemas';
+import { parseModelId } from '../model/provider-id';
 import { estimateCost, formatCost } from '../runtime/pricing';
 import type { Activity } from '../runtime/types';
 import { teamTotal, usageTotal } from '../runtime/usage';
@@ -24,10 +25,27 @@ export function formatTokens(n: number): string {
   return `${(n / 1_000_000).toFixed(1)}M tokens`;
 }
 
-/** "16k tokens · $0.05", or undefined before any token was spent. */
+/** "16k tokens · $0.05", or undefined before any token was spent; "usage unknown" where the provider reported none. */
 export function spendWords(u: Usage | undefined, model: string): string | undefined {
   const tokens = usageTotal(u);
-  return tokens ? `${formatTokens(tokens)} · ${formatCost(estimateCost(model, u))}` : undefined;
+  const unknown = u?.unreported ? 'usage unknown' : undefined;
+  if (!tokens) return unknown;
+  return `${formatTokens(tokens)}${unknown ? ` + ${unknown}` : ''} · ${formatCost(estimateCost(model, u))}`;
+}
+
+/** What an agent's provider lacks, said where the agent is shown (docs/models.md); undefined for Anthropic. */
+export function providerLacks(id: string): string | undefined {
+  const p = parseModelId(id);
+  if (!p.ok) return p.error;
+  if (p.provider === 'openai') return 'no prompt caching; token usage only where the server reports it; price unknown';
+  if (p.provider === 'vscode') return 'no prompt caching; VS Code reports no token usage; price unknown (your VS Code subscription)';
+  return undefined;
+}
+
+/** An agent's model with its provider (docs/models.md): "gpt-4o (openai)", "claude-sonnet-4-5 (anthropic)". */
+export function modelWords(id: string): string {
+  const p = parseModelId(id);
+  return p.ok ? `${p.model} (${p.provider})` : `${id} (unknown provider)`;
 }
 
 /** The estimated cost of the whole team ("$1.20 + price unknown" when some spend is on a model we cannot price). */

@@ -46,8 +46,13 @@ export async function run(): Promise<void> {
   assert.ok(root && api.root === root, 'the team lives in the first workspace folder');
   const team = await new Team(root).init();
   const env: Env = { root, team, api };
+  await runCases(env, [...treeCases, ...commandCases, ...worktreeCases, ...approverCases, ...watchCases, ...taskTreeRedrawCases]);
+}
+
+/** Runs every case (a failure does not stop the rest), then throws if any failed. */
+export async function runCases(env: Env, cases: Case[]): Promise<void> {
   const failures: string[] = [];
-  for (const [name, fn] of [...treeCases, ...commandCases, ...worktreeCases, ...approverCases, ...watchCases, ...taskTreeRedrawCases]) {
+  for (const [name, fn] of cases) {
     try {
       await fn(env);
       console.log(`ext-host ok - ${name}`);
@@ -56,6 +61,6 @@ export async function run(): Promise<void> {
       console.error(`ext-host FAIL - ${name}: ${String(err)}`);
     }
   }
-  team.dispose();
+  env.team.dispose();
   if (failures.length) throw new Error(`${failures.length} extension-host case(s) failed:\n${failures.join('\n')}`);
 }

@@ -20,7 +20,7 @@ export const spawnTeammate = defineTool({
       + '"worktree": its own git worktree on branch wt/<name>; you and the others see its work only once its commits on that branch are merged (through the merge queue: queue_merge). '
       + 'Use it when teammates would edit the same files in parallel, or for risky changes.'),
     agent_type: z.string().nullish().describe('An agent definition (listed in your instructions): its model, tools and instructions apply.'),
-    model: z.string().nullish().describe('Its own model id, or opus, sonnet, haiku; default: the team\'s (or its definition\'s).'),
+    model: z.string().nullish().describe('Its own model id (a Claude id, opus, sonnet, haiku; or openai:<id>, vscode:<vendor>/<family>); default: the team\'s (or its definition\'s).'),
     plan_mode_required: z.boolean().nullish().describe('true: no file changes or commands until a plan it submits is approved. Default: setting agentTeams.requirePlan.'),
     task: z.number().int().positive().nullish().describe('A task id it starts on: claimed for it before it starts (pending, unblocked, unowned or reserved for it).'),
   }),
