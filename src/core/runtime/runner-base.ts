@@ -172,7 +172,7 @@ export abstract class RunnerBase {
   }
 
   private prepare(agent: Agent, info: WorktreeInfo): Promise<string | null> {
-    const env = { team: this.team, worktrees: this.worktrees, processes: this.processes, emit: (e: RuntimeEvent) => this.emit(e), hostSetup: this.s.worktreeSetup };
+    const env = { team: this.team, worktrees: this.worktrees, processes: this.processes, emit: (e: RuntimeEvent) => this.emit(e), hostSetup: this.s.worktreeSetup, sandbox: this.sandbox };
     return prepareWorktree(env, { agent: agent.name, worktree: info.name, workdir: info.workdir, note: (e) => agent.transcript.note(e), signal: agent.signal });
   }
 

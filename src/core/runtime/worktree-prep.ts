@@ -3,6 +3,7 @@
 // commands run in it, each line of it in the teammate's transcript. A failure is reported to
 // the lead and the user, and the teammate starts anyway, told what failed.
 import { formatShellResult, runShell } from '../exec/shell';
+import type { CommandSandbox } from '../sandbox/sandbox';
 import type { ProcessRegistry } from '../exec/process-group';
 import type { Team } from '../team/team';
 import { copyIntoWorktree } from '../worktree/copy-in';
@@ -23,6 +24,8 @@ export interface PrepEnv {
   emit(e: RuntimeEvent): void;
   /** The host's setting (agentTeams.worktree.setup), laid over `.team/settings.json`'s. */
   hostSetup: WorktreeSetup | undefined;
+  /** Setup commands run where the agent's own commands do (docs/security.md). */
+  sandbox: Pick<CommandSandbox, 'launch'>;
 }
 
 export interface PrepTarget {
@@ -64,9 +67,14 @@ export async function prepareWorktree(env: PrepEnv, target: PrepTarget): Promise
   }
   for (const command of cfg.setup) {
     await note('info', `running \`${command}\``);
+    const plan = await env.sandbox.launch(target.agent, target.workdir, command);
+    if ('refused' in plan) {
+      problems.push(`\`${command}\` was not run: ${plan.refused}`);
+      break;
+    }
     const r = await runShell(command, {
       cwd: target.workdir, timeoutMs: cfg.timeoutSeconds * 1000, maxOutputBytes: OUTPUT_BYTES,
-      signal: target.signal, track: { registry: env.processes, owner: target.agent },
+      signal: target.signal, track: { registry: env.processes, owner: target.agent }, plan,
     });
     const failed = r.exitCode !== 0;
     await note(failed ? 'error' : 'info', `\`${command}\`: ${tail(formatShellResult(r))}`);
