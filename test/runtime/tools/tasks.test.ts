@@ -23,7 +23,11 @@ async function fakes(t: TestContext) {
   const agent = {
     name: 'amy', kind: 'teammate', cwd: root, homeDir: root, signal: new AbortController().signal,
     // Either way of moving counts (now, or once the reply's calls have run).
-    setWorkdir: (d: string) => void moves.push(d), moveAfterReply: (d: string) => void moves.push(d), spawnsInReply: new Set(),
+    setWorkdir(this: { cwd: string }, d: string) {
+      moves.push(d);
+      this.cwd = d;
+    },
+    moveAfterReply: (d: string) => void moves.push(d), spawnsInReply: new Set(),
     endAfterRound: (r: string) => void ended.push(r),
   } as unknown as AgentHandle;
   const host = {
