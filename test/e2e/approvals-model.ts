@@ -21,7 +21,9 @@ export const CMD_ALLOW = 'echo allowed >> ran.txt && echo OUT-ALLOWED';
 export const CMD_DENY = 'echo denied >> ran.txt && echo OUT-DENIED';
 export const CMD_ALWAYS = 'echo always >> ran.txt && echo OUT-ALWAYS';
 /** Writes the shell's and its child's pids, then waits for a sleep that only a stop ends. */
-export const CMD_LONG = 'echo $$ > long.pid; sleep 100 & echo $! > sleep.pid; wait';
+// `sleep 417` is this command's own: the host finds it by that, as inside the sandbox the pids it
+// writes are its pid namespace's.
+export const CMD_LONG = 'echo $$ > long.pid; sleep 417 & echo $! > sleep.pid; wait';
 export const DENIED = 'The user denied this command.';
 /** Longer than a toast shows: asked in a modal dialog with the whole text; its end is a marker. */
 export const CMD_LONG_TEXT = `echo long >> ran.txt && echo OUT-LONG # ${'padding '.repeat(35)}END-OF-LONG-COMMAND`;

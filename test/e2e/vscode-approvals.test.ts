@@ -9,7 +9,7 @@
 // The fake model (approvals-model.ts) answers from what each request says, never from call order.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -40,6 +40,13 @@ function packagedVsix(): string {
     execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
   }
   return vsix;
+}
+
+/** The host's live processes running `sleep 417` (CMD_LONG's child), wherever they were started. */
+async function hostSleepers(): Promise<number[]> {
+  const pids = (await readdir('/proc')).filter((n) => /^\d+$/.test(n)).map(Number);
+  const found = await Promise.all(pids.map(async (p) => ((await readFile(`/proc/${p}/cmdline`, 'utf8').catch(() => '')) === 'sleep\u0000417\u0000' && (await alive(p)) ? p : 0)));
+  return found.filter((p) => p > 0);
 }
 
 /** Alive and not a zombie (a killed process its new parent has not reaped yet is gone for us). */
@@ -188,10 +195,11 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       const ask = approval('tim', CMD_LONG);
       await ask.waitFor();
       await ask.getByRole('button', { name: 'Allow', exact: true }).click();
+      // Its pids as the host sees them (in the sandbox the files hold the pid namespace's own).
       const pids = await until('the long command started', async () => {
         const [shell, child] = await Promise.all([s.file('long.pid'), s.file('sleep.pid')]);
-        const both = [Number(shell), Number(child)];
-        return both.every((p) => p > 0) && (await Promise.all(both.map(alive))).every(Boolean) && both;
+        const sleepers = await hostSleepers();
+        return Number(shell) > 0 && Number(child) > 0 && sleepers.length > 0 && sleepers;
       });
       const timRow = s.row('tim, runner, working, running bash, working on task 1: Long job');
       await timRow.waitFor();
