@@ -2,8 +2,7 @@
 // answer, so every question is answered "no" at once and reported — the agent gets a
 // refusal it can work around, the run's output lists what was denied. Rules and
 // `--bash allow` decide before anything is asked, so they still let work through.
-import type { McpStartRequest } from '../core/session';
-import type { Approver, BashDecision, BashQuestion, FileChangeQuestion, TeamAnswer, TeammateProposal } from '../core/session';
+import type { Approver, BashDecision, BashQuestion, FileChangeQuestion, McpStartRequest, TeamAnswer, TeammateProposal } from '../core/session';
 
 export interface Denial {
   agent: string;

@@ -2,9 +2,7 @@
 // final words, each agent's usage and estimated cost, the board, the files changed, the
 // errors and the questions denied. `--output-format json` prints it as one object;
 // `stream-json` ends with it as its `result` line; `text` prints only the lead's words.
-import type { TeamSession } from '../core/session/team-session';
-import { estimateCost } from '../core/session';
-import { ChangeLog } from '../core/session';
+import { ChangeLog, estimateCost, type TeamSession } from '../core/session';
 import type { Denial } from './headless-approver';
 
 export interface RunReport {

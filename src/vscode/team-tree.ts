@@ -2,15 +2,16 @@
 // current task and tokens; pending plan and shutdown requests as children with inline
 // actions (contextValue-matched in package.json); background jobs as children too (docs/tools.md).
 import * as vscode from 'vscode';
-import { type Activity, activityWords, isPlanning, type JobInfo, leadUsage, type McpServerInfo, modelWords, PLANNING_WORDS, providerLacks, spendWords } from '../core/session';
+import {
+  type Activity, activityWords, type HookSpec, isPlanning, type JobInfo, leadUsage, type McpServerInfo, modelWords, PLANNING_WORDS, positions, providerLacks,
+  QueueStore, type SandboxReport, shownEntries, spendWords,
+} from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
 import { mcpServerItem } from './mcp-commands';
 import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode, type SandboxNode } from './nodes';
-import type { HookSpec, SandboxReport } from '../core/session';
 import { hooksItem } from './hooks-row';
 import { sandboxItem } from './sandbox-view';
 import type { TeamHost } from './team-host';
-import { positions, QueueStore, shownEntries } from '../core/session';
 import { mergeEntryItem } from './merge-entry-item';
 
 type Node = MemberNode | RequestNode | McpServerNode | JobNode | SandboxNode | HooksNode | MergeEntryNode;
