@@ -41,13 +41,15 @@ export function readSettings(): RuntimeSettings {
 
 /**
  * agentTeams.sandbox.mode / .allowedDomains / .autoAllow (docs/security.md). The mode is one
- * level down from SPEC's `agentTeams.sandbox`: VS Code cannot keep a value at a name that also
- * has settings below it. Hosts that are not host names are left out.
+ * level down from the short name `agentTeams.sandbox`, because VS Code cannot keep a value at a
+ * name that also has settings below it; a string written at the short name is still honoured
+ * and wins. Hosts that are not host names are left out.
  */
 function readSandbox(c: vscode.WorkspaceConfiguration): SandboxSettings {
   const domains = c.get<unknown>('sandbox.allowedDomains');
+  const short = c.get<unknown>('sandbox');
   return {
-    mode: oneOf<SandboxMode>(c.get('sandbox.mode'), SANDBOX_MODES, DEFAULT_SANDBOX.mode),
+    mode: oneOf<SandboxMode>(typeof short === 'string' ? short : c.get('sandbox.mode'), SANDBOX_MODES, DEFAULT_SANDBOX.mode),
     allowedDomains: (Array.isArray(domains) ? domains : []).flatMap((d) => { const r = allowedDomain.safeParse(d); return r.success ? [r.data] : []; }),
     autoAllow: c.get<boolean>('sandbox.autoAllow') !== false,
   };

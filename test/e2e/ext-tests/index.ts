@@ -12,6 +12,7 @@ import { taskTreeRedrawCases, treeCases } from './tree-cases';
 import { watchCases } from './watch-cases';
 import { commandCases } from './command-cases';
 import { worktreeCases } from './worktree-cases';
+import { settingsCases } from './settings-cases';
 
 export interface Env {
   root: string;
@@ -46,7 +47,7 @@ export async function run(): Promise<void> {
   assert.ok(root && api.root === root, 'the team lives in the first workspace folder');
   const team = await new Team(root).init();
   const env: Env = { root, team, api };
-  await runCases(env, [...treeCases, ...commandCases, ...worktreeCases, ...approverCases, ...watchCases, ...taskTreeRedrawCases]);
+  await runCases(env, [...treeCases, ...commandCases, ...worktreeCases, ...approverCases, ...watchCases, ...taskTreeRedrawCases, ...settingsCases]);
 }
 
 /** Runs every case (a failure does not stop the rest), then throws if any failed. */
