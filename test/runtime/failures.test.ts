@@ -83,9 +83,9 @@ test('token budget: spent → paused with a notice, no further calls; raised →
 
 test('token budget: a stop that lands while the gate reads the roster still stops (no hang)', async (t) => {
   const h = await harness(t, { tokenBudget: 10 });
-  await h.rt.runner!.recordUsage('lead', { content: [], stopReason: 'end_turn', usage: { input: 1000, output: 1000, cacheRead: 0, cacheWrite: 0 }, attempts: 1 });
+  await h.rt.runner!.budget.record('lead', { content: [], stopReason: 'end_turn', usage: { input: 1000, output: 1000, cacheRead: 0, cacheWrite: 0 }, attempts: 1 });
   const stop = new AbortController();
-  const gate = h.rt.runner!.budgetGate('lead', stop.signal).then(() => 'passed', (e: Error) => e.name);
+  const gate = h.rt.runner!.budget.gate('lead', stop.signal).then(() => 'passed', (e: Error) => e.name);
   stop.abort(); // the gate is still reading the roster
   const outcome = await Promise.race([gate, new Promise((r) => setTimeout(() => r('still waiting'), 3000))]);
   assert.equal(outcome, 'AbortError');

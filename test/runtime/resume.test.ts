@@ -5,7 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { test } from 'node:test';
-import { AgentRunner } from '../../src/core/runtime/agent-runner';
+import { Tenancy } from '../../src/core/runtime/tenancy';
 import { reply, shaped, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, modelsFor, startSession, TEST_SETTINGS } from './harness';
@@ -247,7 +247,7 @@ test('mail that wakes the lead while a host is still starting carries the interr
   await waitFor(() => h.api.requests('lead').length === 1, 5000, 'first lead request');
   await h.rt.dispose();
   // A slow start (many teammates to resume): the mail below lands before the turn is resumed.
-  const proto = AgentRunner.prototype as unknown as { resumeTeammates: () => Promise<void> };
+  const proto = Tenancy.prototype as unknown as { resumeTeammates: () => Promise<void> };
   const resumeTeammates = proto.resumeTeammates;
   proto.resumeTeammates = async function (this: unknown) {
     await new Promise((r) => setTimeout(r, 800));

@@ -3,16 +3,12 @@
 // during the round is delivered with the tool results, so a working agent hears from its
 // team between tool calls. Shared by the lead and the teammates.
 import type Anthropic from '@anthropic-ai/sdk';
-import { WorkspaceFs } from '../exec/workspace-fs';
+import type { WorkspaceFs } from '../exec/workspace-fs';
 import { withMcpTools } from '../mcp/agent-tools';
-import type { McpManager } from '../mcp/manager';
-import type { McpToolSets } from './tools/mcp';
+import type { AgentEnv } from './agent-env';
 import { isMcpToolName } from '../mcp/tool-names';
 import { isAbortError, ModelError, redact, type ModelClient, type ModelMessage, type ModelStatus, type SendResult } from '../model';
 import { cutMiddle, mailCutNote, maxMessageChars } from './context-cut';
-import { ChangeLog } from '../watch/change-log';
-import { changeRecorder, currentTask } from '../watch/changes';
-import { overlapNote, warnOverlaps } from '../watch/overlaps';
 import { formatMail, type Identity } from './prompts';
 import { mergeConsecutive, promptTooLong } from './conversation';
 import { phaseSystem } from './instructions';
@@ -24,37 +20,11 @@ import { withToolHooks } from '../hooks/tool-hooks';
 import { phaseWithStopHooks, type StopEvent } from '../hooks/stop-gate';
 import { bounded } from '../../shared/transcript-items';
 import { LIVE_RESULT_CHARS, Transcript } from './transcript';
-import type { Activity, RuntimeEvent } from './types';
+import type { Activity } from './types';
+
+export type { AgentEnv } from './agent-env';
 
 export type PhaseEnd = 'end_turn' | 'idle' | 'shutdown' | 'max_rounds' | 'stopped' | 'error';
-
-/** What the agent needs from the runtime that owns it. */
-export interface AgentEnv extends ToolHost {
-  emit(e: RuntimeEvent): void;
-  /** Resolves when a model call may be made (waits while the team budget is spent). */
-  budgetGate(agent: string, signal: AbortSignal): Promise<void>;
-  recordUsage(agent: string, r: SendResult): Promise<void>;
-  /**
-   * Summarises and replaces the conversation when it grows too large (or now, with `force`:
-   * the API said the prompt is too long); returns the new one.
-   */
-  maybeCompact(agent: Agent, messages: ModelMessage[], force?: boolean): Promise<ModelMessage[] | null>;
-  /**
-   * Whether this host still runs `agent`: asked before every model call, tool call, delivery
-   * and transcript write; false once another host took it over (it is then stopped here).
-   */
-  holdsLease(agent: string): Promise<boolean>;
-  /** The storage refused a write: `host` fenced `agent` (src/core/team/fences.ts); stop running it here. */
-  fencedOut(agent: string, host: string): void;
-  /** A provider rejected its key (401/403): until the models are refreshed, its agents start no new work. */
-  keyRejected(provider: string): boolean;
-  noteKeyRejected(provider: string): void;
-  /** This host's MCP servers (docs/mcp.md): their tools join every agent's. */
-  readonly mcp: McpManager;
-  readonly mcpTools: McpToolSets;
-  /** Sees every tool call of a reply before the first runs. */
-  beforeToolCalls?(agent: Agent, calls: readonly ToolCall[]): Promise<void>;
-}
 
 /** A tool call as the model made it. */
 export interface ToolCall {
@@ -94,7 +64,7 @@ export abstract class Agent implements AgentHandle {
     public system: string,
   ) {
     this.homeDir = cwd;
-    this.fs = this.workspaceFs(cwd);
+    this.fs = env.workspaceFs(identity.name, cwd);
     this.transcript = new Transcript(env.team.paths.transcript(identity.name), (entry) => env.emit({ type: 'transcript', agent: identity.name, entry }));
   }
 
@@ -103,7 +73,7 @@ export abstract class Agent implements AgentHandle {
     this.nextWorkdir = null;
     if (dir === this.cwd) return;
     this.cwd = dir;
-    this.fs = this.workspaceFs(dir);
+    this.fs = this.env.workspaceFs(this.identity.name, dir);
   }
 
   /** Where it moves once the current reply's calls have run (a completed worktree task). */
@@ -111,14 +81,6 @@ export abstract class Agent implements AgentHandle {
   moveAfterReply = (dir: string): void => void (this.nextWorkdir = dir);
   private applyMove = (): void => void (this.nextWorkdir !== null && this.setWorkdir(this.nextWorkdir));
   spawnsInReply: ReadonlySet<string> = new Set();
-
-  /** File tools rooted at `dir`, every write recorded in the change log (src/core/watch/changes.ts). */
-  private workspaceFs(dir: string): WorkspaceFs {
-    const team = this.env.team;
-    const log = new ChangeLog(team.root);
-    const tell = overlapNote(team.mailbox);
-    return new WorkspaceFs(dir, undefined, changeRecorder(log, this.identity.name, dir, () => currentTask((pick) => team.tasks.select(pick), this.identity.name), (rec) => warnOverlaps(log, rec, tell)));
-  }
 
   get name(): string {
     return this.identity.name;
@@ -205,7 +167,7 @@ export abstract class Agent implements AgentHandle {
     this.inboxCursor = Math.max(r.inboxCursor, await team.mailbox.cursor(this.name));
     // It carries on in the worktree of the task it holds (docs/file-formats.md, "Tasks").
     const [held] = await team.tasks.select((t) => t.owner === this.name && t.status === 'in_progress' && !!t.worktree);
-    if (held?.worktree) this.setWorkdir(await this.env.worktreeDir(held.worktree).catch(() => this.cwd));
+    if (held?.worktree) this.setWorkdir(await this.env.workdirs.dir(held.worktree).catch(() => this.cwd));
     // A crash after a tool call was requested but before its result was stored.
     const last = this.messages[this.messages.length - 1];
     if (last?.role === 'assistant' && Array.isArray(last.content)) {
@@ -247,7 +209,7 @@ export abstract class Agent implements AgentHandle {
       if (!(err instanceof FencedError)) throw err;
       this.env.emit({ type: 'notice', level: 'warning', agent: this.name, message: `${err.message}; stopped here.` });
       this.loseLease();
-      this.env.fencedOut(this.name, err.by.host);
+      this.env.leases.fencedOut(this.name, err.by.host);
       return false;
     }
   }
@@ -267,9 +229,9 @@ export abstract class Agent implements AgentHandle {
     return { blocks, cursor: d.cursor, count: d.messages.length, wakes };
   }
 
-  /** False (and stopped) once another host runs this agent; see AgentEnv.holdsLease. */
+  /** False (and stopped) once another host runs this agent; see AgentEnv.leases. */
   private async leaseHeld(): Promise<boolean> {
-    if (await this.env.holdsLease(this.name)) return true;
+    if (await this.env.leases.holds(this.name)) return true;
     this.loseLease();
     return false;
   }
@@ -305,8 +267,8 @@ export abstract class Agent implements AgentHandle {
       let result: SendResult;
       let mcp: ToolSet;
       try {
-        await this.env.budgetGate(this.name, this.signal);
-        const compacted = await this.env.maybeCompact(this, this.messages, forceCompact);
+        await this.env.budget.gate(this.name, this.signal);
+        const compacted = await this.env.compaction.maybeCompact(this, this.messages, forceCompact);
         if (compacted) await this.replaceConversation(compacted);
         // The first agent to work starts the MCP servers; later calls find them settled.
         await this.env.mcp.ensureStarted(this.signal);
@@ -330,11 +292,11 @@ export abstract class Agent implements AgentHandle {
           round--;
           continue;
         }
-        if (err instanceof ModelError && err.kind === 'auth') this.env.noteKeyRejected(this.model.provider ?? 'anthropic');
+        if (err instanceof ModelError && err.kind === 'auth') this.env.keys.noteRejected(this.model.provider ?? 'anthropic');
         return this.phaseFailed(`${this.name}: ${err instanceof Error ? err.message : String(err)}`);
       }
       forceCompact = false;
-      await this.env.recordUsage(this.name, result);
+      await this.env.budget.record(this.name, result);
       const u = result.usage;
       await this.transcript.note({ type: 'usage', input: u.input, output: u.output, cache_read: u.cacheRead, cache_write: u.cacheWrite });
       // An empty reply is not kept: the API refuses an empty assistant message in a conversation.
@@ -350,7 +312,7 @@ export abstract class Agent implements AgentHandle {
       const blocks: Block[] = [];
       this.spawnsInReply = spawnedNames(uses);
       // The whole reply's calls first (the lead's spawns are proposed to the user as one team).
-      if (!this.stopped && this.env.beforeToolCalls) await this.env.beforeToolCalls(this, uses.flatMap((u) => (u.type === 'tool_use' && u !== cut ? [{ name: u.name, input: u.input }] : [])));
+      if (!this.stopped) await this.tools.beforeReply(uses.flatMap((u) => (u.type === 'tool_use' && u !== cut ? [{ name: u.name, input: u.input }] : [])), this, this.env);
       for (const u of uses) {
         if (u.type !== 'tool_use') continue;
         if (!this.stopped) await this.leaseHeld();

@@ -64,7 +64,7 @@ export class Teammate extends Agent {
         if (err instanceof LockLostError && !this.stopped) {
           // This process was stopped (SIGSTOP) inside a team-file change and another took its
           // lock: nothing was written. Carry on from the transcript if this host still runs it.
-          if (!(await this.env.holdsLease(this.name).catch(() => false))) return this.suspend();
+          if (!(await this.env.leases.holds(this.name).catch(() => false))) return this.suspend();
           resumeIdle = !this.inPhase;
           again = true;
           continue;
@@ -82,7 +82,7 @@ export class Teammate extends Agent {
   private async crashed(err: unknown): Promise<void> {
     // Nothing runs it any more: no ghost that looks idle while holding its tasks.
     // Retired only while this host still runs it: one that lost it (paused past its lease) must not.
-    if (!this.suspended && !(await this.env.holdsLease(this.name).catch(() => false))) this.suspended = true;
+    if (!this.suspended && !(await this.env.leases.holds(this.name).catch(() => false))) this.suspended = true;
     let released = false;
     if (!this.suspended) {
       await this.env.processes.killAll(this.name).catch(() => undefined);
@@ -222,7 +222,7 @@ export class Teammate extends Agent {
 
   /** Works where the task says; a worktree that cannot be used sends the task back (false). */
   private async enterTask(task: Task): Promise<boolean> {
-    const r = await enterBound(this.env.team.tasks, task, this.name, (w) => this.env.worktreeDir(w, this.name));
+    const r = await enterBound(this.env.team.tasks, task, this.name, (w) => this.env.workdirs.dir(w, this.name));
     if (r.ok) {
       this.setWorkdir(r.workdir ?? this.homeDir);
       return true;
@@ -264,7 +264,7 @@ export class Teammate extends Agent {
       const mail = await team.mailbox.unread(this.name, this.inboxPosition());
       if (mail.messages.length) return { kind: 'mail' };
       // With the key rejected, work from the board would only fail again: mail still wakes it.
-      const canWork = !this.env.keyRejected(this.model.provider ?? 'anthropic');
+      const canWork = !this.env.keys.rejected(this.model.provider ?? 'anthropic');
       // Only its own tasks are copied: the board may hold thousands, and every change wakes it.
       const board = canWork ? await team.tasks.select((t) => t.owner === this.name && t.status !== 'completed') : [];
       const own = board.find((t) => t.owner === this.name && t.status === 'in_progress');

@@ -201,7 +201,7 @@ export class TeamSession {
   }
 
   spawnTeammate(input: SpawnInput, by = 'user'): Promise<Member> {
-    return this.need('spawn a teammate').spawnTeammate(input, by);
+    return this.need('spawn a teammate').spawner.spawn(input, by);
   }
 
   sendAsUser(to: string, content: string): Promise<Message> {

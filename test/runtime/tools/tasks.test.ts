@@ -32,8 +32,10 @@ async function fakes(t: TestContext) {
   } as unknown as AgentHandle;
   const host = {
     team,
-    worktreeDir: async (w: string) => join(root, '.worktrees', w),
-    worktreeProblem: async (w: string) => (w === 'broken' ? 'not a git repository' : null),
+    workdirs: {
+      dir: async (w: string) => join(root, '.worktrees', w),
+      problem: async (w: string) => (w === 'broken' ? 'not a git repository' : null),
+    },
     // agentTeams.merge.auto off: a completed task queues nothing.
     mergeQueue: { onTaskCompleted: async () => null },
   } as unknown as ToolHost;

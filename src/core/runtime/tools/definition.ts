@@ -53,29 +53,43 @@ export interface AgentHandle {
   readonly transcript?: { readonly path: string; note(e: HookRunRecord): Promise<void> };
 }
 
-/** What tools reach of the team and the host running the agent. */
+/** The spawner of the runner (runtime/spawner.ts): the team family's spawn_teammate. */
+export interface Spawning {
+  spawn(input: SpawnInput, by: string): Promise<Member>;
+  /** Before a reply's calls run: its spawns, proposed to the user as one team under agentTeams.confirmTeam. */
+  proposeTeam(inputs: readonly SpawnInput[], by: string): Promise<void>;
+}
+
+/** Worktree folders as agents work in them (runtime/workdirs.ts): the task family's claims. */
+export interface Workdirs {
+  /** The working folder of worktree `name`; a checkout made now is set up first, in `agent`'s transcript. */
+  dir(name: string, agent?: string): Promise<string>;
+  /** Why worktree `name` could not be created now, or null. */
+  problem(name: string): Promise<string | null>;
+}
+
+/**
+ * What tools reach of the team and the host running the agent: small services, each family
+ * using a few (a family's narrow host is a `Pick` of this, see `toolFamily`; its tests fake
+ * just those members).
+ */
 export interface ToolHost {
   readonly team: Team;
   settings(): RuntimeSettings;
   readonly approver: Approver;
+  /** The folder's hooks (docs/hooks.md); absent where none may run. */
+  readonly hooks?: Hooks;
   readonly processes: ProcessRegistry;
   /** Background commands (bash with run_in_background). */
   readonly jobs: JobManager;
   /** How commands are started: in the sandbox, or why not (docs/security.md). */
   readonly sandbox: CommandSandbox;
-  /** The folder's hooks (docs/hooks.md); absent where none may run. */
-  readonly hooks?: Hooks;
-  spawnTeammate(input: SpawnInput, by: string): Promise<Member>;
+  readonly spawner: Spawning;
   /** Whether the lead is in a turn (for send_message's answer); absent where unknown. */
   leadBusy?(): boolean;
-  /** Puts a running teammate into plan mode (docs/file-formats.md, "Plan mode"). */
-  requestPlan(teammate: string, reason: string | null | undefined, by: string): Promise<Member>;
-  /** The working folder of worktree `name`; a checkout made now is set up first, in `agent`'s transcript. */
-  worktreeDir(name: string, agent?: string): Promise<string>;
+  readonly workdirs: Workdirs;
   /** The teammates' git worktrees (the lead's worktree tools). */
   readonly worktrees: WorktreeManager;
-  /** Why worktree `name` could not be created now, or null. */
-  worktreeProblem(name: string): Promise<string | null>;
   /** Worktree branches on their way onto the workspace branch (queue_merge, merge on completion). */
   readonly mergeQueue: MergeQueue;
 }
@@ -110,7 +124,9 @@ interface Common {
   readonly changesWorkspace?: boolean;
 }
 
-type Handler<I> = (input: I, agent: AgentHandle, host: ToolHost) => Promise<ToolResult>;
+type Handler<I, H = ToolHost> = (input: I, agent: AgentHandle, host: H) => Promise<ToolResult>;
+/** Sees this tool's calls of a reply (the inputs that parse) before any call of the reply runs. */
+type BeforeReply<I, H = ToolHost> = (inputs: I[], agent: AgentHandle, host: H) => Promise<void>;
 
 /** One tool, whatever its schema was written in. */
 export interface ToolDefinition extends Common {
@@ -121,12 +137,15 @@ export interface ToolDefinition extends Common {
   /** Checks a call's input; the error names each bad field. */
   parse(input: unknown): Parsed;
   run: Handler<unknown>;
+  /** What it needs before the reply's calls run (spawn_teammate: the team proposed as one). */
+  beforeReply?: BeforeReply<unknown>;
 }
 
-export interface ZodTool<S extends z.ZodType> extends Common {
+export interface ZodTool<S extends z.ZodType, H = ToolHost> extends Common {
   /** Optional fields should be `.nullish()`: models send null for them. */
   readonly input: S;
-  run: Handler<z.output<S>>;
+  run: Handler<z.output<S>, H>;
+  beforeReply?: BeforeReply<z.output<S>, H>;
 }
 
 export interface JsonTool extends Common {
@@ -134,8 +153,9 @@ export interface JsonTool extends Common {
   run: Handler<Record<string, unknown>>;
 }
 
-export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition {
+export function defineTool<S extends z.ZodType, K extends keyof ToolHost = keyof ToolHost>(def: ZodTool<S, Pick<ToolHost, K>>): ToolDefinition {
   let schema: JsonSchemaObject | undefined;
+  const before = def.beforeReply;
   return {
     name: def.name, description: def.description, agents: def.agents, optIn: def.optIn, changesWorkspace: def.changesWorkspace, facts: toolFacts(def.name),
     inputSchema() {
@@ -153,7 +173,16 @@ export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition
         : { ok: false, error: r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
     },
     run: (input, a, h) => def.run(input as z.output<S>, a, h),
+    ...(before ? { beforeReply: (inputs: unknown[], a: AgentHandle, h: ToolHost) => before(inputs as z.output<S>[], a, h) } : {}),
   };
+}
+
+/**
+ * `defineTool` for a family whose handlers use only `K` of the host: the family's narrow host
+ * is `Pick<ToolHost, K>`, and a test drives the family with a fake of just that.
+ */
+export function toolFamily<K extends keyof ToolHost>(): <S extends z.ZodType>(def: ZodTool<S, Pick<ToolHost, K>>) => ToolDefinition {
+  return (def) => defineTool(def);
 }
 
 /** A tool whose input is checked by whoever runs it (an MCP server validates its own). */

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineTool, fail, ok } from './definition';
 import { teammateName } from './team';
-import { HOW_TO_WAIT } from '../../roles/plan-mode';
+import { HOW_TO_WAIT, requestPlan as putInPlanMode } from '../../roles/plan-mode';
 
 export const shutdownRequest = defineTool({
   name: 'shutdown_request',
@@ -71,7 +71,7 @@ export const requestPlan = defineTool({
   }),
   agents: ['lead'],
   async run({ teammate, reason }, a, h) {
-    await h.requestPlan(teammate, reason, a.name);
+    await putInPlanMode(h.team, a.name, teammate, reason);
     const who = h.settings().planApproval;
     return ok(`${teammate} is in plan mode from its next tool call (a call already running finishes). It will submit a plan; ${who === 'lead' ? 'you decide with plan_approval' : 'the user decides'}.`);
   },

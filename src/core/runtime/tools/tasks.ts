@@ -26,7 +26,7 @@ const claimInput = z.object({ task_id: taskId });
 
 async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
   // Lead or teammate: the claim either moves it into the task's worktree or does not hold.
-  const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.worktreeDir(w, a.name));
+  const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.workdirs.dir(w, a.name));
   if (!r.ok) return fail(r.reason);
   if (a.kind === 'teammate') await h.team.roster.patch(a.name, { current_task: r.task.id }).catch(() => undefined);
   // The description carries the acceptance criteria: the claimer sees them as an automatic hand-over would.
@@ -77,7 +77,7 @@ export const taskCreate = defineTool({
   async run({ subject, blockedBy, tasks, ...rest }, a, h) {
     const items = [...(subject ? [{ ...rest, subject, blockedBy: blockedBy ?? [] }] : []), ...(tasks ?? [])];
     for (const worktree of new Set(items.map((t) => t.worktree).filter((w): w is string => !!w))) {
-      const problem = await h.worktreeProblem(worktree);
+      const problem = await h.workdirs.problem(worktree);
       if (problem) return fail(`Not created: worktree "${worktree}" cannot be used: ${problem}`);
     }
     const created = await h.team.tasks.createMany(items.map((t) => ({ ...t, blockedBy: t.blockedBy ?? [] })), a.spawnsInReply).catch((err: Error) => err);

@@ -4,7 +4,12 @@ import { z } from 'zod';
 import { describeFailed } from '../../team/mailbox';
 import { knownModel, unknownModelWarning } from '../../roles/models';
 import { formatMail } from '../prompts';
-import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+import type { SpawnInput } from '../types';
+import { fail, ok, toolFamily, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+
+/** What the team family uses of the host: the team's files, the spawner, whether the lead is busy. */
+export type TeamToolHost = Pick<ToolHost, 'team' | 'spawner' | 'leadBusy'>;
+const defineTool = toolFamily<keyof TeamToolHost>();
 
 export const teammateName = z.string().describe('A teammate name: lowercase letters, digits, "-" or "_", starting with a letter.');
 
@@ -26,7 +31,7 @@ export const spawnTeammate = defineTool({
   }),
   agents: ['lead'],
   async run({ name, role, prompt, isolation, agent_type, model, plan_mode_required, task }, a, h) {
-    const m = await h.spawnTeammate({ name, role, prompt, isolation: isolation ?? 'none', agent_type, model, plan_mode_required, task }, a.name).catch(async (err: Error) => {
+    const m = await h.spawner.spawn({ name, role, prompt, isolation: isolation ?? 'none', agent_type, model, plan_mode_required, task }, a.name).catch(async (err: Error) => {
       // Tasks this reply reserved for it would wait forever for a teammate that never came.
       const freed = a.spawnsInReply.has(name) && !(await h.team.roster.get(name)) ? await h.team.tasks.unreserve(name) : [];
       if (freed.length) err.message += `. Task${freed.length > 1 ? 's' : ''} ${freed.map((t) => `#${t.id}`).join(', ')} reserved for ${name} went back to the board unowned`;
@@ -40,6 +45,8 @@ export const spawnTeammate = defineTool({
     const again = (m.incarnation ?? 1) > 1 ? ' It was here before and keeps its earlier conversation.' : '';
     return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on ${on}your prompt.${again}${odd}`);
   },
+  // agentTeams.confirmTeam: the spawns of one reply are proposed to the user as one team, before any starts.
+  beforeReply: (inputs, a, h) => h.spawner.proposeTeam(inputs as SpawnInput[], a.name),
 });
 
 export const listTeammates = defineTool({
@@ -54,7 +61,7 @@ export const listTeammates = defineTool({
   },
 });
 
-async function broadcastFrom(content: string, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
+async function broadcastFrom(content: string, a: AgentHandle, h: TeamToolHost): Promise<ToolResult> {
   const r = await h.team.mailbox.broadcastReport(a.name, content);
   if (!r.sent.length && !r.failed.length) return ok('No teammates to broadcast to.');
   const got = r.sent.length ? `Broadcast to ${r.sent.map((m) => m.to).join(', ')}.` : 'Nobody got the broadcast.';
@@ -63,7 +70,7 @@ async function broadcastFrom(content: string, a: AgentHandle, h: ToolHost): Prom
 }
 
 /** What the sender should expect of the recipient: an answer soon, or after its current work. */
-async function recipientState(to: string, h: ToolHost): Promise<string> {
+async function recipientState(to: string, h: TeamToolHost): Promise<string> {
   if (to === 'lead') return h.leadBusy?.() ? ' (the lead is working: it reads this between its tool calls)' : ' (the lead was idle: woken now)';
   const m = await h.team.roster.get(to).catch(() => undefined);
   if (m?.status === 'idle') return ' (it was idle: woken now)';

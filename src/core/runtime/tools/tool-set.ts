@@ -21,6 +21,24 @@ export class ToolSet {
     return this.byName.has(name);
   }
 
+  /**
+   * Before a reply's calls run: each tool with a `beforeReply` sees its calls of the reply
+   * (the inputs that parse), in the order the tools were first called. Unlike `run`, what
+   * it throws ends the phase, as a failed model call would.
+   */
+  async beforeReply(calls: readonly { name: string; input: unknown }[], a: AgentHandle, h: ToolHost): Promise<void> {
+    const inputs = new Map<ToolDefinition, unknown[]>();
+    for (const c of calls) {
+      const tool = this.byName.get(c.name);
+      if (!tool?.beforeReply) continue;
+      const parsed = tool.parse(c.input ?? {});
+      const list = inputs.get(tool) ?? [];
+      if (parsed.ok) list.push(parsed.data);
+      inputs.set(tool, list);
+    }
+    for (const [tool, list] of inputs) await tool.beforeReply!(list, a, h);
+  }
+
   async run(name: string, input: unknown, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
     const tool = this.byName.get(name);
     if (!tool) return fail(`You have no tool named "${name}". Your tools: ${[...this.byName.keys()].join(', ')}.`);
