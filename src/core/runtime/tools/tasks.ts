@@ -6,7 +6,11 @@ import { claimBound } from '../../team/bound-claim';
 import { TaskError } from '../../team/task-board';
 import { formatTask } from '../prompts';
 import { afterTasksCreated, completionBlocked } from '../../hooks/task-hooks';
-import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+import { fail, ok, toolFamily, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+
+/** What the task family uses of the host: the board, worktree folders, hooks, the merge queue. */
+export type TaskToolHost = Pick<ToolHost, 'team' | 'workdirs' | 'hooks' | 'mergeQueue'>;
+const defineTool = toolFamily<keyof TaskToolHost>();
 
 const taskId = z.number().int().positive().describe('The numeric id of a task on the board.');
 const taskIds = z.array(z.number().int().positive());
@@ -24,7 +28,7 @@ export const idle = defineTool({
 
 const claimInput = z.object({ task_id: taskId });
 
-async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h: ToolHost): Promise<ToolResult> {
+async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h: TaskToolHost): Promise<ToolResult> {
   // Lead or teammate: the claim either moves it into the task's worktree or does not hold.
   const r = await claimBound(h.team.tasks, task_id, a.name, (w) => h.workdirs.dir(w, a.name));
   if (!r.ok) return fail(r.reason);
