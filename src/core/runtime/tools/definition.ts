@@ -16,6 +16,7 @@ import type { WorktreeManager } from '../../worktree/manager';
 import type { CommandSandbox } from '../../sandbox/sandbox';
 import type { HookRunRecord, Hooks } from '../../hooks/hooks';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
+import { leanSchema } from './lean-schema';
 
 export type AgentKind = 'lead' | 'teammate';
 
@@ -126,6 +127,8 @@ export interface ToolDefinition extends Common {
 export interface ZodTool<S extends z.ZodType> extends Common {
   /** Optional fields should be `.nullish()`: models send null for them. */
   readonly input: S;
+  /** Shortens the schema the model is sent where its description already says it (the input still checks everything). */
+  readonly forModel?: (schema: JsonSchemaObject) => JsonSchemaObject;
   run: Handler<z.output<S>>;
 }
 
@@ -142,7 +145,8 @@ export function defineTool<S extends z.ZodType>(def: ZodTool<S>): ToolDefinition
       if (!schema) {
         const s = z.toJSONSchema(def.input, { io: 'input' }) as Record<string, unknown>;
         delete s.$schema;
-        schema = s as JsonSchemaObject;
+        schema = leanSchema(s) as JsonSchemaObject;
+        if (def.forModel) schema = def.forModel(schema);
       }
       return schema;
     },
