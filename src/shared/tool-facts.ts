@@ -33,7 +33,6 @@ export const TOOL_FACTS: Readonly<Record<string, ToolFacts>> = {
   spawn_teammate: { keyArg: 'name' },
   list_teammates: {},
   send_message: { team: true, row: 'mail' },
-  broadcast: { row: 'mail' },
   read_inbox: { team: true },
   shutdown_request: { row: 'request' },
   shutdown_response: { team: true, row: 'request' },

@@ -55,7 +55,7 @@ test('a broadcast that reaches only some teammates says who got it and who did n
   assert.deepEqual(r.failed.map((f) => f.to), ['ben']);
   assert.deepEqual((await team.mailbox.history('amy')).map((m) => m.content), ['standup']);
   // The lead's tool says the same, so a retry need not go to amy again.
-  h.api.script('lead', reply(toolUse('broadcast', { content: 'standup 2' })), 'done');
+  h.api.script('lead', reply(toolUse('send_message', { to: 'all', content: 'standup 2', msg_type: 'broadcast' })), 'done');
   await h.rt.askLead('Tell everyone.');
   const result = JSON.stringify(h.api.requests('lead').at(-1)?.body.messages.at(-1));
   assert.match(result, /Broadcast to amy\. Not delivered to: ben \(/);

@@ -64,15 +64,19 @@ test('a tool it does not have is named plainly with its tools; the same failing 
   assert.equal(h.api.requests('lead').length, 4);
 });
 
-test('teammates are not offered task_create by default; a definition whose tools list names it opts back in', async (t) => {
+test('teammates are not offered task_create or read_inbox by default; a definition whose tools list names them opts back in', async (t) => {
   const h = await harness(t);
   await mkdir(join(h.root, '.team', 'agents'), { recursive: true });
-  await writeFile(join(h.root, '.team', 'agents', 'planner.md'), '---\nname: planner\ndescription: plans\ntools: read_file, task_create\n---\nPlan.\n');
+  await writeFile(join(h.root, '.team', 'agents', 'planner.md'), '---\nname: planner\ndescription: plans\ntools: read_file, task_create, read_inbox\n---\nPlan.\n');
   h.api.setDefault(reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'pat', role: 'dev', prompt: 'Wait.' });
   await h.rt.spawnTeammate({ name: 'pam', role: 'planner', prompt: 'Wait.', agent_type: 'planner' });
   await waitFor(() => h.api.requests('pat').length >= 1 && h.api.requests('pam').length >= 1, 8000, 'both asked');
   const names = (agent: string) => (h.api.requests(agent)[0]!.body.tools as Array<{ name: string }>).map((x) => x.name);
-  assert.ok(!names('pat').includes('task_create'), names('pat').join(','));
-  assert.ok(names('pam').includes('task_create'), names('pam').join(','));
+  for (const opt of ['task_create', 'read_inbox']) {
+    assert.ok(!names('pat').includes(opt), names('pat').join(','));
+    assert.ok(names('pam').includes(opt), names('pam').join(','));
+  }
+  // read_inbox's words, for whoever opts in: mail comes by itself.
+  assert.match(JSON.stringify(h.api.requests('pam')[0]!.body.tools), /Messages reach you by themselves: do not poll\. Read by hand only/);
 });

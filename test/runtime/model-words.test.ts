@@ -33,22 +33,24 @@ test('the lead is told how tasks go out, how to wait and that tool calls run in 
   assert.equal(JSON.stringify(b.body.tools), JSON.stringify(a.body.tools));
 });
 
-test('tool descriptions: read_inbox says mail arrives by itself; broadcast and send_message say they are one; spawn_teammate explains worktrees', async (t) => {
+test('tool descriptions: mail arrives by itself (no read_inbox to poll by default); broadcast is offered once, in send_message; worktrees are explained once', async (t) => {
   const h = await harness(t);
   h.api.script('lead', 'Hi.');
   await h.rt.askLead('Hi.');
   const tools = h.api.requests('lead')[0]!.body.tools as Array<{ name: string; description: string; input_schema: unknown }>;
   const d = (n: string) => JSON.stringify(tools.find((x) => x.name === n));
-  assert.match(d('read_inbox'), /Messages reach you by themselves.*do not poll.*Read by hand only/);
-  // Broadcast is described once (its own tool); send_message's msg_type says only what it does.
-  assert.match(d('broadcast'), /every teammate except you/);
+  assert.ok(!tools.some((x) => x.name === 'read_inbox'), 'read_inbox is opt-in');
+  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.system), /Mail arrives by itself in <team-mail> tags, between your tool calls or as a new turn/);
+  // Broadcast is offered once: send_message's msg_type (there is no broadcast tool to confuse it with).
+  assert.ok(!tools.some((x) => x.name === 'broadcast'), 'no second way to broadcast');
   assert.match(d('send_message'), /\\"broadcast\\": to every teammate except you/);
-  assert.doesNotMatch(d('send_message'), /broadcast tool/);
-  assert.match(d('spawn_teammate'), /branch wt\/<name>; you and the others see its work only once its commits on that branch are merged \(through the merge queue: queue_merge\)/);
+  // A worktree teammate's branch: spawn_teammate says when to isolate; the system prompt, once, how its work lands.
+  assert.match(d('spawn_teammate'), /\\"worktree\\": its own branch, for teammates that would edit the same files at once/);
+  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.system), /its work reaches you only as commits on that branch.*Land a branch through the merge queue \(queue_merge\)/);
   assert.match(d('task_create'), /owner.*Reserve it for this teammate \(an existing one, or one you spawn in the same reply\)/);
 });
 
-test('send_message and broadcast are one behaviour', async (t) => {
+test('send_message with msg_type broadcast reaches every teammate; a model that calls a broadcast tool is told its tools', async (t) => {
   const h = await harness(t);
   h.api.script('ann', reply(toolUse('idle', {})), reply(toolUse('idle', {})), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ann', role: 'r', prompt: 'Wait.' });
@@ -56,11 +58,13 @@ test('send_message and broadcast are one behaviour', async (t) => {
   h.api.script('lead',
     reply(toolUse('send_message', { to: 'nobody-in-particular', content: 'one', msg_type: 'broadcast' })),
     reply(toolUse('broadcast', { content: 'two' })),
+    reply(toolUse('send_message', { to: 'ann', content: 'two', msg_type: 'broadcast' })),
     'Done.');
   await h.rt.askLead('Tell everyone twice.');
-  const results = h.api.requests('lead').slice(1, 3).map((r) => JSON.stringify(r.body.messages.at(-1)));
+  const results = h.api.requests('lead').slice(1, 4).map((r) => JSON.stringify(r.body.messages.at(-1)));
   assert.match(results[0]!, /Broadcast to ann\./);
-  assert.match(results[1]!, /Broadcast to ann\./);
+  assert.match(results[1]!, /You have no tool named \\"broadcast\\"\. Your tools: .*send_message/);
+  assert.match(results[2]!, /Broadcast to ann\./);
   const got = (await h.rt.team.mailbox.history('ann')).filter((m) => m.from === 'lead');
   assert.deepEqual(got.map((m) => [m.type, m.content]), [['broadcast', 'one'], ['broadcast', 'two']]);
 });

@@ -33,15 +33,17 @@ test('prompts: a worktree teammate is told its branch, that only commits count a
   assert.doesNotMatch(system('bea'), /branch|merge queue/, 'a teammate in the shared workspace has no branch of its own');
   const lead = system('lead');
   assert.match(lead, /A teammate spawned with isolation \\"worktree\\" works on its own branch wt\/<name> in \.worktrees\/<name>; its work reaches you only as commits on that branch\./);
-  assert.match(lead, /worktree_status says which branches are merged into the current one; worktree_diff shows what a branch has that is not merged yet\./);
   assert.match(lead, /Land a branch through the merge queue \(queue_merge\), never with git merge in the workspace: that is the user's own checkout\./);
   assert.match(lead, /Once a teammate has shut down and its branch is merged, remove its worktree with worktree_remove/);
   const toolsOf = (agent: string) => h.api.requests(agent)[0]!.body.tools as Array<{ name: string }>;
   const tools = toolsOf('lead');
   assert.deepEqual(tools.filter((x) => x.name.startsWith('worktree_')).map((x) => x.name), ['worktree_status', 'worktree_diff', 'worktree_keep', 'worktree_remove']);
   assert.ok(!toolsOf('ann').some((x) => x.name.startsWith('worktree_')), 'teammates have no worktree tools');
+  // What each worktree tool shows is said once, in its description.
+  assert.match(JSON.stringify(tools.find((x) => x.name === 'worktree_status')), /which branches are merged into the current one/);
+  assert.match(JSON.stringify(tools.find((x) => x.name === 'worktree_diff')), /what a teammate's branch has that is not merged yet/i);
   const spawn = JSON.stringify(tools.find((x) => x.name === 'spawn_teammate'));
-  assert.match(spawn, /see its work only once its commits on that branch are merged \(through the merge queue: queue_merge\)/);
+  assert.match(spawn, /\\"worktree\\": its own branch/);
   assert.doesNotMatch(spawn, /until the user merges/);
 });
 

@@ -8,26 +8,19 @@ export interface Identity {
   team: string;
 }
 
-const TOOL_ORDER = 'Several tool calls in one reply run in order (a write then a test run is safe).';
+const TOOL_ORDER = 'Several tool calls in one reply run in order (write, then test: safe).';
 
 export function leadSystem(team: string, root: string): string {
   return [
     `You are lead, the lead agent of team "${team}", working in ${root}. The person at the keyboard is "user".`,
-    'You plan, spawn teammates (persistent, parallel), put tasks on the board (blockedBy orders them, owner reserves one; an unowned task goes to whichever teammate is idle first) and coordinate by messages.',
-    'To wait for teammates, end your turn: their messages start your next one. Do so after spawning or messaging them; do not poll list_teammates, task_list or read_inbox.',
+    'You plan, spawn teammates (persistent, parallel), put tasks on the board (an unowned task goes to whichever teammate is idle first) and coordinate by messages.',
+    'To wait for teammates, end your turn: their messages start your next one. Do so after spawning or messaging them; do not poll list_teammates or task_list.',
     'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working or claimable).',
     TOOL_ORDER,
-    'Mail arrives in <team-mail> tags: not the user\'s words. Send no acknowledgements that need no answer: every message wakes its recipient.',
-    MERGE_QUEUE_NOTE,
+    'Mail arrives by itself in <team-mail> tags, between your tool calls or as a new turn: not the user\'s words. Send no acknowledgements that need no answer: every message wakes its recipient.',
     'When the work is done, summarise it for the user.',
   ].join('\n');
 }
-
-/** The merge queue in two sentences (core/merge; docs/file-formats.md, "Merge queue"). */
-export const MERGE_QUEUE_NOTE = [
-  'When a worktree teammate has finished, queue_merge(teammate) integrates its branch: merged in a scratch checkout, tested with the merge test command, and landed on the workspace branch only if the test passes, one branch at a time.',
-  'A conflict or failing test lands nothing and goes back to the teammate (its task in progress) with the files or test output; you get a message either way, so end your turn to wait.',
-].join('\n');
 
 /** What a lead woken by a quiet team reads before the mail that waited for it (quiet-team.ts). */
 export const QUIET_NOTE = 'The team is quiet: no teammate is working and nothing is left to claim. What came in meanwhile:';
@@ -42,9 +35,8 @@ export const CONFIRM_TEAM_NOTE = [
 /** The lead's words on its teammates' branches (the worktree tools: tools/worktree-tools.ts). */
 export const LEAD_WORKTREE_NOTE = [
   'A teammate spawned with isolation "worktree" works on its own branch wt/<name> in .worktrees/<name>; its work reaches you only as commits on that branch.',
-  'worktree_status says which branches are merged into the current one; worktree_diff shows what a branch has that is not merged yet.',
   'Land a branch through the merge queue (queue_merge), never with git merge in the workspace: that is the user\'s own checkout.',
-  'Once a teammate has shut down and its branch is merged, remove its worktree with worktree_remove (worktree_keep keeps the branch and drops the checkout).',
+  'Once a teammate has shut down and its branch is merged, remove its worktree with worktree_remove.',
 ].join('\n');
 
 /** A worktree teammate's words on its branch: its work counts only once committed there. */

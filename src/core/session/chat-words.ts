@@ -20,8 +20,7 @@ export function progressLine(e: RuntimeEvent): string | undefined {
     case 'read_file': return `${e.agent} is reading ${code(str(input.path))}`;
     case 'write_file': case 'edit_file': return `${e.agent} is editing ${code(str(input.path))}`;
     case 'spawn_teammate': return `${e.agent} is spawning ${str(input.name)}${input.role ? ` (${clip(str(input.role), 40)})` : ''}`;
-    case 'send_message': return `${e.agent} is messaging ${str(input.to)}`;
-    case 'broadcast': return `${e.agent} is messaging the team`;
+    case 'send_message': return `${e.agent} is messaging ${input.msg_type === 'broadcast' ? 'the team' : str(input.to)}`;
     case 'task_create': return `${e.agent} is creating the task ${code(str(input.subject))}`;
     case 'claim_task': return `${e.agent} is claiming task #${String(input.task_id)}`;
     case 'idle': case 'read_inbox': case 'task_list': case 'task_get': case 'list_teammates': return undefined;

@@ -16,6 +16,7 @@ import type { WorktreeManager } from '../../worktree/manager';
 import type { CommandSandbox } from '../../sandbox/sandbox';
 import type { HookRunRecord, Hooks } from '../../hooks/hooks';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
+import { leanSchema } from './lean-schema';
 
 export type AgentKind = 'lead' | 'teammate';
 
@@ -144,6 +145,8 @@ export interface ToolDefinition extends Common {
 export interface ZodTool<S extends z.ZodType, H = ToolHost> extends Common {
   /** Optional fields should be `.nullish()`: models send null for them. */
   readonly input: S;
+  /** Shortens the schema the model is sent where its description already says it (the input still checks everything). */
+  readonly forModel?: (schema: JsonSchemaObject) => JsonSchemaObject;
   run: Handler<z.output<S>, H>;
   beforeReply?: BeforeReply<z.output<S>, H>;
 }
@@ -162,7 +165,8 @@ export function defineTool<S extends z.ZodType, K extends keyof ToolHost = keyof
       if (!schema) {
         const s = z.toJSONSchema(def.input, { io: 'input' }) as Record<string, unknown>;
         delete s.$schema;
-        schema = s as JsonSchemaObject;
+        schema = leanSchema(s) as JsonSchemaObject;
+        if (def.forModel) schema = def.forModel(schema);
       }
       return schema;
     },

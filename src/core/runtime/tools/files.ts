@@ -8,11 +8,11 @@ const both = ['lead', 'teammate'] as const;
 
 export const readFile = defineTool({
   name: 'read_file',
-  description: 'Read a text file from the workspace.',
+  description: 'Read a text file; offset (1-based) and limit count lines.',
   input: z.object({
-    path: z.string().describe('File path relative to the workspace root.'),
-    limit: z.number().int().positive().nullish().describe('At most this many lines.'),
-    offset: z.number().int().positive().nullish().describe('First line to read (1-based).'),
+    path: z.string(),
+    limit: z.number().int().positive().nullish(),
+    offset: z.number().int().positive().nullish(),
   }),
   agents: both,
   async run({ path, limit, offset }, a, h) {
@@ -23,10 +23,10 @@ export const readFile = defineTool({
 
 export const writeFile = defineTool({
   name: 'write_file',
-  description: 'Create or overwrite a file in the workspace.',
+  description: 'Create or overwrite a file (folders created).',
   input: z.object({
-    path: z.string().describe('File path relative to the workspace root; parent folders are created.'),
-    content: z.string().describe('The complete new content of the file.'),
+    path: z.string(),
+    content: z.string(),
   }),
   agents: both,
   changesWorkspace: true,
@@ -40,11 +40,11 @@ export const writeFile = defineTool({
 
 export const editFile = defineTool({
   name: 'edit_file',
-  description: 'Replace one exact occurrence of text in a file.',
+  description: 'Replace old_text, found exactly once in the file, with new_text.',
   input: z.object({
-    path: z.string().describe('File path relative to the workspace root.'),
-    old_text: z.string().min(1).describe('Exact text to replace; it must occur exactly once in the file.'),
-    new_text: z.string().describe('Replacement text.'),
+    path: z.string(),
+    old_text: z.string().min(1),
+    new_text: z.string(),
   }),
   agents: both,
   changesWorkspace: true,

@@ -21,10 +21,10 @@ async function commandRefusal(command: string, a: AgentHandle, h: ToolHost): Pro
 
 export const queueMerge = defineTool({
   name: 'queue_merge',
-  description: 'Queue a worktree teammate\'s branch for integration into the workspace branch: merged in a scratch checkout, tested, and landed only if the test passes; one at a time, in order. You and the teammate get a message when it lands or fails (a failure goes back to the teammate with its task in progress).',
+  description: 'Merge a teammate\'s branch in a scratch checkout and land it if the test passes; a conflict or failure goes back to the teammate.',
   input: z.object({
-    teammate: z.string().min(1).describe('The teammate whose worktree branch (wt/<name>) to integrate.'),
-    test_command: z.string().nullish().describe('Shell command that must pass on the merge before it lands (default: the configured merge test command; "" for none).'),
+    teammate: z.string().min(1),
+    test_command: z.string().nullish().describe('Default: the configured one; "" for none.'),
   }),
   agents: ['lead'],
   changesWorkspace: true,

@@ -1,6 +1,7 @@
 // Protocol tools: shutdown and plan approval, each a request/response pair settled in
-// core/team (docs: protocols in README.md). The lead and a teammate see the same tool name
-// with the side of the protocol that is theirs.
+// core/team (docs: protocols in README.md). plan_approval is one name for both sides: the
+// lead decides, a teammate submits. The lead hears a shutdown's answer as mail; its status is
+// in list_teammates, so the lead has no shutdown_response of its own (docs/tools.md).
 import { z } from 'zod';
 import { defineTool, fail, ok } from './definition';
 import { teammateName } from './team';
@@ -8,8 +9,8 @@ import { HOW_TO_WAIT, requestPlan as putInPlanMode } from '../../roles/plan-mode
 
 export const shutdownRequest = defineTool({
   name: 'shutdown_request',
-  description: 'Ask a teammate to shut down gracefully; it answers with approve/reject.',
-  input: z.object({ teammate: teammateName.describe('The teammate to ask to shut down.') }),
+  description: 'Ask a teammate to shut down; its answer comes as mail.',
+  input: z.object({ teammate: teammateName }),
   agents: ['lead'],
   async run({ teammate }, a, h) {
     const r = await h.team.requestShutdown(a.name, teammate);
@@ -17,25 +18,13 @@ export const shutdownRequest = defineTool({
   },
 });
 
-export const shutdownStatus = defineTool({
-  name: 'shutdown_response',
-  description: 'Check the status of a shutdown request you sent.',
-  input: z.object({ request_id: z.string().describe('The request_id returned by shutdown_request.') }),
-  agents: ['lead'],
-  async run({ request_id }, _a, h) {
-    const r = await h.team.requests.get(request_id);
-    if (!r || r.kind !== 'shutdown') return fail(`No shutdown request ${request_id}.`);
-    return ok(`${request_id}: ${r.status}${r.reason ? ` (${r.reason})` : ''}`);
-  },
-});
-
 export const shutdownAnswer = defineTool({
   name: 'shutdown_response',
-  description: 'Answer a shutdown request addressed to you.',
+  description: 'Answer a shutdown_request: approve shuts you down now.',
   input: z.object({
-    request_id: z.string().describe('The request_id of the shutdown_request you received.'),
-    approve: z.boolean().describe('true to shut down now; false to keep working.'),
-    reason: z.string().nullish().describe('Why, in a sentence.'),
+    request_id: z.string(),
+    approve: z.boolean(),
+    reason: z.string().nullish(),
   }),
   agents: ['teammate'],
   async run({ request_id, approve, reason }, a, h) {
@@ -48,11 +37,11 @@ export const shutdownAnswer = defineTool({
 
 export const planDecision = defineTool({
   name: 'plan_approval',
-  description: "Approve or reject a teammate's submitted plan.",
+  description: "Approve or reject a teammate's plan (feedback: what to change).",
   input: z.object({
-    request_id: z.string().describe('The request_id of the plan_approval_request.'),
-    approve: z.boolean().describe('true to approve the plan.'),
-    feedback: z.string().nullish().describe('What to change (required in spirit when rejecting).'),
+    request_id: z.string(),
+    approve: z.boolean(),
+    feedback: z.string().nullish(),
   }),
   agents: ['lead'],
   async run({ request_id, approve, feedback }, a, h) {
@@ -64,10 +53,10 @@ export const planDecision = defineTool({
 
 export const requestPlan = defineTool({
   name: 'request_plan',
-  description: 'Put a running teammate into plan mode: it may not change files or run commands until a plan it submits for its current task is approved.',
+  description: 'Hold a running teammate\'s changes until a plan it submits for its current task is approved.',
   input: z.object({
-    teammate: z.string().describe('The teammate to hold until its plan is approved.'),
-    reason: z.string().nullish().describe('Why, in a sentence; the teammate is told.'),
+    teammate: teammateName,
+    reason: z.string().nullish(),
   }),
   agents: ['lead'],
   async run({ teammate, reason }, a, h) {
@@ -79,9 +68,9 @@ export const requestPlan = defineTool({
 
 export const planSubmit = defineTool({
   name: 'plan_approval',
-  description: 'Submit your plan for approval before making changes; wait for the answer.',
+  description: 'Submit your plan for approval.',
   input: z.object({
-    plan: z.string().min(1).describe('Your plan, step by step. File edits and shell commands are refused until it is approved.'),
+    plan: z.string().min(1),
   }),
   agents: ['teammate'],
   async run({ plan }, a, h) {
@@ -91,4 +80,4 @@ export const planSubmit = defineTool({
   },
 });
 
-export const protocolTools = [shutdownRequest, shutdownStatus, shutdownAnswer, planDecision, requestPlan, planSubmit];
+export const protocolTools = [shutdownRequest, shutdownAnswer, planDecision, requestPlan, planSubmit];

@@ -27,8 +27,8 @@ function searchContext(a: AgentHandle, h: ToolHost): SearchContext {
 
 export const listDir = defineTool({
   name: 'list_dir',
-  description: 'List one folder: sub-folders (ending in /) then files; .gitignored entries are left out. Never asks for approval.',
-  input: z.object({ path: z.string().nullish().describe('Folder relative to the workspace root (default: the root).') }),
+  description: 'List a folder (default: the root) without .gitignored entries.',
+  input: z.object({ path: z.string().nullish() }),
   agents: both,
   async run(input, a, h) {
     return ok(await listFolder(searchContext(a, h), input));
@@ -37,10 +37,10 @@ export const listDir = defineTool({
 
 export const glob = defineTool({
   name: 'glob',
-  description: 'Find files by name pattern, respecting .gitignore. Never asks for approval.',
+  description: 'Find files by glob pattern, respecting .gitignore.',
   input: z.object({
-    pattern: z.string().min(1).describe('Glob relative to the folder, e.g. "**/*.ts" or "src/**/test_*.py". "*" stays in one folder; "**" crosses folders.'),
-    path: z.string().nullish().describe('Folder to search in (default: the workspace root).'),
+    pattern: z.string().min(1),
+    path: z.string().nullish(),
   }),
   agents: both,
   async run(input, a, h) {
@@ -50,13 +50,13 @@ export const glob = defineTool({
 
 export const grep = defineTool({
   name: 'grep',
-  description: 'Search file contents with a regular expression, respecting .gitignore; prints file:line:text per match. Never asks for approval.',
+  description: 'Search files by JavaScript regex, respecting .gitignore; prints file:line:text. Like glob and list_dir, it never asks for approval.',
   input: z.object({
-    pattern: z.string().min(1).describe('JavaScript regular expression, matched line by line, e.g. "function\\\\s+\\\\w+Handler".'),
-    path: z.string().nullish().describe('Folder or file to search (default: the workspace root).'),
-    glob: z.string().nullish().describe('Only files matching this glob, e.g. "*.ts" (any folder) or "src/**/*.tsx".'),
-    ignore_case: z.boolean().nullish().describe('true: case-insensitive.'),
-    max_results: z.number().int().positive().nullish().describe('Most matching lines to show (default 100, at most 1000).'),
+    pattern: z.string().min(1),
+    path: z.string().nullish(),
+    glob: z.string().nullish(),
+    ignore_case: z.boolean().nullish(),
+    max_results: z.number().int().positive().nullish(),
   }),
   agents: both,
   async run(input, a, h) {

@@ -13,11 +13,11 @@ const both = ['lead', 'teammate'] as const;
 
 export const bash = defineTool({
   name: 'bash',
-  description: 'Run a shell command in your working directory. Output is capped; long commands time out unless run_in_background.',
+  description: 'Run a shell command (bash -c, not interactive) in your working directory; it times out unless run_in_background.',
   input: z.object({
-    command: z.string().min(1).describe('Shell command to run in the workspace (bash -c). Avoid interactive commands.'),
-    run_in_background: z.boolean().nullish().describe('true: start it and return a job_id at once (dev servers, long test runs); read its output with job_output. You get a message when it ends.'),
-    unsandboxed: z.boolean().nullish().describe('true: run outside the sandbox (whole filesystem and network). Always asks the user; only for what cannot work inside (docker, a global install).'),
+    command: z.string().min(1),
+    run_in_background: z.boolean().nullish().describe('Run it as a job (servers, long tests) read with job_output; a message comes when it ends.'),
+    unsandboxed: z.boolean().nullish().describe('Outside the sandbox (always asks the user): only for what cannot run inside.'),
   }),
   agents: both,
   changesWorkspace: true,
@@ -63,8 +63,8 @@ export const bash = defineTool({
 
 export const jobOutput = defineTool({
   name: 'job_output',
-  description: 'Output of a background job since your last job_output call, and whether it has ended (with its exit code).',
-  input: z.object({ job_id: z.string().min(1).describe('The job_id that bash with run_in_background returned.') }),
+  description: 'A background job\'s new output, and whether it ended.',
+  input: z.object({ job_id: z.string().min(1) }),
   agents: both,
   async run({ job_id }, a, h) {
     return ok(formatJobRead(h.jobs.read(a.name, job_id)));
@@ -73,8 +73,8 @@ export const jobOutput = defineTool({
 
 export const jobKill = defineTool({
   name: 'job_kill',
-  description: 'Stop a background job and all its child processes.',
-  input: z.object({ job_id: z.string().min(1).describe('The job to stop.') }),
+  description: 'Stop a background job.',
+  input: z.object({ job_id: z.string().min(1) }),
   agents: both,
   async run({ job_id }, a, h) {
     const j = await h.jobs.kill(a.name, job_id);

@@ -12,12 +12,12 @@ import { fail, ok, toolFamily, type AgentHandle, type ToolHost, type ToolResult 
 export type TaskToolHost = Pick<ToolHost, 'team' | 'workdirs' | 'hooks' | 'mergeQueue'>;
 const defineTool = toolFamily<keyof TaskToolHost>();
 
-const taskId = z.number().int().positive().describe('The numeric id of a task on the board.');
+const taskId = z.number().int().positive();
 const taskIds = z.array(z.number().int().positive());
 
 export const idle = defineTool({
   name: 'idle',
-  description: 'Stop working for now: you will be woken by new messages or claimable tasks.',
+  description: 'Stop working for now: new messages or claimable tasks wake you.',
   input: z.object({}),
   agents: ['teammate'],
   async run(_i, a) {
@@ -44,7 +44,7 @@ async function claim({ task_id }: z.output<typeof claimInput>, a: AgentHandle, h
 
 const claimTool = {
   name: 'claim_task',
-  description: 'Take ownership of a pending, unblocked task and start it.',
+  description: 'Take a pending, unblocked task.',
   input: claimInput,
   run: claim,
 };
@@ -54,27 +54,36 @@ export const claimTaskTeammate = defineTool({ ...claimTool, agents: ['teammate']
 /** The lead is offered it after the other board tools. Same tool, same handler. */
 export const claimTaskLead = defineTool({ ...claimTool, agents: ['lead'] });
 
+// Described once, on the single task's fields; an item of `tasks` has the same fields, bare.
 const newTaskFields = {
-  description: z.string().nullish().describe('Details, acceptance criteria.'),
-  owner: z.string().nullish().describe('Reserve it for this teammate (an existing one, or one you spawn in the same reply). Default: the first idle teammate gets it.'),
-  worktree: z.string().nullish().describe('Git worktree name: whoever claims it works there.'),
-  files: z.array(z.string()).nullish().describe('Globs of the files this task may change (e.g. ["src/parser/**"]). While it is in progress nobody else may edit them, and no task whose files overlap can be started.'),
+  description: z.string().nullish(),
+  owner: z.string().nullish(),
+  worktree: z.string().nullish(),
+  files: z.array(z.string()).nullish(),
 };
 
 export const taskCreate = defineTool({
   name: 'task_create',
-  description: 'Add a task to the board, or several with `tasks`.',
+  description: 'Add a task, or several (`tasks`, all or none).',
   input: z.object({
-    subject: z.string().min(1).nullish().describe('Short title (omit when using `tasks`).'),
-    blockedBy: taskIds.nullish().describe('Ids of tasks to complete first.'),
-    ...newTaskFields,
+    subject: z.string().min(1).nullish(),
+    blockedBy: taskIds.nullish().describe('Ids to complete first.'),
+    description: newTaskFields.description.describe('Acceptance criteria.'),
+    owner: newTaskFields.owner.describe('Reserve it for this teammate (an existing one, or one you spawn in the same reply); default: the first idle teammate.'),
+    worktree: newTaskFields.worktree.describe('Whoever claims it works in this git worktree.'),
+    files: newTaskFields.files.describe('Globs it may change: nobody else may edit them while it is in progress.'),
     tasks: z.array(z.object({
-      ref: z.string().nullish().describe('A name later tasks of this call can put in blockedBy.'),
+      ref: z.string().nullish(),
       subject: z.string().min(1),
-      blockedBy: z.array(z.union([z.number().int().positive(), z.string()])).nullish().describe('Task ids, or refs of earlier tasks in this call.'),
+      blockedBy: z.array(z.union([z.number().int().positive(), z.string()])).nullish(),
       ...newTaskFields,
-    })).nullish().describe('Several tasks, created in order; all or none.'),
+    })).nullish().describe('Several, in order, with the fields above and a `ref` later blockedBy may name.'),
   }).refine((i) => i.subject || i.tasks?.length, { message: 'give a subject, or tasks' }),
+  // The items' fields are the ones above, said once: the model is sent `tasks` as objects needing a subject.
+  forModel: (s) => {
+    const props = s.properties as Record<string, Record<string, unknown>>;
+    return { ...s, properties: { ...props, tasks: { ...props.tasks, items: { type: 'object', required: ['subject'] } } } };
+  },
   // Teammates rarely plan work for others: offered when their definition's tools list names it.
   optIn: ['teammate'],
   agents: ['lead', 'teammate'],
@@ -99,7 +108,7 @@ export const taskCreate = defineTool({
 
 export const taskList = defineTool({
   name: 'task_list',
-  description: 'List all tasks with status, owner and blockers.',
+  description: 'All tasks.',
   input: z.object({}),
   agents: ['lead', 'teammate'],
   async run(_i, _a, h) {
@@ -110,7 +119,7 @@ export const taskList = defineTool({
 
 export const taskGet = defineTool({
   name: 'task_get',
-  description: 'Show one task in full.',
+  description: 'One task with its description.',
   input: z.object({ task_id: taskId }),
   agents: ['lead', 'teammate'],
   async run({ task_id }, _a, h) {
@@ -121,13 +130,13 @@ export const taskGet = defineTool({
 
 export const taskUpdate = defineTool({
   name: 'task_update',
-  description: 'Change a task: status, owner or blockers.',
+  description: 'Change a task\'s status, owner ("" clears) or blockers; "completed" unblocks its dependents.',
   input: z.object({
     task_id: taskId,
-    status: z.enum(['pending', 'in_progress', 'completed']).nullish().describe('New status. "completed" unblocks dependent tasks.'),
-    owner: z.string().nullish().describe('New owner name ("" to clear).'),
-    addBlockedBy: taskIds.nullish().describe('Task ids to add as blockers.'),
-    removeBlockedBy: taskIds.nullish().describe('Task ids to remove from the blockers.'),
+    status: z.enum(['pending', 'in_progress', 'completed']).nullish(),
+    owner: z.string().nullish(),
+    addBlockedBy: taskIds.nullish(),
+    removeBlockedBy: taskIds.nullish(),
   }),
   agents: ['lead', 'teammate'],
   async run({ task_id, status, owner, addBlockedBy, removeBlockedBy }, a, h) {

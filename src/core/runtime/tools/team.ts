@@ -11,23 +11,20 @@ import { fail, ok, toolFamily, type AgentHandle, type ToolHost, type ToolResult 
 export type TeamToolHost = Pick<ToolHost, 'team' | 'spawner' | 'leadBusy'>;
 const defineTool = toolFamily<keyof TeamToolHost>();
 
-export const teammateName = z.string().describe('A teammate name: lowercase letters, digits, "-" or "_", starting with a letter.');
+export const teammateName = z.string();
 
 export const spawnTeammate = defineTool({
   name: 'spawn_teammate',
-  description: 'Start a persistent teammate (or restart an idle/shut-down one) with a role and a first instruction. '
-    + 'It shares your workspace unless isolation is "worktree".',
+  description: 'Start a persistent teammate, or restart an idle or shut-down one.',
   input: z.object({
     name: teammateName,
-    role: z.string().min(1).describe('What this teammate is for, e.g. "backend engineer".'),
-    prompt: z.string().min(1).describe('The first instruction the teammate works on.'),
-    isolation: z.enum(['none', 'worktree']).nullish().describe('"none" (default): the shared workspace. '
-      + '"worktree": its own git worktree on branch wt/<name>; you and the others see its work only once its commits on that branch are merged (through the merge queue: queue_merge). '
-      + 'Use it when teammates would edit the same files in parallel, or for risky changes.'),
-    agent_type: z.string().nullish().describe('An agent definition (listed in your instructions): its model, tools and instructions apply.'),
-    model: z.string().nullish().describe('Its own model id (a Claude id, opus, sonnet, haiku; or openai:<id>, vscode:<vendor>/<family>); default: the team\'s (or its definition\'s).'),
-    plan_mode_required: z.boolean().nullish().describe('true: no file changes or commands until a plan it submits is approved. Default: setting agentTeams.requirePlan.'),
-    task: z.number().int().positive().nullish().describe('A task id it starts on: claimed for it before it starts (pending, unblocked, unowned or reserved for it).'),
+    role: z.string().min(1),
+    prompt: z.string().min(1),
+    isolation: z.enum(['none', 'worktree']).nullish().describe('"worktree": its own branch, for teammates that would edit the same files at once, or risky changes.'),
+    agent_type: z.string().nullish().describe('A definition from your instructions.'),
+    model: z.string().nullish().describe('Default: the team\'s; e.g. opus, haiku, openai:<id>, vscode:<vendor>/<family>.'),
+    plan_mode_required: z.boolean().nullish().describe('Changes wait for an approved plan (default: agentTeams.requirePlan).'),
+    task: z.number().int().positive().nullish().describe('A task id claimed for it first.'),
   }),
   agents: ['lead'],
   async run({ name, role, prompt, isolation, agent_type, model, plan_mode_required, task }, a, h) {
@@ -51,7 +48,7 @@ export const spawnTeammate = defineTool({
 
 export const listTeammates = defineTool({
   name: 'list_teammates',
-  description: 'List teammates with status, role and current task.',
+  description: 'Teammates: status, role, task.',
   input: z.object({}),
   agents: ['lead'],
   async run(_i, _a, h) {
@@ -80,10 +77,10 @@ async function recipientState(to: string, h: TeamToolHost): Promise<string> {
 
 export const sendMessage = defineTool({
   name: 'send_message',
-  description: 'Send a message to a teammate, the lead or the user; the result says whether the recipient was idle (woken now) or working (reads it between its tool calls).',
+  description: 'Message a teammate, "lead" or "user".',
   input: z.object({
-    to: z.string().describe('Recipient: a teammate name, "lead" or "user".'),
-    content: z.string().min(1).describe('The message text.'),
+    to: z.string(),
+    content: z.string().min(1),
     msg_type: z.enum(['message', 'broadcast']).nullish().describe('"broadcast": to every teammate except you (`to` ignored).'),
   }),
   agents: ['lead', 'teammate'],
@@ -101,10 +98,12 @@ export const sendMessage = defineTool({
 
 export const readInbox = defineTool({
   name: 'read_inbox',
-  description: 'Messages reach you by themselves: between your tool calls, and as a new turn when you are idle, so do not poll. '
-    + 'Read by hand only to check for news before a step that depends on it, in the middle of a long series of tool calls.',
+  description: 'Messages reach you by themselves: do not poll. Read by hand only for news mid-way through a long series of calls.',
   input: z.object({}),
   agents: ['lead', 'teammate'],
+  // Mail is added after every tool round and starts a turn, so nobody needs it by default; a
+  // teammate whose definition's tools list names it gets it (docs/file-formats.md, "Agent definitions").
+  optIn: ['lead', 'teammate'],
   async run(_i, a, h) {
     const d = await h.team.mailbox.unread(a.name, a.inboxPosition());
     a.noteInboxRead(d.cursor);
@@ -112,12 +111,4 @@ export const readInbox = defineTool({
   },
 });
 
-export const broadcast = defineTool({
-  name: 'broadcast',
-  description: 'Send a message to every teammate except you (shut-down ones excepted).',
-  input: z.object({ content: z.string().min(1).describe('Sent to every teammate except you.') }),
-  agents: ['lead'],
-  run: ({ content }, a, h) => broadcastFrom(content, a, h),
-});
-
-export const teamTools = [spawnTeammate, listTeammates, sendMessage, readInbox, broadcast];
+export const teamTools = [spawnTeammate, listTeammates, sendMessage, readInbox];

@@ -9,7 +9,7 @@ import { branchStateWords } from '../../worktree/branch-state';
 import { WorktreeError } from '../../worktree/errors';
 import { defineTool, fail, MAX_OUTPUT, ok, type ToolHost, type ToolResult } from './definition';
 
-const teammate = z.string().min(1).describe('The teammate whose worktree it is (its worktree has the same name; its branch is wt/<name>).');
+const teammate = z.string().min(1);
 
 function viewLine(w: WorktreeView): string {
   const who = w.users.length ? `, in use by ${w.users.join(', ')}` : '';
@@ -34,7 +34,7 @@ async function inUse(h: ToolHost, name: string): Promise<ToolResult | null> {
 
 export const worktreeStatus = defineTool({
   name: 'worktree_status',
-  description: 'Your teammates\' git worktrees: each branch, whether it is merged into the current branch, uncommitted files, who works in it, and which can be removed.',
+  description: 'Your teammates\' worktrees, and which branches are merged into the current one.',
   input: z.object({}),
   agents: ['lead'],
   async run(_i, _a, h) {
@@ -47,10 +47,10 @@ export const worktreeStatus = defineTool({
 
 export const worktreeDiff = defineTool({
   name: 'worktree_diff',
-  description: 'What a teammate\'s branch has that the current branch lacks (from their merge base, so merged work is not shown again), uncommitted files in its checkout included.',
+  description: 'What a teammate\'s branch has that is not merged yet.',
   input: z.object({
     teammate,
-    stat: z.boolean().nullish().describe('true: only the changed files, not the patch.'),
+    stat: z.boolean().nullish().describe('Files only.'),
   }),
   agents: ['lead'],
   async run({ teammate: name, stat }, _a, h) {
@@ -69,10 +69,10 @@ export const worktreeDiff = defineTool({
 
 export const worktreeKeep = defineTool({
   name: 'worktree_keep',
-  description: 'Remove a shut-down teammate\'s checkout but keep its branch (to merge or continue later; spawning it with a worktree again checks the branch out).',
+  description: 'Drop a checkout, keep its branch.',
   input: z.object({
     teammate,
-    commit_message: z.string().min(1).nullish().describe('Commit its uncommitted files with this message first; without it, uncommitted files refuse the keep.'),
+    commit_message: z.string().min(1).nullish().describe('Commit uncommitted files first.'),
   }),
   agents: ['lead'],
   changesWorkspace: true,
@@ -88,7 +88,7 @@ export const worktreeKeep = defineTool({
 
 export const worktreeRemove = defineTool({
   name: 'worktree_remove',
-  description: 'Remove a shut-down teammate\'s worktree: checkout and branch. Only when nothing would be lost (its branch merged, nothing uncommitted); otherwise refused, and discarding is the user\'s decision.',
+  description: 'Remove a worktree and its branch; refused if work would be lost.',
   input: z.object({ teammate }),
   agents: ['lead'],
   changesWorkspace: true,
