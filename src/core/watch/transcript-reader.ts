@@ -118,20 +118,27 @@ export class TranscriptFollower {
   }
 
   /**
-   * Follows appends as they are written: reads when the file system reports a change
-   * (fs.watch) and every `pollMs` in case it does not (the file not there yet, replaced, a
-   * file system without notifications). Returns the function that stops following.
+   * Follows appends as they are written: reads when the file system reports a change and
+   * every `pollMs` in case it does not (the file not there yet, replaced, a file system
+   * without notifications). The report comes from `changes` — a view passes the session's
+   * change feed (TeamSession.watchFiles), which watches the transcripts' folder once for
+   * every panel — or, without it, from a watch on the file itself (the CLI's `log -f`).
+   * Returns the function that stops following.
    */
-  follow(opts: { pollMs: number; onReplaced?: () => void; onError?: (err: Error) => void }): () => void {
+  follow(opts: {
+    pollMs: number; onReplaced?: () => void; onError?: (err: Error) => void;
+    changes?: (onChange: () => void) => Promise<{ dispose(): void }>;
+  }): () => void {
     let stopped = false;
     let watcher: FSWatcher | undefined;
+    let feed: { dispose(): void } | undefined;
     let timer: NodeJS.Timeout | undefined;
     const unwatch = (): void => {
       watcher?.close();
       watcher = undefined;
     };
     const arm = (): void => {
-      if (watcher || stopped) return;
+      if (watcher || feed || stopped || opts.changes) return;
       try {
         watcher = watch(this.path, { persistent: false }, () => void read());
         watcher.on('error', unwatch);
@@ -155,14 +162,20 @@ export class TranscriptFollower {
       timer = setTimeout(() => {
         arm();
         void read().then(() => { if (!stopped) tick(); });
-      }, watcher ? opts.pollMs : Math.min(opts.pollMs, UNWATCHED_POLL_MS));
+      }, watcher || feed ? opts.pollMs : Math.min(opts.pollMs, UNWATCHED_POLL_MS));
     };
+    void opts.changes?.(() => void read()).then((sub) => {
+      if (stopped) sub.dispose();
+      else feed = sub;
+    }, (err: unknown) => opts.onError?.(err as Error));
     arm();
     tick();
     return () => {
       stopped = true;
       if (timer) clearTimeout(timer);
       unwatch();
+      feed?.dispose();
+      feed = undefined;
     };
   }
 
