@@ -5,13 +5,16 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { Team, TeamChange, TeamSession } from '../core/session';
+import type { FileKind, Team, TeamChange, TeamSession } from '../core/session';
 
 /**
  * What changed: team files (`worktrees`: the worktree index or its log), or only what an
  * agent is doing right now (no file to re-read).
  */
 export type HostChange = TeamChange | 'worktrees' | 'activity';
+
+/** The files whose changes the views redraw on (transcript panels and the Changes view follow their own kinds). */
+const HOST_FILES: FileKind[] = ['roster', 'inbox', 'requests', 'tasks', 'queue', 'worktrees'];
 
 /** Coalescing window for bursts of file events; well under the 200 ms tree-update target. */
 const DEBOUNCE_MS = 25;
@@ -24,7 +27,7 @@ export class TeamHost implements vscode.Disposable {
   readonly onDidChange = this.changed.event;
   private pending = new Set<HostChange>();
   private timer: NodeJS.Timeout | undefined;
-  private subs: Array<{ dispose(): void }> = [];
+  private sub: { dispose(): void } | undefined;
   /** Waits for `.team` or `.tasks` to appear (the session's change feed, kind `layout`). */
   private rootWatcher: Promise<{ dispose(): void } | undefined> | undefined;
   private opening: Promise<void> | undefined;
@@ -73,12 +76,10 @@ export class TeamHost implements vscode.Disposable {
     this.opening ??= (async () => {
       this.closeRootWatcher();
       await this.team.init();
-      const subs = await Promise.all([
-        this.session.subscribe((what) => this.fire([what])),
-        this.session.watchFiles(['worktrees'], () => this.fire(['worktrees'])),
-      ]);
-      if (this.disposed) subs.forEach((s) => s.dispose());
-      else this.subs = subs;
+      // The session's one change feed: team state and the worktrees, by kind.
+      const sub = await this.session.watchFiles(HOST_FILES, (e) => this.fire([e.kind as HostChange]));
+      if (this.disposed) sub.dispose();
+      else this.sub = sub;
     })();
     return this.opening;
   }
@@ -112,7 +113,7 @@ export class TeamHost implements vscode.Disposable {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.closeRootWatcher();
-    this.subs.forEach((s) => s.dispose());
+    this.sub?.dispose();
     this.changed.dispose();
   }
 }

@@ -79,11 +79,11 @@ test('a host opens one watch per team folder, however many transcript panels fol
   const opened = countWatches(t);
   const stops: Array<() => void> = [];
   t.after(() => stops.forEach((s) => s()));
-  // What the VS Code host subscribes: TeamHost (team state, worktrees), the Changes view.
+  // What the VS Code host subscribes: TeamHost (team state, worktrees), the Changes view, an agent's mailbox.
   const subs = await Promise.all([
-    session.subscribe(() => undefined),
-    session.watchFiles(['worktrees'], () => undefined),
+    session.watchFiles(['roster', 'inbox', 'requests', 'tasks', 'queue', 'worktrees'], () => undefined),
     session.watchFiles(['changes'], () => undefined),
+    session.team.mailbox.subscribe('lead', () => undefined),
   ]);
   t.after(() => subs.forEach((s) => s.dispose()));
   const seen = new Map<string, string[]>();

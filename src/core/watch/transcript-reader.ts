@@ -4,6 +4,7 @@
 // and skipped. Opened with O_NOFOLLOW: a transcript that is a symbolic link is not shown.
 import { constants, watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { parseTranscriptLine } from '../../shared/schemas/transcripts';
 import type { TranscriptItem } from '../../shared/transcript-items';
 import { ItemBuilder, type ItemChange } from './transcript-items';
 import { coalesce } from '../util/coalesce';
@@ -179,8 +180,12 @@ export class TranscriptFollower {
     };
   }
 
+  /** Each line is checked against the transcript's schema (src/shared/schemas/transcripts.ts) first. */
   private line(l: Line): void {
-    const changes = 'bad' in l ? this.builder.badLine(l.offset) : this.builder.entry(l.value);
+    const parsed = 'bad' in l ? null : parseTranscriptLine(l.value);
+    const changes = !parsed ? this.builder.badLine(l.offset)
+      : parsed.ok ? this.builder.entry(parsed.line)
+        : parsed.reason === null ? [] : this.builder.badLine(l.offset, parsed.reason);
     for (const c of changes) this.onChange(c);
   }
 }
