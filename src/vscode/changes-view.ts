@@ -51,22 +51,21 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   readonly onDidChange = this.docChanged.event;
   readonly log: ChangeLog;
   private cache: Promise<ChangeRecord[]> | undefined;
-  private readonly watcher: vscode.FileSystemWatcher;
+  private readonly watcher: vscode.Disposable;
   private agentsNodes = new Map<string, ChangeAgentNode>();
   /** Per agent, what its rows showed at the last load: count and newest record. */
   private shown: Map<string, string> | undefined;
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(root: string, private readonly scope: ActionScope) {
+  /** `changes`: the session's change feed for `.team/changes/*.jsonl` (TeamSession.watchFiles). */
+  constructor(root: string, private readonly scope: ActionScope, changes: (onChange: () => void) => Promise<vscode.Disposable>) {
     this.log = new ChangeLog(root);
-    this.watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(root), '.team/changes/*.jsonl'));
     const soon = (): void => {
       if (this.timer) clearTimeout(this.timer);
       this.timer = setTimeout(() => void this.refresh(), RELOAD_DELAY_MS);
     };
-    this.watcher.onDidChange(soon);
-    this.watcher.onDidCreate(soon);
-    this.watcher.onDidDelete(soon);
+    const feed = changes(soon).catch(() => ({ dispose: () => undefined }));
+    this.watcher = { dispose: () => void feed.then((d) => d.dispose()) };
   }
 
   /** Reads the records again and redraws what differs: the agents' rows that changed, or the tree when an agent came or went. */

@@ -61,7 +61,7 @@ export function startEngine(shell: Shell): Engine {
   const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report);
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
-  const changes = new ChangesProvider(root, windowScope(session, () => host.ensureTeam()));
+  const changes = new ChangesProvider(root, windowScope(session, () => host.ensureTeam()), (onChange) => session.watchFiles(['changes'], onChange));
   const changesView = views.changes;
   const transcripts = new TranscriptPanels({ extensionUri: context.extensionUri, host, ctx: () => ctx!, asks, log });
   const watch = {

@@ -2,14 +2,19 @@
 // notifications (from any process) into one debounced VS Code event, and keeps the context
 // keys the views' welcome content depends on. Nothing is created in the workspace until a
 // team exists there or a command writes to it.
-import { watch, type FSWatcher } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { Team, TeamChange, TeamSession } from '../core/session';
+import type { FileKind, Team, TeamChange, TeamSession } from '../core/session';
 
-/** What changed: team files, or only what an agent is doing right now (no file to re-read). */
-export type HostChange = TeamChange | 'activity';
+/**
+ * What changed: team files (`worktrees`: the worktree index or its log), or only what an
+ * agent is doing right now (no file to re-read).
+ */
+export type HostChange = TeamChange | 'worktrees' | 'activity';
+
+/** The files whose changes the views redraw on (transcript panels and the Changes view follow their own kinds). */
+const HOST_FILES: FileKind[] = ['roster', 'inbox', 'requests', 'tasks', 'queue', 'worktrees'];
 
 /** Coalescing window for bursts of file events; well under the 200 ms tree-update target. */
 const DEBOUNCE_MS = 25;
@@ -23,7 +28,8 @@ export class TeamHost implements vscode.Disposable {
   private pending = new Set<HostChange>();
   private timer: NodeJS.Timeout | undefined;
   private sub: { dispose(): void } | undefined;
-  private rootWatcher: FSWatcher | undefined;
+  /** Waits for `.team` or `.tasks` to appear (the session's change feed, kind `layout`). */
+  private rootWatcher: Promise<{ dispose(): void } | undefined> | undefined;
   private opening: Promise<void> | undefined;
   private disposed = false;
   private hasTeamKey: boolean | undefined;
@@ -53,18 +59,16 @@ export class TeamHost implements vscode.Disposable {
   }
 
   private watchForTeam(): void {
-    try {
-      this.rootWatcher = watch(this.root, { persistent: false }, (_e, f) => {
-        if (f === '.team' || f === '.tasks') void this.open().then(() => this.fire(['roster', 'tasks', 'inbox', 'requests']));
-      });
-      this.rootWatcher.on('error', () => this.closeRootWatcher());
-    } catch (err) {
+    this.rootWatcher = this.session.watchFiles(['layout'], () => {
+      void this.open().then(() => this.fire(['roster', 'tasks', 'inbox', 'requests']));
+    }).catch((err: unknown) => {
       this.log.warn(`cannot watch ${this.root} for a new team: ${String(err)}`);
-    }
+      return undefined;
+    });
   }
 
   private closeRootWatcher(): void {
-    this.rootWatcher?.close();
+    void this.rootWatcher?.then((w) => w?.dispose());
     this.rootWatcher = undefined;
   }
 
@@ -72,7 +76,8 @@ export class TeamHost implements vscode.Disposable {
     this.opening ??= (async () => {
       this.closeRootWatcher();
       await this.team.init();
-      const sub = await this.session.subscribe((what) => this.fire([what]));
+      // The session's one change feed: team state and the worktrees, by kind.
+      const sub = await this.session.watchFiles(HOST_FILES, (e) => this.fire([e.kind as HostChange]));
       if (this.disposed) sub.dispose();
       else this.sub = sub;
     })();

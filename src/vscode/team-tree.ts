@@ -66,7 +66,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   constructor(private readonly host: Pick<TeamHost, 'team' | 'hasTeam' | 'onDidChange'>, private readonly agents: ActivitySource) {
     this.queue = new QueueStore(host.team.root);
     this.sub = host.onDidChange((kinds) => {
-      if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks') || kinds.has('queue')) this.refresh();
+      // A worktree merged, kept or removed (by any host) changes which are removable.
+      if (kinds.has('worktrees')) this.removableCache = undefined;
+      if (kinds.has('roster') || kinds.has('requests') || kinds.has('tasks') || kinds.has('queue') || kinds.has('worktrees')) this.refresh();
       // Activity words come from the runtime, not from files: redraw without re-reading them.
       else if (kinds.has('activity')) void this.redrawIfChanged(this.load());
     });

@@ -16,8 +16,9 @@ import { transcriptHtml } from './transcript-html';
 
 export const TRANSCRIPT_VIEW_TYPE = 'agentTeams.transcript';
 /**
- * Lines other processes append are read when the file system reports them; this poll (a stat
- * when nothing changed) is the fallback when it does not.
+ * Lines other processes append are read when the session's change feed reports them (one
+ * watch of the transcripts' folder for every panel); this poll (a stat when nothing changed)
+ * is the fallback when it does not.
  */
 const POLL_MS = 500;
 
@@ -169,6 +170,7 @@ class TranscriptPanel implements vscode.Disposable {
         pollMs: POLL_MS,
         onReplaced: () => void this.start(),
         onError: (err) => this.d.log.warn(`transcript of ${this.agent}: ${errorText(err)}`),
+        changes: (onChange) => this.d.host.session.watchFiles(['transcripts'], (e) => e.name === this.agent && onChange()),
       });
     }
     await Promise.all([this.sendStatus(), this.sendPending()]);

@@ -1,7 +1,7 @@
 // The MCP side of one host (docs/mcp.md): its manager and the gate its agents' calls pass,
 // both asking the host's user through the Approver the host already gives the runtime.
 import type { McpGate } from './agent-tools';
-import { McpManager, type McpStartRequest } from './manager';
+import { McpManager, type McpManagerOptions, type McpStartRequest } from './manager';
 import type { RuleSource } from '../permissions/rules';
 
 export interface McpHostOptions {
@@ -11,6 +11,8 @@ export interface McpHostOptions {
   rules?: () => RuleSource | undefined;
   startTimeoutMs?: number;
   callTimeoutMs?: number;
+  /** Where `.mcp.json` edits are heard (the session passes its team's change feed). */
+  watchConfig?: McpManagerOptions['watchConfig'];
 }
 
 /** The two questions MCP asks a host's user; see Approver in runtime/types.ts. */
@@ -34,6 +36,7 @@ export function createHostMcp(
     approveStart: (req, signal) => asker.mcpServerStart?.(req, signal) ?? Promise.resolve(false),
     startTimeoutMs: opts?.startTimeoutMs,
     callTimeoutMs: opts?.callTimeoutMs,
+    watchConfig: opts?.watchConfig,
   });
   const gate: McpGate = {
     rules: () => opts?.rules?.(),

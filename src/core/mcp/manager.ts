@@ -39,6 +39,11 @@ export interface McpManagerOptions {
   env?: NodeJS.ProcessEnv;
   /** How long edits to `.mcp.json` settle before it is read again (default 200 ms). */
   reloadDelayMs?: number;
+  /**
+   * Hears edits to `.mcp.json`: a session passes its team's change feed (core/team/team-files.ts),
+   * so the file costs no watch of its own; without it, the manager watches `root` itself.
+   */
+  watchConfig?: (onChange: () => void) => Promise<Disposable>;
 }
 
 export interface McpServerInfo {
@@ -81,7 +86,6 @@ export class McpManager {
   private listeners = new Set<() => void>();
   private readonly controller = new AbortController();
   private disposed = false;
-  private readonly watcher = new DirWatcher(2000);
   private watching: Disposable | null = null;
   private reloadTimer: NodeJS.Timeout | undefined;
   private reloading: Promise<void> = Promise.resolve();
@@ -151,11 +155,16 @@ export class McpManager {
     if (config.error) this.opts.report('error', `MCP: ${config.error}. No MCP server was started.`);
     this.servers = config.servers.map((c) => this.connection(c));
     this.changed();
-    this.watching = await this.watcher.watchDir(this.opts.root, (f) => {
-      if (f === MCP_CONFIG_FILE) this.scheduleReload();
-    }, [MCP_CONFIG_FILE]).catch(() => null);
+    this.watching = await this.watchConfig(() => this.scheduleReload()).catch(() => null);
     if (this.disposed) this.watching?.dispose();
     await Promise.all(this.servers.map((s) => this.startOne(s)));
+  }
+
+  private watchConfig(onChange: () => void): Promise<Disposable> {
+    if (this.opts.watchConfig) return this.opts.watchConfig(onChange);
+    const own = new DirWatcher(2000);
+    return own.watchDir(this.opts.root, (f) => f === MCP_CONFIG_FILE && onChange(), [MCP_CONFIG_FILE])
+      .then((sub) => ({ dispose: () => (sub.dispose(), own.dispose()) }));
   }
 
   private connection(c: McpServerConfig): McpServerConnection {
@@ -309,7 +318,6 @@ export class McpManager {
     this.disposed = true;
     clearTimeout(this.reloadTimer);
     this.watching?.dispose();
-    this.watcher.dispose();
     this.controller.abort();
     await Promise.all(this.servers.map((s) => s.stop()));
     this.listeners.clear();

@@ -3,13 +3,16 @@
 // compaction. A record carrying `inbox_cursor` marks the mail it delivered: writing the
 // message and its cursor in one line is what makes mail delivery exactly-once in effect.
 // `event` records (per-round usage, errors, retries, pauses) are for readers of the
-// transcript (the transcript view, `agent-teams log`); restoring skips them.
+// transcript (the transcript view, `agent-teams log`); restoring skips them. The lines'
+// schema is src/shared/schemas/transcripts.ts; every reader checks a line against it.
 import { randomUUID } from 'node:crypto';
 import type { HookRunRecord } from '../hooks/hooks';
 import type { ModelMessage } from '../model';
 import { appendJsonLine, scanJsonLines } from '../team/jsonl';
 import { lastLineWith } from '../team/jsonl-read';
 import { isStale, type Fence } from '../team/fences';
+import { parseTranscriptLine } from '../../shared/schemas/transcripts';
+import { reportProblem } from '../util/problems';
 
 /** Seen by readers only; see src/core/watch/transcript-items.ts. */
 export type TranscriptEvent =
@@ -116,10 +119,18 @@ export class Transcript {
     let messages: ModelMessage[] = [];
     let inboxCursor = 0;
     await scanJsonLines(this.path, from, (r) => {
-      const e = r.value as Entry;
-      if (isStale(fences, r.offset, e?.epoch)) return;
-      if (e?.kind === 'msg' && e.message) messages.push(e.message);
-      else if (e?.kind === 'reset' && Array.isArray(e.messages)) messages = [...e.messages];
+      // Events are for readers. An entry is checked against the transcript's schema: a damaged
+      // one is reported and skipped, never sent to the model.
+      if ((r.value as { kind?: unknown } | null)?.kind === 'event') return;
+      const parsed = parseTranscriptLine(r.value);
+      if (!parsed.ok) {
+        if (parsed.reason !== null) reportProblem({ path: this.path, message: `line at byte ${r.offset} is not a transcript entry (${parsed.reason}): skipped` });
+        return;
+      }
+      const e = parsed.line as Entry;
+      if (isStale(fences, r.offset, e.epoch)) return;
+      if (e.kind === 'msg') messages.push(e.message);
+      else if (e.kind === 'reset') messages = [...e.messages];
       else return;
       if (typeof e.inbox_cursor === 'number') inboxCursor = Math.max(inboxCursor, e.inbox_cursor);
     });

@@ -32,6 +32,7 @@ export { writeJsonAtomic } from '../util/atomic-file';
 
 // ── events and change notices ──
 export type { Team, TeamChange } from '../team/team';
+export type { FileEvent, FileKind } from '../team/team-files';
 export { coalesce } from '../util/coalesce';
 
 // ── read models ──

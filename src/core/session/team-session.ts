@@ -21,6 +21,7 @@ import {
   type RuntimeSettings, type SpawnInput,
 } from '../runtime/types';
 import { Team, type TeamChange } from '../team/team';
+import type { FileEvent, FileKind } from '../team/team-files';
 import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager } from '../worktree/manager';
 import { MergeQueue } from '../merge/merge-queue';
@@ -107,7 +108,8 @@ export class TeamSession {
     // Loaded here, not at the top: the runner brings the agent loops, the tools and the SDK.
     const { AgentRunner: Runner } = require('../runtime/agent-runner') as typeof import('../runtime/agent-runner');
     const runner = await Runner.start({
-      ...agents, team: this.team, events: this.events, worktrees: this.worktrees, settings: this.s, hostId: this.hostId, mergeQueue: this.mergeQueue,
+      // `.mcp.json` edits reach the MCP servers through the team's one change feed.
+      ...agents, mcp: { ...agents.mcp, watchConfig: (onChange) => this.watchFiles(['mcp'], onChange) }, team: this.team, events: this.events, worktrees: this.worktrees, settings: this.s, hostId: this.hostId, mergeQueue: this.mergeQueue,
     });
     this.current = runner;
     // The host whose agents run works the merge queue; its test commands die with the host's agents.
@@ -144,6 +146,15 @@ export class TeamSession {
   /** Team files changed, by this process or another (the team's folders are created). */
   subscribe(onChange: (what: TeamChange) => void): Promise<Disposable> {
     return this.team.subscribe(onChange);
+  }
+
+  /**
+   * Each change to a file of `kinds` — the team's state, an agent's transcript or change
+   * records, the worktrees, `.mcp.json` — from this process or another: the one feed every
+   * view follows (core/team/team-files.ts), one OS watch per folder in this process.
+   */
+  watchFiles(kinds: readonly FileKind[], listener: (e: FileEvent) => void): Promise<Disposable> {
+    return this.team.files.on(kinds, listener);
   }
 
   /** What `agent` is doing here; `stopped` for an agent this host does not run. */

@@ -1,9 +1,10 @@
-// Change notification for the team's directories, shared by every subscriber in a process.
-// fs.watch (inotify) sees writes from any process within milliseconds; a slow stat poll
-// runs beside it only as a fallback for filesystems where watching is unreliable.
+// Change notification for the team's directories, shared by every subscriber in a process:
+// one OS watch per directory however many listeners it has (docs/file-formats.md, "Change
+// notification"). fs.watch (inotify) sees writes from any process within milliseconds; a
+// slow stat poll runs beside it only as a fallback for filesystems where watching is unreliable.
 import { watch, type FSWatcher } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 type Listener = (filename: string) => void;
 
@@ -13,10 +14,18 @@ interface DirEntry {
   poll: NodeJS.Timeout | null;
   sizes: Map<string, string>;
   files: Set<string>;
+  /** A folder not there yet: its parent's watch, waiting for it to appear. */
+  waiting: Disposable | null;
+  closed: boolean;
 }
 
 export interface Disposable {
   dispose(): void;
+}
+
+export interface WatchDirOptions {
+  /** Create the folder if missing (default). False: wait for it to appear (watching its parent). */
+  create?: boolean;
 }
 
 export class DirWatcher {
@@ -25,25 +34,20 @@ export class DirWatcher {
   /** @param pollMs fallback poll interval for files named in `watchFile` calls. */
   constructor(private readonly pollMs = 5000) {}
 
-  /** Calls `listener(filename)` for any change in `dir` (created if missing). */
-  async watchDir(dir: string, listener: Listener, pollFiles: string[] = []): Promise<Disposable> {
-    await mkdir(dir, { recursive: true });
+  /** Folders with an OS watch open now (one per folder, whatever the number of listeners). */
+  get watched(): string[] {
+    return [...this.dirs].filter(([, e]) => e.watcher).map(([d]) => d);
+  }
+
+  /** Calls `listener(filename)` for any change in `dir` (created if missing, unless `create: false`). */
+  async watchDir(dir: string, listener: Listener, pollFiles: string[] = [], opts: WatchDirOptions = {}): Promise<Disposable> {
+    if (opts.create !== false) await mkdir(dir, { recursive: true });
     let entry = this.dirs.get(dir);
     if (!entry) {
-      entry = { watcher: null, listeners: new Set(), poll: null, sizes: new Map(), files: new Set() };
+      entry = { watcher: null, listeners: new Set(), poll: null, sizes: new Map(), files: new Set(), waiting: null, closed: false };
       this.dirs.set(dir, entry);
       const e = entry;
-      try {
-        e.watcher = watch(dir, { persistent: false }, (_event, filename) => {
-          if (filename) for (const l of e.listeners) l(filename.toString());
-        });
-        e.watcher.on('error', () => {
-          e.watcher?.close();
-          e.watcher = null;
-        });
-      } catch {
-        e.watcher = null;
-      }
+      await this.arm(dir, e);
       e.poll = setInterval(() => void this.pollDir(dir, e), this.pollMs);
       e.poll.unref();
     }
@@ -58,6 +62,43 @@ export class DirWatcher {
     };
   }
 
+  /** Opens the OS watch; a missing folder is waited for through its parent's watch. */
+  private async arm(dir: string, e: DirEntry): Promise<boolean> {
+    try {
+      e.watcher = watch(dir, { persistent: false }, (_event, filename) => {
+        if (filename) for (const l of e.listeners) l(filename.toString());
+      });
+      e.watcher.on('error', () => {
+        e.watcher?.close();
+        e.watcher = null;
+      });
+      return true;
+    } catch (err) {
+      e.watcher = null;
+      const parent = dirname(dir);
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT' || parent === dir || e.waiting) return false;
+      const name = basename(dir);
+      const waiting = await this.watchDir(parent, (f) => {
+        if (f === name && !e.watcher && !e.closed) void this.appeared(dir, e);
+      }, [], { create: false });
+      if (e.closed || e.watcher) waiting.dispose();
+      else {
+        e.waiting = waiting;
+        // Created between the failed watch and the parent's: not reported by the parent.
+        if (await stat(dir).then((st) => st.isDirectory(), () => false)) void this.appeared(dir, e);
+      }
+      return false;
+    }
+  }
+
+  /** The folder was created: watch it, and report what was written in it before the watch. */
+  private async appeared(dir: string, e: DirEntry): Promise<void> {
+    if (!(await this.arm(dir, e))) return; // gone again: still waiting
+    e.waiting?.dispose();
+    e.waiting = null;
+    for (const f of await readdir(dir).catch(() => [] as string[])) for (const l of e.listeners) l(f);
+  }
+
   private async pollDir(dir: string, e: DirEntry): Promise<void> {
     for (const f of e.files) {
       const s = await stat(join(dir, f)).catch(() => null);
@@ -69,9 +110,13 @@ export class DirWatcher {
   }
 
   private closeDir(dir: string, e: DirEntry): void {
+    e.closed = true;
     e.watcher?.close();
+    e.watcher = null;
+    e.waiting?.dispose();
+    e.waiting = null;
     if (e.poll) clearInterval(e.poll);
-    this.dirs.delete(dir);
+    if (this.dirs.get(dir) === e) this.dirs.delete(dir);
   }
 
   dispose(): void {

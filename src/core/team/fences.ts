@@ -8,7 +8,7 @@
 // - a stored cursor written under an earlier epoch than the last fence is ignored.
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { Fence, FenceFile } from '../../shared/schemas/fences';
 import { readJsonRecord, writeJsonAtomic } from '../util/atomic-file';
 import { assertParticipantName } from '../util/names';
 import type { TeamPaths } from './paths';
@@ -16,15 +16,7 @@ import { sameStamp, stampOf, type Stamp } from './task-view';
 
 const KEEP = 32;
 
-export const Fence = z.object({
-  epoch: z.number().int().positive(),
-  host: z.string(),
-  /** Transcript size when the fence was set: lines from here on must carry this epoch or a later one. */
-  at: z.number().int().nonnegative(),
-  ts: z.number(),
-});
-export type Fence = z.infer<typeof Fence>;
-const FenceFile = z.object({ fences: z.array(Fence) });
+export { Fence };
 
 export class FencedError extends Error {
   constructor(readonly agent: string, readonly epoch: number, readonly by: Fence) {

@@ -3,8 +3,7 @@
 // exactly-once effect records the cursor with its own effect (the agent loop stores it in
 // its transcript) and acks after, so a crash between the two re-reads nothing twice.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
-import { Message, MessageType, type Message as MessageT } from '../../shared/team-schemas';
+import { InboxCursor, Message, MessageType, type Message as MessageT } from '../../shared/schemas';
 import { readJsonRecord, reportUnreadable, writeJsonAtomic } from '../util/atomic-file';
 import { isUnreadable } from '../util/io-faults';
 import { assertParticipantName } from '../util/names';
@@ -30,7 +29,7 @@ function messageTime(): number {
 export class MailboxError extends Error {}
 
 /** `epoch`: the fence (fences.ts) its writer held; one older than the last fence is ignored. */
-const Cursor = z.looseObject({ offset: z.number().int().nonnegative(), epoch: z.number().int().optional() });
+const Cursor = InboxCursor;
 
 export type SendInput = {
   from: string;

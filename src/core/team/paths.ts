@@ -12,6 +12,10 @@ export class TeamPaths {
   readonly tasksDir: string;
   /** Process groups the hosts' agents run (docs/file-formats.md, "Process records"). */
   readonly processesDir: string;
+  /** Change records of the agents' writes (docs/file-formats.md, "Changes"). */
+  readonly changesDir: string;
+  /** The git worktrees' index and event log (docs/file-formats.md, "Worktrees"). */
+  readonly worktreesDir: string;
 
   constructor(readonly root: string) {
     this.teamDir = join(root, '.team');
@@ -21,6 +25,8 @@ export class TeamPaths {
     this.transcriptsDir = join(this.teamDir, 'transcripts');
     this.tasksDir = join(root, '.tasks');
     this.processesDir = join(this.teamDir, 'processes');
+    this.changesDir = join(this.teamDir, 'changes');
+    this.worktreesDir = join(root, '.worktrees');
   }
 
   inbox(name: string): string {

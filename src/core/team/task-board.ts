@@ -7,8 +7,7 @@
 // up within about 10 s, files added or removed by hand at once.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
-import { Task } from '../../shared/team-schemas';
+import { BoardGeneration, Task } from '../../shared/schemas';
 import { readJsonFile, readJsonRecord, writeJsonAtomic } from '../util/atomic-file';
 import { withFileLock, type LockCheck } from '../util/file-lock';
 import { assertTeammateName } from '../util/names';
@@ -34,11 +33,8 @@ export type ClaimResult = { ok: true; task: Task } | { ok: false; reason: string
 
 const KEEP_CHANGES = 256;
 
-const Generation = z.object({
-  gen: z.number().int(),
-  changes: z.array(z.tuple([z.number().int(), z.array(z.number().int())])),
-});
-type Generation = z.infer<typeof Generation>;
+const Generation = BoardGeneration;
+type Generation = BoardGeneration;
 
 export class TaskBoard {
   private touched = new Set<number>();

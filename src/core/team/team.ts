@@ -11,6 +11,7 @@ import { TeamPaths } from './paths';
 import { Fences } from './fences';
 import { Requests, type RespondResult } from './requests';
 import { Roster } from './roster';
+import { TeamFiles } from './team-files';
 import { TaskBoard } from './task-board';
 import { assertTeammateName, isTeammateName } from '../util/names';
 
@@ -21,6 +22,7 @@ export interface TeamOptions {
 
 /** `queue`: the merge queue (`.team/merge-queue.json`, core/merge). */
 export type TeamChange = 'roster' | 'inbox' | 'requests' | 'tasks' | 'queue';
+const TEAM_CHANGES: TeamChange[] = ['roster', 'inbox', 'requests', 'tasks', 'queue'];
 
 export class Team {
   readonly paths: TeamPaths;
@@ -29,12 +31,15 @@ export class Team {
   readonly requests: Requests;
   readonly tasks: TaskBoard;
   readonly watcher: DirWatcher;
+  /** The one change feed every view follows (team-files.ts), over `watcher`. */
+  readonly files: TeamFiles;
   /** Which host may write each agent's transcript and move its cursor (fences.ts). */
   readonly fences: Fences;
 
   constructor(readonly root: string, opts: TeamOptions = {}) {
     this.paths = new TeamPaths(root);
     this.watcher = new DirWatcher(opts.pollMs ?? 5000);
+    this.files = new TeamFiles(this.paths, this.watcher);
     this.roster = new Roster(this.paths);
     this.fences = new Fences(this.paths);
     this.mailbox = new Mailbox(this.paths, this.roster, this.watcher, this.fences);
@@ -181,20 +186,8 @@ export class Team {
   }
 
   /** Notifies `onChange` of any change to team state, from this process or another. */
-  async subscribe(onChange: (what: TeamChange) => void): Promise<Disposable> {
-    const p = this.paths;
-    const subs = await Promise.all([
-      this.watcher.watchDir(p.teamDir, (f) => {
-        if (f === 'config.json') onChange('roster');
-        else if (f === 'merge-queue.json') onChange('queue');
-      }, ['config.json', 'merge-queue.json']),
-      this.watcher.watchDir(p.inboxDir, (f) => f.endsWith('.jsonl') && onChange('inbox')),
-      this.watcher.watchDir(p.requestsDir, (f) => /\.json$/.test(f) && onChange('requests')),
-      // The board's change record (.generation) is written after the task files it names: a
-      // reader woken by it sees the change (task-board.ts); one woken by a task file may not yet.
-      this.watcher.watchDir(p.tasksDir, (f) => (/^task_\d+\.json$/.test(f) || f === '.generation') && onChange('tasks')),
-    ]);
-    return { dispose: () => subs.forEach((s) => s.dispose()) };
+  subscribe(onChange: (what: TeamChange) => void): Promise<Disposable> {
+    return this.files.on(TEAM_CHANGES, (e) => onChange(e.kind as TeamChange));
   }
 
   dispose(): void {

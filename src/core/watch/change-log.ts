@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import * as z from 'zod';
+import { ChangeRecord, type ChangeSide } from '../../shared/schemas/changes';
 import type { WriteEvent } from '../exec/workspace-fs';
 import { appendJsonLine } from '../team/jsonl';
 import { NAME_RE } from '../util/names';
@@ -17,34 +17,7 @@ import { scanLines } from './transcript-reader';
 /** Larger content is recorded by hash and size only. */
 export const MAX_STORED_BYTES = 1024 * 1024;
 
-const Side = z.object({
-  /** Absent when the content was too large to read. */
-  sha256: z.string().regex(/^[0-9a-f]{64}$/).optional(),
-  bytes: z.number().int().nonnegative(),
-  /** Whether the content is in blobs/; when not, `why`. */
-  stored: z.boolean(),
-  why: z.enum(['binary', 'too_large', 'not_written']).optional(),
-});
-export type ChangeSide = z.infer<typeof Side>;
-
-export const ChangeRecord = z.object({
-  id: z.string().regex(/^chg_[0-9a-z_]{1,64}$/),
-  agent: z.string().regex(NAME_RE),
-  ts: z.number(),
-  task: z.number().int().nullable(),
-  tool: z.enum(['write_file', 'edit_file', 'revert']),
-  /** The folder the agent worked in, relative to the team folder ('' or `.worktrees/<name>`). */
-  root: z.string(),
-  /** The file, relative to `root`, with forward slashes. */
-  path: z.string().min(1),
-  /** null: the file did not exist. */
-  before: Side.nullable(),
-  /** null: the file was deleted (a revert of a created file). */
-  after: Side.nullable(),
-  /** For a revert: the change it undid. */
-  reverts: z.string().optional(),
-});
-export type ChangeRecord = z.infer<typeof ChangeRecord>;
+export { ChangeRecord, type ChangeSide };
 
 export type { WriteEvent } from '../exec/workspace-fs';
 

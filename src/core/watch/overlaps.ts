@@ -8,7 +8,7 @@
 // merge queue) finished after it. Nothing else counts as merged (a teammate merging the
 // workspace branch into its own is not seen), so the warning errs on the side of telling.
 import { join } from 'node:path';
-import { z } from 'zod';
+import { OverlapWarning } from '../../shared/schemas/changes';
 import { readEvents } from '../worktree/store';
 import { QueueStore } from '../merge/queue-store';
 import { appendJsonLine, readJsonLines } from '../team/jsonl';
@@ -60,7 +60,7 @@ export async function mergeMarks(teamRoot: string): Promise<MergeMarks> {
   return marks;
 }
 
-const Warned = z.object({ path: z.string(), agents: z.tuple([z.string(), z.string()]), ts: z.number() });
+const Warned = OverlapWarning;
 
 /** Tells `to` that `other` changed `path` too (a note in its own inbox, as job notes are). */
 export type OverlapTeller = (to: string, other: string, path: string, where: string) => Promise<void>;

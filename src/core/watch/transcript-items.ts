@@ -80,9 +80,10 @@ export class ItemBuilder {
     return [];
   }
 
-  /** A line that is not JSON: shown as a note, never as content. */
-  badLine(offset: number): ItemChange[] {
-    return [{ op: 'put', item: { kind: 'notice', key: `bad@${offset}`, what: 'skipped', level: 'warning', text: `A damaged line at byte ${offset} of the transcript was skipped.` } }];
+  /** A line that is not JSON, or not a transcript entry (`reason`): shown as a note, never as content. */
+  badLine(offset: number, reason?: string): ItemChange[] {
+    const text = `A damaged line at byte ${offset} of the transcript was skipped.`;
+    return [{ op: 'put', item: { kind: 'notice', key: `bad@${offset}`, what: 'skipped', level: 'warning', text, ...(reason ? { detail: bounded(reason, 500) } : {}) } }];
   }
 
   /** A live runtime event of this builder's agent; null for events that change nothing shown. */

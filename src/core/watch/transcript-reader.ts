@@ -4,6 +4,7 @@
 // and skipped. Opened with O_NOFOLLOW: a transcript that is a symbolic link is not shown.
 import { constants, watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { parseTranscriptLine } from '../../shared/schemas/transcripts';
 import type { TranscriptItem } from '../../shared/transcript-items';
 import { ItemBuilder, type ItemChange } from './transcript-items';
 import { coalesce } from '../util/coalesce';
@@ -118,20 +119,27 @@ export class TranscriptFollower {
   }
 
   /**
-   * Follows appends as they are written: reads when the file system reports a change
-   * (fs.watch) and every `pollMs` in case it does not (the file not there yet, replaced, a
-   * file system without notifications). Returns the function that stops following.
+   * Follows appends as they are written: reads when the file system reports a change and
+   * every `pollMs` in case it does not (the file not there yet, replaced, a file system
+   * without notifications). The report comes from `changes` — a view passes the session's
+   * change feed (TeamSession.watchFiles), which watches the transcripts' folder once for
+   * every panel — or, without it, from a watch on the file itself (the CLI's `log -f`).
+   * Returns the function that stops following.
    */
-  follow(opts: { pollMs: number; onReplaced?: () => void; onError?: (err: Error) => void }): () => void {
+  follow(opts: {
+    pollMs: number; onReplaced?: () => void; onError?: (err: Error) => void;
+    changes?: (onChange: () => void) => Promise<{ dispose(): void }>;
+  }): () => void {
     let stopped = false;
     let watcher: FSWatcher | undefined;
+    let feed: { dispose(): void } | undefined;
     let timer: NodeJS.Timeout | undefined;
     const unwatch = (): void => {
       watcher?.close();
       watcher = undefined;
     };
     const arm = (): void => {
-      if (watcher || stopped) return;
+      if (watcher || feed || stopped || opts.changes) return;
       try {
         watcher = watch(this.path, { persistent: false }, () => void read());
         watcher.on('error', unwatch);
@@ -155,19 +163,29 @@ export class TranscriptFollower {
       timer = setTimeout(() => {
         arm();
         void read().then(() => { if (!stopped) tick(); });
-      }, watcher ? opts.pollMs : Math.min(opts.pollMs, UNWATCHED_POLL_MS));
+      }, watcher || feed ? opts.pollMs : Math.min(opts.pollMs, UNWATCHED_POLL_MS));
     };
+    void opts.changes?.(() => void read()).then((sub) => {
+      if (stopped) sub.dispose();
+      else feed = sub;
+    }, (err: unknown) => opts.onError?.(err as Error));
     arm();
     tick();
     return () => {
       stopped = true;
       if (timer) clearTimeout(timer);
       unwatch();
+      feed?.dispose();
+      feed = undefined;
     };
   }
 
+  /** Each line is checked against the transcript's schema (src/shared/schemas/transcripts.ts) first. */
   private line(l: Line): void {
-    const changes = 'bad' in l ? this.builder.badLine(l.offset) : this.builder.entry(l.value);
+    const parsed = 'bad' in l ? null : parseTranscriptLine(l.value);
+    const changes = !parsed ? this.builder.badLine(l.offset)
+      : parsed.ok ? this.builder.entry(parsed.line)
+        : parsed.reason === null ? [] : this.builder.badLine(l.offset, parsed.reason);
     for (const c of changes) this.onChange(c);
   }
 }

@@ -1,0 +1,53 @@
+// The merge queue's file, `.team/merge-queue.json` (docs/file-formats.md, "Merge queue"):
+// entries in the order they were queued, each a teammate's branch on its way onto the
+// branch checked out in the workspace. Loose objects, like the other team files.
+import { z } from 'zod';
+import { ParticipantName } from './roster';
+
+export const MergeState = z.enum(['queued', 'testing', 'merged', 'failed', 'cancelled']);
+export type MergeState = z.infer<typeof MergeState>;
+
+const sha = z.string().regex(/^[0-9a-f]{40,64}$/);
+
+export const MergeEntry = z.looseObject({
+  id: z.string().regex(/^mq_[0-9a-z_]{1,64}$/),
+  teammate: ParticipantName,
+  /** The teammate's branch (`wt/<name>`). */
+  branch: z.string().min(1),
+  /** null: merge only, no test gate. */
+  test_command: z.string().nullable(),
+  /** The teammate's task the work is for; back in progress when the entry fails. */
+  task: z.number().int().nullable(),
+  state: MergeState,
+  /** Who queued it: `lead`, `user`, or `auto` (agentTeams.merge.auto). */
+  by: z.string(),
+  queued_at: z.number(),
+  updated_at: z.number(),
+  /** While `testing`: the host working on it. A dead or silent host's entry is retried. */
+  worker: z.looseObject({ host: z.string(), pid: z.number().int(), heartbeat_at: z.number() }).nullable().optional(),
+  /** The temporary checkout the merge and test run in (removed when done or on recovery). */
+  scratch: z.string().nullable().optional(),
+  /** The branch the entry lands on and the commit it was merged onto. */
+  into: z.string().nullable().optional(),
+  base: sha.nullable().optional(),
+  /** The merge commit: tested (while waiting) or landed (merged). */
+  commit: sha.nullable().optional(),
+  /** Why a tested entry has not landed yet (the user's tree has uncommitted changes). */
+  waiting: z.string().nullable().optional(),
+  /** A failed entry's reason, one line. */
+  reason: z.string().nullable().optional(),
+  /** Conflicting files (a failed merge) or the files the merge changed (merged). */
+  files: z.array(z.string()).optional(),
+  /** The end of the test command's output (failed test). */
+  output_tail: z.string().nullable().optional(),
+});
+export type MergeEntry = z.infer<typeof MergeEntry>;
+
+export const MergeQueueFile = z.looseObject({
+  version: z.literal(1),
+  entries: z.array(MergeEntry),
+});
+export type MergeQueueFile = z.infer<typeof MergeQueueFile>;
+
+/** Still on its way (counts for "already queued"). */
+export const isOpen = (e: MergeEntry): boolean => e.state === 'queued' || e.state === 'testing';
