@@ -114,12 +114,14 @@ export class CommandSandbox {
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     for (const g of fs.guarded) guardsInUse.set(g, (guardsInUse.get(g) ?? 0) + 1);
     const release = async () => {
-      for (const g of fs.guarded) {
+      const unused = fs.guarded.filter((g) => {
         const n = (guardsInUse.get(g) ?? 1) - 1;
-        if (n > 0) { guardsInUse.set(g, n); continue; }
-        guardsInUse.delete(g);
-        await rmdir(g).catch(() => undefined); // only while empty: the mount point bwrap made
-      }
+        if (n > 0) guardsInUse.set(g, n);
+        else guardsInUse.delete(g);
+        return n <= 0;
+      });
+      // Only while empty: the mount points bwrap made.
+      await Promise.all(unused.map((g) => rmdir(g).catch(() => undefined)));
     };
     const forwardSocket = how.background ? `forward-${++this.jobs}.sock` : undefined;
     const forwarder = forwardSocket ? new PortForwarder(join(box.socketDir, forwardSocket), (port, ok) => this.opts.notice('info', ok
