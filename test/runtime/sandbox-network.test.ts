@@ -3,8 +3,10 @@
 // agentTeams.sandbox.allowedDomains lists it or the user allows it; the user is asked once
 // per host; nothing gets out around the proxy.
 import assert from 'node:assert/strict';
+import { mkdir, readdir, readFile, readlink, symlink } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { harness, toolResults } from './harness';
@@ -71,4 +73,65 @@ test('a dev server in a sandboxed background job is reached on the host at its p
   const body = await fetch(`http://127.0.0.1:${port}/`).then((r) => r.text());
   assert.equal(body, 'from-the-job', 'the user reaches it on this machine');
   assert.ok(h.events.some((x) => x.type === 'notice' && x.message.includes(`reach it at localhost:${port}`)));
+});
+
+/** The agent's network namespace holder (net-holder.ts): this process's bwrap child that runs socat with `--unshare-net`. */
+async function holders(): Promise<number[]> {
+  const out: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+    const argv = (await readFile(`/proc/${name}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (argv.includes('--unshare-net') && argv.includes('--dev-bind') && argv.some((a) => a.startsWith('TCP-LISTEN:'))) out.push(Number(name));
+  }
+  return out;
+}
+
+const nsOf = (output: string) => /net:\[\d+\]/.exec(output)?.[0];
+
+test("an agent's commands share one network namespace and bridge, never the host's; when the bridge dies the next command gets a new one, still cut off", async (t) => {
+  const e = await detectEngine();
+  if (!e.engine || !e.nsenter) return t.skip(`no sandbox with nsenter on this machine: ${e.reason ?? 'nsenter missing'}`);
+  const port = await server(t, 'hello-allowed');
+  const h = await harness(t, { bashPolicy: 'ask', sandbox: { mode: 'auto', allowedDomains: [`127.0.0.1:${port}`], autoAllow: true } }, 'deny');
+  const fetchBoth = `readlink /proc/self/ns/net; curl -s -m 10 http://127.0.0.1:${port}/; echo; curl -s -m 10 --noproxy '*' http://127.0.0.1:${port}/; echo " direct=$?"`;
+  h.api.script('lead', reply(toolUse('bash', { command: fetchBoth })), reply(toolUse('bash', { command: fetchBoth })), 'Done.');
+  await h.rt.askLead('Fetch twice.');
+  const [first, second] = toolResults(h);
+  const hostNs = await readlink('/proc/self/ns/net');
+  assert.match(first!, /hello-allowed\n direct=7/);
+  assert.match(second!, /hello-allowed\n direct=7/);
+  assert.ok(nsOf(first!) && nsOf(first!) !== hostNs, 'a namespace of its own, not the host\'s');
+  assert.equal(nsOf(second!), nsOf(first!), 'the agent\'s commands share it');
+  const before = await holders();
+  assert.equal(before.length, 1, 'one bridge for the agent');
+  process.kill(before[0]!, 'SIGKILL');
+  for (let i = 0; i < 100 && (await holders()).length; i++) await new Promise((r) => setTimeout(r, 20));
+  h.api.script('lead', reply(toolUse('bash', { command: fetchBoth })), 'Done again.');
+  await h.rt.askLead('Fetch again.');
+  const third = toolResults(h)[2]!;
+  assert.match(third, /hello-allowed\n direct=7/, 'a new bridge: the proxy reached, nothing around it');
+  assert.ok(nsOf(third) && nsOf(third) !== hostNs, 'a namespace of its own again, not the host\'s');
+  const after = await holders();
+  assert.equal(after.length, 1, 'one new bridge');
+  assert.notEqual(after[0], before[0]);
+});
+
+test('without nsenter each command starts its own bridge, and reaches an allowed host through it at once', async (t) => {
+  const e = await detectEngine();
+  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  const port = await server(t, 'hello-allowed');
+  const h = await harness(t, { bashPolicy: 'ask', sandbox: { mode: 'auto', allowedDomains: [`127.0.0.1:${port}`], autoAllow: true } }, 'deny');
+  await h.rt.dispose();
+  // In the workspace: the system temp folder is private inside the sandbox, so socat must be found elsewhere.
+  const bin = join(h.root, 'tools');
+  await mkdir(bin);
+  await Promise.all([symlink(e.bwrap!, join(bin, 'bwrap')), symlink(e.socat!, join(bin, 'socat'))]);
+  await h.restart({ sandboxPath: bin });
+  assert.equal((await detectEngine(bin)).nsenter, null);
+  h.api.script('lead', reply(toolUse('bash', { command: `curl -s -m 10 http://127.0.0.1:${port}/; echo; curl -s -m 10 --noproxy '*' http://127.0.0.1:${port}/; echo " direct=$?"` })), 'Done.');
+  await h.rt.askLead('Fetch.');
+  assert.match(toolResults(h)[0]!, /^hello-allowed\n direct=7/);
+  assert.deepEqual(await holders(), [], 'no shared bridge');
 });

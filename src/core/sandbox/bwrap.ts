@@ -2,8 +2,8 @@
 // filesystem read-only, the policy's folders writable, control files read-only again on
 // top, files Read deny rules name replaced by an empty one, a private /tmp, a fresh /proc in
 // a new pid namespace (no host process, its environment or command line, is visible), and
-// a network namespace of its own whose only way out is the host's proxy (proxy.ts), reached
-// through socat on 127.0.0.1:PROXY_PORT. Unsandboxed (mode off, or approved as such): the
+// a network namespace without a way out but the host's proxy (proxy.ts), reached through
+// socat on 127.0.0.1:PROXY_PORT: the agent's (net-holder.ts), or for a job its own. Unsandboxed (mode off, or approved as such): the
 // whole filesystem and network as they are, but still a pid namespace of its own. Either
 // way `--die-with-parent`, and the namespace ends when its first process does, so nothing
 // a command starts (setsid, double forks, daemons) outlives it.
@@ -34,6 +34,11 @@ export interface SandboxedPlan {
   cwd: string;
   /** Background jobs: the socket (name in /tmp) through which the host reaches its loopback ports (port-forward.ts). */
   forwardSocket?: string;
+  /**
+   * The command joins its agent's network namespace, where the bridge already listens
+   * (net-holder.ts; bwrap runs under `nsenter`): no namespace or bridge of its own.
+   */
+  joinedNet?: boolean;
 }
 
 /** The script socat runs inside for each forwarded connection: the port on the first line, then the bytes. */
@@ -46,7 +51,7 @@ export function forwardScript(socat: string): string {
 export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   // /tmp and /run hold other programs' sockets (ssh-agent, the user's D-Bus, VS Code's IPC,
   // docker): a socket connects through a read-only mount, and some run commands outside.
-  const a = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-net', '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
+  const a = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', ...(p.joinedNet ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
     '--bind', p.tmpDir, '/tmp', '--tmpfs', '/run', '--bind', p.socketDir, SOCKETS_INSIDE];
   for (const r of p.fs.readable) a.push('--ro-bind', r, r);
   for (const w of p.fs.writable) a.push('--bind', w, w);
@@ -54,7 +59,9 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   for (const g of p.fs.guarded) a.push('--tmpfs', g, '--remount-ro', g);
   for (const f of p.hidden.files) a.push('--ro-bind', p.emptyFile, f);
   for (const d of p.hidden.dirs) a.push('--tmpfs', d, '--remount-ro', d);
-  a.push('--chdir', p.cwd, '--', '/bin/bash', '-c', withProxy(p.socat, p.forwardSocket), 'agent-teams-sandbox', command);
+  a.push('--chdir', p.cwd, '--');
+  if (p.joinedNet) a.push('/bin/bash', '-o', 'pipefail', '-c', command);
+  else a.push('/bin/bash', '-c', withProxy(p.socat, p.forwardSocket), 'agent-teams-sandbox', command);
   return a;
 }
 
@@ -63,8 +70,11 @@ export function unsandboxedArgs(cwd: string, command: string): string[] {
 }
 
 /**
- * Starts the bridge to the proxy, waits (briefly) until it listens, then becomes the command.
- * The bridge is the command's child, so it ends with the namespace.
+ * Starts the bridge to the proxy, waits until it listens, then becomes the command. The
+ * bridge is the command's child, so it ends with the namespace. socat tells when it listens:
+ * with `-lm` it logs to stderr (a pipe read here) until its accept loop starts, says so
+ * ("starting accept loop, switching to syslog", info level), and from then on logs only to
+ * syslog (no /dev/log inside: nothing) — so the pipe is read without polling, and closed after.
  */
 function withProxy(socat: string, forwardSocket?: string): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -73,9 +83,9 @@ function withProxy(socat: string, forwardSocket?: string): string {
     : [];
   return [
     ...forward,
-    `${q(socat)} TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SOCKETS_INSIDE}/${PROXY_SOCKET_NAME} </dev/null >/dev/null 2>&1 &`,
-    // Tried at once, then in a tight loop (no fork) for a while, then with short sleeps (2 s at most).
-    `__i=0; until { : >/dev/tcp/127.0.0.1/${PROXY_PORT}; } 2>/dev/null || [ $__i -ge 600 ]; do __i=$((__i+1)); [ $__i -gt 200 ] && sleep 0.005; done; unset __i`,
+    `exec 3< <(exec ${q(socat)} -d -d -d -lm TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SOCKETS_INSIDE}/${PROXY_SOCKET_NAME} 2>&1 </dev/null >/dev/null)`,
+    // At most 2 s without a line (socat failed to start: then the pipe ends at once).
+    `while IFS= read -r -t 2 -u 3 __l; do [[ $__l == *'starting accept loop'* ]] && break; done; exec 3<&-; unset __l`,
     'exec /bin/bash -o pipefail -c "$1"',
   ].join('\n');
 }

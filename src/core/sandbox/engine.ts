@@ -11,6 +11,11 @@ export interface EngineStatus {
   engine: 'bubblewrap' | null;
   bwrap: string | null;
   socat: string | null;
+  /**
+   * util-linux's `nsenter`: with it an agent's commands share one network namespace and bridge
+   * (net-holder.ts); without it each command starts its own (slower, as safe).
+   */
+  nsenter: string | null;
   /** bwrap works here: even unsandboxed commands get a pid namespace of their own. */
   pidNamespace: boolean;
   /** What to install (programs), empty when nothing is missing. */
@@ -37,17 +42,17 @@ async function detect(pathEnv: string, platform: NodeJS.Platform): Promise<Engin
     const why = platform === 'darwin'
       ? 'the macOS sandbox (Seatbelt) is not supported yet'
       : `commands cannot be sandboxed on ${platform}`;
-    return { engine: null, bwrap: null, socat: null, pidNamespace: false, missing: [], reason: why };
+    return { engine: null, bwrap: null, socat: null, nsenter: null, pidNamespace: false, missing: [], reason: why };
   }
-  const [bwrap, socat] = await Promise.all([which('bwrap', pathEnv), which('socat', pathEnv)]);
+  const [bwrap, socat, nsenter] = await Promise.all([which('bwrap', pathEnv), which('socat', pathEnv), which('nsenter', pathEnv)]);
   const missing = [...(bwrap ? [] : ['bubblewrap']), ...(socat ? [] : ['socat'])];
   const problem = bwrap ? await probe(bwrap) : 'not installed';
   const pidNamespace = problem === null;
   if (missing.length) {
-    return { engine: null, bwrap, socat, pidNamespace, missing, reason: `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not installed (Debian/Ubuntu: sudo apt-get install ${missing.join(' ')}; Fedora: sudo dnf install ${missing.join(' ')})` };
+    return { engine: null, bwrap, socat, nsenter, pidNamespace, missing, reason: `${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} not installed (Debian/Ubuntu: sudo apt-get install ${missing.join(' ')}; Fedora: sudo dnf install ${missing.join(' ')})` };
   }
-  if (problem) return { engine: null, bwrap, socat, pidNamespace, missing: [], reason: `bubblewrap cannot create namespaces here: ${problem}` };
-  return { engine: 'bubblewrap', bwrap, socat, pidNamespace, missing: [], reason: null };
+  if (problem) return { engine: null, bwrap, socat, nsenter, pidNamespace, missing: [], reason: `bubblewrap cannot create namespaces here: ${problem}` };
+  return { engine: 'bubblewrap', bwrap, socat, nsenter, pidNamespace, missing: [], reason: null };
 }
 
 async function which(name: string, pathEnv: string): Promise<string | null> {

@@ -12,6 +12,7 @@ import type { RuleSource } from '../permissions/rules';
 import { FORWARD_SCRIPT, forwardScript, PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
 import { PortForwarder } from './port-forward';
 import { detectEngine, type EngineStatus } from './engine';
+import { NetHolder } from './net-holder';
 import { fsPolicy } from './fs-policy';
 import { domainMatches, isLoopback, NetworkProxy } from './proxy';
 import { hiddenByReadRules } from './read-deny';
@@ -53,6 +54,8 @@ interface AgentBox {
   /** Short host path for the agent's sockets (bwrap.ts SOCKETS_INSIDE). */
   socketDir: string;
   proxy: Promise<NetworkProxy>;
+  /** The agent's network namespace for its foreground commands (net-holder.ts); null: a bridge each. */
+  net?: Promise<NetHolder | null>;
 }
 
 /** Short, private (0700) folder for sockets: a socket's path may not pass 107 bytes. */
@@ -104,25 +107,32 @@ export class CommandSandbox {
     }
     const box = await this.box(agent);
     await box.proxy;
-    const [fs, hidden] = await Promise.all([fsPolicy(this.opts.root, cwd), hiddenByReadRules(this.opts.root, this.opts.rules())]);
+    const [fs, hidden, net] = await Promise.all([
+      fsPolicy(this.opts.root, cwd), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? null : this.net(box, st.engine),
+    ]);
     if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     for (const g of fs.guarded) guardsInUse.set(g, (guardsInUse.get(g) ?? 0) + 1);
     const release = async () => {
-      for (const g of fs.guarded) {
+      const unused = fs.guarded.filter((g) => {
         const n = (guardsInUse.get(g) ?? 1) - 1;
-        if (n > 0) { guardsInUse.set(g, n); continue; }
-        guardsInUse.delete(g);
-        await rmdir(g).catch(() => undefined); // only while empty: the mount point bwrap made
-      }
+        if (n > 0) guardsInUse.set(g, n);
+        else guardsInUse.delete(g);
+        return n <= 0;
+      });
+      // Only while empty: the mount points bwrap made.
+      await Promise.all(unused.map((g) => rmdir(g).catch(() => undefined)));
     };
     const forwardSocket = how.background ? `forward-${++this.jobs}.sock` : undefined;
     const forwarder = forwardSocket ? new PortForwarder(join(box.socketDir, forwardSocket), (port, ok) => this.opts.notice('info', ok
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
       : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
-    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, forwardSocket, socketDir: box.socketDir }, command);
+    const joinNet = net?.joinArgs() ?? null;
+    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, forwardSocket, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
     return {
-      file: st.engine.bwrap!, args, env: { ...env, ...proxyEnv() }, sandboxed: true,
+      // nsenter joins the agent's network namespace, then becomes bwrap (same process).
+      file: joinNet ? st.engine.nsenter! : st.engine.bwrap!, args: joinNet ? [...joinNet, st.engine.bwrap!, ...args] : args,
+      env: { ...env, ...proxyEnv() }, sandboxed: true,
       started: (pid) => forwarder?.watch(pid),
       release: async () => {
         await forwarder?.stop();
@@ -151,7 +161,22 @@ export class CommandSandbox {
     this.stop.abort();
     const boxes = [...this.boxes.values()];
     this.boxes.clear();
-    await Promise.all(boxes.map(async (b) => (await b.proxy.catch(() => null))?.close()));
+    await Promise.all(boxes.map(async (b) => {
+      (await b.net?.catch(() => null))?.close();
+      await (await b.proxy.catch(() => null))?.close();
+    }));
+  }
+
+  /** The agent's network namespace, started on its first command and again if it ended. */
+  private async net(box: AgentBox, engine: EngineStatus): Promise<NetHolder | null> {
+    if (!engine.nsenter || this.stop.signal.aborted) return null;
+    const current = box.net;
+    const had = current && (await current);
+    if (current && (had === null || had?.alive)) return had ?? null;
+    if (box.net !== current) return this.net(box, engine); // restarted meanwhile by another command
+    const socket = join(box.socketDir, PROXY_SOCKET_NAME);
+    box.net = NetHolder.start(engine.bwrap!, engine.socat!, socket).catch(() => null);
+    return box.net;
   }
 
   private box(agent: string): Promise<AgentBox> {
