@@ -77,3 +77,26 @@ test('the merge queue speaks as itself: the lead reads from="merge-queue", and a
   assert.match(woke, /<team-mail from=\\"merge-queue\\" type=\\"message\\">\\n\[merge queue\] Your branch wt\/ann was merged into main/);
   assert.match(woke, /Thanks, all done\./);
 });
+
+test('a teammate spawned after a task was reserved for it (same reply, no task id) starts on that task, its details in its first prompt', async (t) => {
+  const h = await harness(t);
+  h.api.setDefault(reply(toolUse('idle', {})));
+  h.api.script('lead',
+    reply(
+      toolUse('task_create', { tasks: [
+        { subject: 'months in index.js', owner: 'coder', description: 'Acceptance: ms(\'1mo\') parses.' },
+        { subject: 'tests', owner: 'tester', blockedBy: [1] },
+      ] }),
+      toolUse('spawn_teammate', { name: 'coder', role: 'dev', prompt: 'Do your task.' }),
+      toolUse('spawn_teammate', { name: 'tester', role: 'qa', prompt: 'Wait for the code.' }),
+    ),
+    'ok');
+  await h.rt.askLead('Staff it.');
+  const results = JSON.stringify(h.api.requests('lead')[1]?.body.messages.at(-1));
+  assert.match(results, /Spawned coder \(dev\); it is working on task #1 \(claimed for it, reserved for it on the board\) and your prompt/);
+  assert.match(results, /Spawned tester \(qa\); it is working on your prompt/, 'a blocked reserved task is not started');
+  const first = JSON.stringify(h.api.requests('coder')[0]?.body.messages);
+  assert.match(first, /You start on task #1, claimed for you: months in index\.js\\nDetails: Acceptance: ms\('1mo'\) parses\./);
+  assert.equal((await h.rt.team.tasks.get(1))?.status, 'in_progress');
+  assert.equal((await h.rt.team.tasks.get(2))?.status, 'pending');
+});

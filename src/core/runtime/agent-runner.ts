@@ -21,7 +21,7 @@ import { definitionPrompt, findDefinition, roleFields, toolAllowed } from '../ro
 import { knownModel, unknownModelWarning } from '../roles/models';
 import { RuntimeError, type RunnerOptions } from './runner-options';
 import { checkSpawn, checkSpawnModel } from './spawn-rules';
-import { checkStartTask, claimStartTask } from './spawn-task';
+import { checkStartTask, claimStartTask, reservedTaskOf } from './spawn-task';
 import { RemoteMembers } from './remote-members';
 import { watchQuiet } from './quiet-team';
 import { RunnerBase } from './runner-base';
@@ -313,7 +313,7 @@ export class AgentRunner extends RunnerBase implements AgentEnv {
     });
     this.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${member.role}${member.model ? `, ${member.model}` : ''}${member.plan_mode ? ', plan mode' : ''}).` });
     if (member.model && !knownModel(member.model)) this.emit({ type: 'notice', level: 'warning', agent: name, message: `${name}: ${unknownModelWarning(member.model)}.` });
-    const start = input.task ? await claimStartTask(this.team, name, input.task, (w) => this.worktreeDir(w)) : '';
+    const start = await claimStartTask(this.team, name, input.task ?? await reservedTaskOf(this.team, name), (w) => this.worktreeDir(w));
     await this.runTeammate(member, `${member.plan_mode ? `${PLAN_MODE_START}\n\n` : ''}${start}${input.prompt}`, false);
     return member;
   }
