@@ -15,7 +15,8 @@ interface NoteHost {
 const shortSha = (c: string | null | undefined): string => (c ? c.slice(0, 10) : '?');
 
 async function note(team: Team, to: string, content: string, wake: boolean): Promise<void> {
-  await team.mailbox.send({ from: to, to, type: 'message', content, ...(wake ? {} : { notice: true }) }).catch(() => undefined);
+  // merge_queue: the model sees it as from "merge-queue" (runtime/prompts.ts, formatMail).
+  await team.mailbox.send({ from: to, to, type: 'message', content, merge_queue: true, ...(wake ? {} : { notice: true }) }).catch(() => undefined);
 }
 
 export async function tellMerged(h: NoteHost, e: MergeEntry, already: boolean): Promise<void> {

@@ -31,3 +31,14 @@ export function spawnedNames(blocks: readonly Block[]): Set<string> {
     return typeof name === 'string' ? [name] : [];
   }));
 }
+
+/**
+ * What the lead reads when a teammate shut down after idling: which tasks it held went back
+ * to the board (none is said as such), and how to have it back.
+ */
+export function idledOutWords(name: string, seconds: number, released: readonly number[]): string {
+  const tasks = released.length
+    ? ` Its in-progress ${released.length === 1 ? 'task' : 'tasks'} ${released.map((id) => `#${id}`).join(', ')} went back to the board, unowned.`
+    : ' It held no task in progress.';
+  return `${name} shut down after ${seconds} s idle.${tasks} To give it more work, spawn_teammate with name "${name}" restarts it with its earlier conversation.`;
+}

@@ -75,11 +75,13 @@ export function formatMail(m: Message): string {
   const extra: string[] = [];
   const r = m as Record<string, unknown>;
   for (const k of ['request_id', 'approve', 'feedback', 'reason'] as const) {
-    if (r[k] !== undefined && r[k] !== '') extra.push(` ${k}="${attr(String(r[k]))}"`);
+    // Feedback or a reason that is the whole body is said once, in the body.
+    const inBody = (k === 'feedback' || k === 'reason') && r[k] === m.content;
+    if (r[k] !== undefined && r[k] !== '' && !inBody) extra.push(` ${k}="${attr(String(r[k]))}"`);
   }
   const body = m.content.replace(/<\/?team-mail/gi, (s) => s.replace('<', '&lt;'));
-  // A background job's end is sent by the agent to itself: shown as from its job, not as from a person.
-  const from = r.job_id !== undefined && m.from === m.to ? 'background-job' : m.from;
+  // A background job's end or a merge queue's word is sent by the agent to itself: shown as from its source, not as from a person.
+  const from = m.from !== m.to ? m.from : r.job_id !== undefined ? 'background-job' : r.merge_queue ? 'merge-queue' : m.from;
   return `<team-mail from="${attr(from)}" type="${m.type}"${extra.join('')}>\n${body}\n</team-mail>`;
 }
 

@@ -15,10 +15,21 @@ export async function checkStartTask(team: Team, name: string, id: number): Prom
   if (why) throw new RuntimeError(`not spawned: it cannot start on task ${id}: ${why}`);
 }
 
-/** Claims task `id` for the just-spawned `name`; the words its first prompt starts with. */
-export async function claimStartTask(team: Team, name: string, id: number, resolve: WorkdirResolver): Promise<string> {
+/** Claims task `id` for the just-spawned `name`; the words its first prompt starts with ('' without a task). */
+export async function claimStartTask(team: Team, name: string, id: number | null | undefined, resolve: WorkdirResolver): Promise<string> {
+  if (!id) return '';
   const r = await claimBound(team.tasks, id, name, resolve);
   if (!r.ok) return `You were to start on task #${id}, but it could not be claimed for you: ${r.reason}\n\n`;
   await team.roster.patch(name, { current_task: id });
   return `${taskLines(r.task as Task, 'spawned')}\n\n`;
+}
+
+/**
+ * The task a teammate spawned without `task` starts on: the lowest pending, unblocked one
+ * reserved for it by name (task_create's owner, often in the same reply), as its idle loop
+ * would take it; so its first prompt has the task and its details instead of a search.
+ */
+export async function reservedTaskOf(team: Team, name: string): Promise<number | undefined> {
+  const mine = await team.tasks.select((t) => t.owner === name && t.status === 'pending' && !t.blockedBy.length);
+  return mine.map((t) => t.id).sort((a, b) => a - b)[0];
 }

@@ -13,7 +13,7 @@ import type { LeaseKeeper } from './lease-keeper';
 import type { RunnerDefinitions } from './runner-definitions';
 import { RuntimeError } from './runner-options';
 import { checkSpawn, checkSpawnModel } from './spawn-rules';
-import { checkStartTask, claimStartTask } from './spawn-task';
+import { checkStartTask, claimStartTask, reservedTaskOf } from './spawn-task';
 import { proposalOf, TeamProposals, type Proposer } from './team-proposal';
 import type { Spawning } from './tools/definition';
 import type { Approver, ModelFactory, RuntimeEvent, RuntimeSettings, SpawnInput, TeammateProposal } from './types';
@@ -67,7 +67,7 @@ export class Spawner implements Spawning {
     });
     this.d.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${member.role}${member.model ? `, ${member.model}` : ''}${member.plan_mode ? ', plan mode' : ''}).` });
     if (member.model && !knownModel(member.model)) this.d.emit({ type: 'notice', level: 'warning', agent: name, message: `${name}: ${unknownModelWarning(member.model)}.` });
-    const start = input.task ? await claimStartTask(team, name, input.task, (w) => this.d.workdirs.dir(w)) : '';
+    const start = await claimStartTask(team, name, input.task ?? await reservedTaskOf(team, name), (w) => this.d.workdirs.dir(w));
     await this.d.run(member, `${member.plan_mode ? `${PLAN_MODE_START}\n\n` : ''}${start}${input.prompt}`);
     return member;
   }

@@ -9,7 +9,7 @@ import { waitForDisk } from './disk-pause';
 import { Agent, type PhaseEnd } from './agent';
 import { enterBound } from '../team/bound-claim';
 import { TASK_FILE } from '../team/task-view';
-import { finalWords, reportedToLead } from './phase-report';
+import { finalWords, idledOutWords, reportedToLead } from './phase-report';
 import { identityBlock, taskPrompt, type TaskArrival } from './prompts';
 import { planGate, planRefusal, PLANNING_WORDS } from '../roles/plan-mode';
 
@@ -177,7 +177,8 @@ export class Teammate extends Agent {
         if (w.kind === 'stopped') return await this.finish('stopped');
         if (w.kind === 'timeout') {
           this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: `${this.name} shut down after idling.` });
-          await this.tellLead(`${this.name} shut down after idling; its in-progress tasks went back to the board.`, true);
+          const held = await team.tasks.select((t) => t.owner === this.name && t.status === 'in_progress').catch(() => []);
+          await this.tellLead(idledOutWords(this.name, this.env.settings().idleTimeoutSeconds, held.map((t) => t.id)), true);
           return await this.finish('shutdown');
         }
         needsWork = await this.deliverWake(w);
@@ -201,11 +202,19 @@ export class Teammate extends Agent {
   /** The phase ended without a word to the lead: its final words go to the lead as a `result`. */
   private async reportResult(phaseStart: number): Promise<void> {
     if (reportedToLead(this.messages, phaseStart)) return;
+    // A turn ended to wait for its plan's answer is a wait, not a result: the lead has the plan.
+    if (await this.awaitingPlan()) return;
     const words = finalWords(this.messages, phaseStart);
     // Nothing said, nothing to report (a teammate that just waits for its first mail).
     if (words === null) return;
     // Never wakes the lead by itself: it gets every result in one turn when the team goes quiet (quiet-team.ts).
     await this.tellLead(words, true);
+  }
+
+  /** Its plan was submitted and awaits a decision (plan mode, or a plan it chose to submit). */
+  private async awaitingPlan(): Promise<boolean> {
+    const gate = await planGate(this.env.team, this.name).catch(() => null);
+    return !!gate && !gate.open && gate.pending !== null;
   }
 
   /** A lifecycle report to the lead; `notice` ones are read on its next turn without waking it. */
@@ -262,13 +271,15 @@ export class Teammate extends Agent {
       this.poked = false;
       if (this.stopped) return { kind: 'stopped' };
       const mail = await team.mailbox.unread(this.name, this.inboxPosition());
-      if (mail.messages.length) return { kind: 'mail' };
+      // Notices (a merge that landed) need nothing from it: read with the next mail or task, never a wake alone.
+      if (mail.messages.some((m) => !(m as { notice?: boolean }).notice)) return { kind: 'mail' };
       // With the key rejected, work from the board would only fail again: mail still wakes it.
       const canWork = !this.env.keys.rejected(this.model.provider ?? 'anthropic');
       // Only its own tasks are copied: the board may hold thousands, and every change wakes it.
       const board = canWork ? await team.tasks.select((t) => t.owner === this.name && t.status !== 'completed') : [];
       const own = board.find((t) => t.owner === this.name && t.status === 'in_progress');
-      if (own && own.id !== this.lastResumed) return { kind: 'task', task: own, how: 'resumed' };
+      // While its plan awaits an answer only mail (the answer) wakes it: a resume now would only be refused.
+      if (own && own.id !== this.lastResumed && !(await this.awaitingPlan())) return { kind: 'task', task: own, how: 'resumed' };
       if (canWork && !own) {
         // A task reserved for it by name (task_create with owner) comes before the free ones.
         for (const t of board.filter((t) => t.owner === this.name && t.status === 'pending' && !t.blockedBy.length && !this.unworkable.has(t.id))) {

@@ -38,7 +38,8 @@ export const spawnTeammate = defineTool({
     const how = [m.agent_type ? `from ${m.agent_type}` : '', m.model ? `model ${m.model}` : '', m.plan_mode ? 'in plan mode: it plans first and changes nothing until its plan is approved' : '']
       .filter(Boolean).join('; ');
     const odd = m.model && !knownModel(m.model) ? ` Note: ${unknownModelWarning(m.model)}.` : '';
-    const on = task && (await h.team.roster.get(name))?.current_task === task ? `task #${task} (claimed for it) and ` : '';
+    const current = (await h.team.roster.get(name))?.current_task;
+    const on = current && (!task || current === task) ? `task #${current} (claimed for it${task ? '' : ', reserved for it on the board'}) and ` : '';
     const again = (m.incarnation ?? 1) > 1 ? ' It was here before and keeps its earlier conversation.' : '';
     return ok(`Spawned ${m.name} (${m.role})${where}${how ? `, ${how}` : ''}; it is working on ${on}your prompt.${again}${odd}`);
   },
