@@ -23,7 +23,8 @@ test('a plan-mode teammate that ends its turn to wait sends the lead no result, 
     reply(toolUse('plan_approval', { plan: '1. add mo to the regex' })),
     'Plan submitted; waiting for the answer.');
   await h.rt.spawnTeammate({ name: 'ada', role: 'dev', prompt: 'Plan the months change.', plan_mode_required: true });
-  await idle(h, 'ada');
+  // Its three calls made and its turn over (idle alone may be seen before its first call under load).
+  await waitFor(async () => h.api.requests('ada').length === 3 && (await status(h, 'ada')) === 'idle', 8000, 'ada waiting');
   const [plan] = await h.rt.team.requests.list({ kind: 'plan', status: 'pending' });
   assert.ok(plan);
   // Long enough for a resume to have happened (a board or mail change wakes it within milliseconds).
@@ -99,4 +100,14 @@ test('a teammate spawned after a task was reserved for it (same reply, no task i
   assert.match(first, /You start on task #1, claimed for you: months in index\.js\\nDetails: Acceptance: ms\('1mo'\) parses\./);
   assert.equal((await h.rt.team.tasks.get(1))?.status, 'in_progress');
   assert.equal((await h.rt.team.tasks.get(2))?.status, 'pending');
+});
+
+test('a tool call without a name (a broken proxy) is an error result for the model, not a crashed turn', async (t) => {
+  const h = await harness(t);
+  h.api.script('lead', reply(toolUse(undefined as unknown as string, {}), toolUse('task_list', {})), 'Done.');
+  await h.rt.askLead('Go.');
+  const results = JSON.stringify(h.api.requests('lead')[1]?.body.messages.at(-1));
+  assert.match(results, /You have no tool named/);
+  assert.match(results, /The board is empty/);
+  assert.ok(!h.events.some((e) => e.type === 'notice' && e.level === 'error'), 'no error notice: the turn went on');
 });

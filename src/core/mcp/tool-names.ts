@@ -24,7 +24,8 @@ export function mcpToolName(server: string, tool: string): string {
 }
 
 export function isMcpToolName(name: string): boolean {
-  return name.startsWith(PREFIX);
+  // A reply may carry a tool call without a name (a broken proxy): not an MCP tool, an unknown one.
+  return typeof name === 'string' && name.startsWith(PREFIX);
 }
 
 /**
