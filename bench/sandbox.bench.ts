@@ -4,8 +4,8 @@
 // (decideCommand, the same the bash tool uses, and the sandbox's host check for the hosts each
 // command reaches), counting the questions the user gets sandboxed (autoAllow) and as before
 // (no sandbox, toolApproval.bash = ask, no rules). Tunables (env): BENCH_SANDBOX_RUNS (100).
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runShell } from '../src/core/exec/shell';
 import { DEFAULT_SANDBOX, type SandboxSettings } from '../src/shared/sandbox-schemas';
@@ -57,18 +57,35 @@ async function execMs(): Promise<void> {
     for (let i = 0; i < 5; i++) { await once(true); await once(false); } // warm-up
     const inside: number[] = [];
     const plain: number[] = [];
+    const cpu = { inside: 0, plain: 0 };
     // Interleaved, so both see the same load.
     for (let i = 0; i < RUNS; i++) {
+      let c = await cpuMs();
       inside.push(await once(true));
+      cpu.inside += (await cpuMs()) - c;
+      c = await cpuMs();
       plain.push(await once(false));
+      cpu.plain += (await cpuMs()) - c;
     }
-    bench('sandbox.exec_ms', 'ours', { runs: RUNS, p50_ms: percentile(inside, 50), p99_ms: percentile(inside, 99), baseline_p50_ms: percentile(plain, 50) });
-    bench('sandbox.exec_ms', 'naive', { runs: RUNS, p50_ms: percentile(plain, 50), p99_ms: percentile(plain, 99) });
+    bench('sandbox.exec_ms', 'ours', {
+      runs: RUNS, p50_ms: percentile(inside, 50), p99_ms: percentile(inside, 99), baseline_p50_ms: percentile(plain, 50),
+      cpu_ms_per_run: cpu.inside / RUNS, baseline_cpu_ms_per_run: cpu.plain / RUNS, loadavg_1m: loadavg()[0]!,
+    });
+    bench('sandbox.exec_ms', 'naive', { runs: RUNS, p50_ms: percentile(plain, 50), p99_ms: percentile(plain, 99), cpu_ms_per_run: cpu.plain / RUNS });
     note('exec_ms includes working out the policy (git folder, control files), the spawn turn and bash; target: p50 within 25 ms of baseline_p50_ms');
+    note('cpu_ms_per_run: CPU time of this process and the processes it waited for (all of a command\'s), per command: unlike wall time, it does not grow with the machine\'s load');
   } finally {
     await sandbox.dispose();
     await rm(root, { recursive: true, force: true });
   }
+}
+
+/** CPU time (user + system) of this process and of its children it has waited for, in ms (/proc/self/stat). */
+async function cpuMs(): Promise<number> {
+  const stat = await readFile('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // Fields 14–17 (utime, stime, cutime, cstime) are f[11..14] after the command name; clock ticks of 10 ms.
+  return (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * 10;
 }
 
 async function prompts(): Promise<void> {
