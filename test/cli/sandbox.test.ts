@@ -57,6 +57,7 @@ test('agent-teams sandbox: mode, engine, what is missing and the policy for the 
   assert.match(r.stdout, /writable: .*agent-teams/m);
   assert.match(r.stdout, /read-only: .*\.team/m);
   assert.match(r.stdout, /network: only allowed hosts/m);
+  if (e.engine) assert.match(r.stdout, e.nsenter ? /an agent's commands share one network namespace/ : /each command starts its own network bridge/);
   const none = await runCli(['sandbox', '--root', root, '--json'], { env: { ...process.env, PATH: '/nonexistent' } });
   const j = JSON.parse(none.stdout) as { active: boolean; missing: string[] };
   assert.equal(j.active, false);

@@ -25,6 +25,8 @@ export interface SandboxReport {
   hidden: string[];
   allowedDomains: string[];
   autoAllow: boolean;
+  /** An agent's commands share one network namespace and bridge (nsenter found), else one each (slower). */
+  sharedNetwork: boolean;
 }
 
 export async function describeSandbox(root: string, cwd: string, s: SandboxSettings, rules: RuleSource | undefined, pathEnv?: string): Promise<SandboxReport> {
@@ -40,6 +42,7 @@ export async function describeSandbox(root: string, cwd: string, s: SandboxSetti
     mode: s.mode, active, engine: engine.engine, missing: engine.missing, reason: engine.reason, pidNamespace: engine.pidNamespace, summary,
     writable: [...fs.writable, '/tmp (private to each agent)'], readOnly: [...fs.readOnly, ...fs.guarded],
     hidden: [...hidden.files, ...hidden.dirs], allowedDomains: s.allowedDomains, autoAllow: s.autoAllow,
+    sharedNetwork: engine.nsenter !== null,
   };
 }
 
@@ -56,7 +59,9 @@ export function sandboxReportText(r: SandboxReport): string {
       `read-only: ${list(r.readOnly)}`,
       `unreadable (Read deny rules): ${list(r.hidden)}`,
       'readable: everything else you can read, but the host\'s processes (own /proc), /tmp and /run',
-      `network: only allowed hosts (${list(r.allowedDomains)}); others are asked once each`,
+      `network: only allowed hosts (${list(r.allowedDomains)}); others are asked once each; ${r.sharedNetwork
+        ? 'an agent\'s commands share one network namespace'
+        : 'each command starts its own network bridge (install util-linux\'s nsenter to share one per agent: faster)'}`,
     ] : []),
   ].join('\n');
 }
