@@ -4,11 +4,12 @@
 // folder however many views and transcript panels follow, never one of its own per file.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { appendFile, mkdir, stat, writeFile } from 'node:fs/promises';
+import { appendFile, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { TeamSession, type FileEvent, type TeamChange } from '../../src/core/session';
 import { appendJsonLine } from '../../src/core/team/jsonl';
+import { Team } from '../../src/core/team/team';
 import { TranscriptFollower } from '../../src/core/watch/transcript-reader';
 import { node, FAULTY } from '../mcp/helpers';
 import { harness } from '../runtime/harness';
@@ -128,4 +129,25 @@ test('.mcp.json edits reach the MCP servers through the session feed: the root i
   await waitFor(() => h.rt.mcp.list().some((s) => s.name === 'a' && s.state.kind === 'ready'), 20_000, 'server a started from the edit');
   assert.ok(changes.length > 0, 'the Team tree hears of it (mcp.onChange)');
   assert.equal(opened.filter((p) => p === h.root).length, 1, `the workspace folder watched once: ${opened.join(', ')}`);
+});
+
+test('a followed folder removed and made again is followed again (the worktrees folder after its last worktree went)', async (t) => {
+  const root = await tempDir(t, 'agent-teams-feed-');
+  const team = new Team(root, { pollMs: 100 });
+  t.after(() => team.dispose());
+  await team.init();
+  const seen: FileEvent[] = [];
+  const sub = await team.files.on(['worktrees'], (e) => seen.push(e));
+  t.after(() => sub.dispose());
+  const index = join(team.paths.worktreesDir, 'index.json');
+  await mkdir(team.paths.worktreesDir);
+  await writeFile(index, '{"version":1,"worktrees":[]}');
+  await waitFor(() => seen.length, 5000, 'first event');
+  await sleep(300); // the poll has recorded which folder it watches
+  await rm(team.paths.worktreesDir, { recursive: true });
+  await sleep(300);
+  await mkdir(team.paths.worktreesDir);
+  seen.length = 0;
+  await writeFile(index, '{"version":1,"worktrees":[]}');
+  await waitFor(() => seen.some((e) => e.file === 'index.json'), 5000, 'event from the new folder');
 });

@@ -16,6 +16,8 @@ interface DirEntry {
   files: Set<string>;
   /** A folder not there yet: its parent's watch, waiting for it to appear. */
   waiting: Disposable | null;
+  /** The folder watched (device:inode): a folder removed and made again is watched again. */
+  id: string | undefined;
   closed: boolean;
 }
 
@@ -44,7 +46,7 @@ export class DirWatcher {
     if (opts.create !== false) await mkdir(dir, { recursive: true });
     let entry = this.dirs.get(dir);
     if (!entry) {
-      entry = { watcher: null, listeners: new Set(), poll: null, sizes: new Map(), files: new Set(), waiting: null, closed: false };
+      entry = { watcher: null, listeners: new Set(), poll: null, sizes: new Map(), files: new Set(), waiting: null, id: undefined, closed: false };
       this.dirs.set(dir, entry);
       const e = entry;
       await this.arm(dir, e);
@@ -72,6 +74,8 @@ export class DirWatcher {
         e.watcher?.close();
         e.watcher = null;
       });
+      e.id = undefined;
+      void stat(dir).then((st) => { e.id ??= folderId(st); }, () => undefined);
       return true;
     } catch (err) {
       e.watcher = null;
@@ -93,6 +97,7 @@ export class DirWatcher {
 
   /** The folder was created: watch it, and report what was written in it before the watch. */
   private async appeared(dir: string, e: DirEntry): Promise<void> {
+    if (e.watcher || e.closed) return;
     if (!(await this.arm(dir, e))) return; // gone again: still waiting
     e.waiting?.dispose();
     e.waiting = null;
@@ -100,6 +105,15 @@ export class DirWatcher {
   }
 
   private async pollDir(dir: string, e: DirEntry): Promise<void> {
+    // A watched folder removed (and perhaps made again) leaves its watch on the old one: start over.
+    if (e.watcher && e.id !== undefined) {
+      const st = await stat(dir).catch(() => null);
+      if (e.watcher && !e.closed && (st ? folderId(st) : 'gone') !== e.id) {
+        e.watcher.close();
+        e.watcher = null;
+        await this.appeared(dir, e);
+      }
+    }
     for (const f of e.files) {
       const s = await stat(join(dir, f)).catch(() => null);
       const sig = s ? `${s.size}:${s.mtimeMs}:${s.ino}` : 'missing';
@@ -123,3 +137,5 @@ export class DirWatcher {
     for (const [dir, e] of this.dirs) this.closeDir(dir, e);
   }
 }
+
+const folderId = (st: { dev: number; ino: number }): string => `${st.dev}:${st.ino}`;

@@ -1,7 +1,8 @@
 // Reads an agent's transcript file for people (the transcript view, `agent-teams log` and
 // `export`), never all at once: a view starts from the last few megabytes of a file of any
-// size and then follows what is appended. Lines that are not JSON are reported by offset
-// and skipped. Opened with O_NOFOLLOW: a transcript that is a symbolic link is not shown.
+// size and then follows what is appended. Lines that are not JSON, or not entries by the
+// transcript's schema (src/shared/schemas/transcripts.ts), are reported by offset and
+// skipped. Opened with O_NOFOLLOW: a transcript that is a symbolic link is not shown.
 import { constants, watch, type FSWatcher } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { parseTranscriptLine } from '../../shared/schemas/transcripts';
