@@ -11,7 +11,7 @@ import { enterBound } from '../team/bound-claim';
 import { TASK_FILE } from '../team/task-view';
 import { finalWords, reportedToLead } from './phase-report';
 import { identityBlock, taskPrompt, type TaskArrival } from './prompts';
-import { planGate, planRefusal, PLANNING_WORDS } from '../roles/plan-mode';
+import { awaitingAnswer, planGate, planRefusal, PLANNING_WORDS, wakesPlanWaiter } from '../roles/plan-mode';
 
 type Wake = { kind: 'mail' } | { kind: 'task'; task: Task; how: TaskArrival } | { kind: 'timeout' } | { kind: 'stopped' };
 
@@ -262,9 +262,11 @@ export class Teammate extends Agent {
       this.poked = false;
       if (this.stopped) return { kind: 'stopped' };
       const mail = await team.mailbox.unread(this.name, this.inboxPosition());
-      if (mail.messages.length) return { kind: 'mail' };
+      // Waiting for its plan's answer, it wakes for that (or a shutdown, or the lead's or user's word) alone.
+      const waiting = awaitingAnswer(await planGate(team, this.name));
+      if (mail.messages.length && (!waiting || mail.messages.some(wakesPlanWaiter))) return { kind: 'mail' };
       // With the key rejected, work from the board would only fail again: mail still wakes it.
-      const canWork = !this.env.keyRejected(this.model.provider ?? 'anthropic');
+      const canWork = !waiting && !this.env.keyRejected(this.model.provider ?? 'anthropic');
       // Only its own tasks are copied: the board may hold thousands, and every change wakes it.
       const board = canWork ? await team.tasks.select((t) => t.owner === this.name && t.status !== 'completed') : [];
       const own = board.find((t) => t.owner === this.name && t.status === 'in_progress');
