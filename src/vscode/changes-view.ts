@@ -1,11 +1,14 @@
 // The Changes view (agentTeams.changes): agent → file → change, newest first, read from the
 // change records every process appends (docs/file-formats.md, "Changes"). Opening a change
-// shows VS Code's diff editor over a read-only document provider; Revert Change restores the
-// content before it only while the file still holds what the change wrote.
+// shows VS Code's diff editor over a read-only document provider; a click on a file row opens
+// the agent's whole work on it (before its first change ↔ after its last, change-sides.ts),
+// its changes still beneath. Revert Change restores the content before a change only while
+// the file still holds what the change wrote.
 // A new record redraws only its agent's rows (the tree is redrawn whole only when an agent
 // comes or goes): a redraw rebuilds rows under the pointer and can swallow a click.
 import * as vscode from 'vscode';
 import { ACTIONS, ChangeLog, type ActionScope, type ChangeRecord, mergeMarks, overlapsOf } from '../core/session';
+import { fileRowCommand, sideQuery, sideText } from './change-sides';
 
 export const CHANGE_SCHEME = 'agent-teams-change';
 
@@ -171,6 +174,8 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
       }
       item.accessibilityInformation = { label: `${node.file}, ${node.changes.length} change${node.changes.length === 1 ? '' : 's'}${also ? `, ${also}` : ''}` };
       item.contextValue = 'changeFile';
+      // A click opens the whole diff, as in Source Control; the twistie shows each change.
+      item.command = fileRowCommand(node.changes);
       return item;
     }
     const c = node.change;
@@ -189,19 +194,17 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   /** `agent-teams-change:/<path>?id=<id>&side=before|after`: one side of a change, read-only. */
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const q = new URLSearchParams(uri.query);
-    const c = await this.find(q.get('id') ?? '');
-    if (!c) return '(this change is no longer recorded)';
-    const side = q.get('side') === 'before' ? c.before : c.after;
-    if (side === null) return '';
-    const buf = await this.log.content(side);
-    if (buf) return buf.toString('utf8');
-    return `(content not recorded: ${side.why === 'binary' ? 'binary file' : side.why === 'too_large' ? 'over 1 MB' : 'not stored'}; ${side.bytes} bytes)`;
+    return sideText(this.log, await this.find(q.get('id') ?? ''), q.get('side') === 'before' ? 'before' : 'after');
   }
 
-  async openDiff(c: ChangeRecord): Promise<void> {
-    const uri = (side: string) => vscode.Uri.from({ scheme: CHANGE_SCHEME, path: `/${where(c)}`, query: `id=${c.id}&side=${side}` });
-    const title = `${where(c)} · ${c.agent} ${verb(c)} ${new Date(c.ts * 1000).toLocaleTimeString()} (before ↔ after)`;
-    await vscode.commands.executeCommand('vscode.diff', uri('before'), uri('after'), title, { preview: true });
+  /** One change before ↔ after; with `last`, from before `c` to after `last` (a file row's span). */
+  async openDiff(c: ChangeRecord, last: ChangeRecord = c): Promise<void> {
+    const uri = (r: ChangeRecord, side: 'before' | 'after') => vscode.Uri.from({ scheme: CHANGE_SCHEME, path: `/${where(r)}`, query: sideQuery(r.id, side) });
+    const at = (r: ChangeRecord) => new Date(r.ts * 1000).toLocaleTimeString();
+    const title = last === c
+      ? `${where(c)} · ${c.agent} ${verb(c)} ${at(c)} (before ↔ after)`
+      : `${where(c)} · ${c.agent}'s changes ${at(c)}–${at(last)} (before the first ↔ after the last)`;
+    await vscode.commands.executeCommand('vscode.diff', uri(c, 'before'), uri(last, 'after'), title, { preview: true });
   }
 
   async revert(c: ChangeRecord): Promise<boolean> {

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { z } from 'zod';
 import { ParticipantName } from '../shared/team-schemas';
 import type { ChangeNode, ChangesProvider } from './changes-view';
+import { spanOf } from './change-sides';
 import type { CommandSpec } from './command-spec';
 import type { CommandContext } from './command-context';
 import type { CommandHandler } from './engine-api';
@@ -34,21 +35,22 @@ export const WATCH_COMMANDS: CommandSpec[] = [
   },
 ];
 
-function changeId(arg: unknown): string | undefined {
-  const n = arg as (ChangeNode | { id?: unknown }) | undefined;
-  if (n && 'nodeKind' in n && n.nodeKind === 'change') return n.change.id;
-  return typeof (n as { id?: unknown } | undefined)?.id === 'string' ? (n as { id: string }).id : undefined;
-}
+type Change = NonNullable<Awaited<ReturnType<ChangesProvider['find']>>>;
 
-/** The Changes view's actions: open a change in the diff editor, revert it, a worktree's branch diff. */
 /** The Changes view's commands, and the content provider its diffs read. */
 export function changeCommands(changes: ChangesProvider, log: vscode.LogOutputChannel): { content: vscode.Disposable; handlers: [string, CommandHandler][] } {
-  const withChange = (title: string, act: (c: NonNullable<Awaited<ReturnType<ChangesProvider['find']>>>) => Promise<unknown>) => async (arg: unknown) => {
+  /** `spans`: the command takes a file row or {id, through} too (Open Change); else one change only. */
+  const withChange = (title: string, act: (c: Change, last: Change) => Promise<unknown>, spans = false) => async (arg: unknown) => {
     try {
-      const id = changeId(arg);
+      const span = spanOf(arg);
+      // Revert takes one change: a file row or a span is not one.
+      const one = !!span && !span.through && (arg as { nodeKind?: unknown }).nodeKind !== 'changeFile';
+      const id = span && (spans || one) ? span.id : undefined;
       const c = id ? await changes.find(id) : undefined;
       if (!c) throw new Error(id ? `no change ${id}` : 'expects a change from the Changes view, or {id}');
-      return await act(c);
+      const last = spans && span?.through ? await changes.find(span.through) : c;
+      if (!last) throw new Error(`no change ${span?.through}`);
+      return await act(c, last);
     } catch (err) {
       log.error(`${title}: ${errorText(err)}`);
       void vscode.window.showErrorMessage(`Agent Teams: ${title} failed: ${errorText(err)}`);
@@ -58,7 +60,7 @@ export function changeCommands(changes: ChangesProvider, log: vscode.LogOutputCh
   return {
     content: vscode.workspace.registerTextDocumentContentProvider('agent-teams-change', changes),
     handlers: [
-      ['agentTeams.openChange', withChange('Open Change', (c) => changes.openDiff(c))],
+      ['agentTeams.openChange', withChange('Open Change', (c, last) => changes.openDiff(c, last), true)],
       ['agentTeams.revertChange', withChange('Revert Change', (c) => changes.revert(c))],
       ['agentTeams.showBranchDiff', (n?: unknown) => {
         const node = n as ChangeNode | undefined;

@@ -3,7 +3,7 @@
 // only — the roster's `plan_mode` and the plan request records — so every host and every
 // reload sees the same gate, from before the teammate's first model call.
 import { randomBytes } from 'node:crypto';
-import type { Member, PlanMode, RequestRecord } from '../../shared/team-schemas';
+import type { Member, Message, PlanMode, RequestRecord } from '../../shared/team-schemas';
 import type { Team } from '../team/team';
 import { assertTeammateName } from '../util/names';
 
@@ -43,6 +43,22 @@ export async function planGate(team: Team, name: string): Promise<PlanGate> {
   const member = await team.roster.get(name);
   const plans = await team.requests.list({ kind: 'plan', subject: name });
   return planGateOf(member, plans);
+}
+
+/** Whether the teammate waits for the answer to a plan it submitted (the gate closed on a pending plan). */
+export function awaitingAnswer(gate: PlanGate): boolean {
+  return !gate.open && gate.pending !== null;
+}
+
+/**
+ * Whether `m` wakes a teammate that waits for its plan's answer: the answer, a shutdown
+ * request, or a message the lead or the user sent to it. Anything else (a teammate's message,
+ * a broadcast, its own job's or merge's note) stays unread in its inbox and comes with what
+ * wakes it; nor does the board give it a task meanwhile (docs/file-formats.md, "Plan mode").
+ */
+export function wakesPlanWaiter(m: Message): boolean {
+  if (m.type === 'plan_approval_response' || m.type === 'shutdown_request') return true;
+  return m.type === 'message' && (m.from === 'lead' || m.from === 'user') && !(m as { notice?: boolean }).notice;
 }
 
 /** What a refused tool call tells the model. */

@@ -3,16 +3,24 @@
 // working, nothing a live teammate could take from the board — a lead with such mail unread
 // is woken once, with all of it. Checked a moment after the last change settles, so a
 // teammate between going idle and taking its next task is not taken for quiet.
+import type { Member } from '../../shared/team-schemas';
+import { awaitingAnswer, planGateOf } from '../roles/plan-mode';
 import type { Disposable } from '../team/dir-watcher';
 import type { Team } from '../team/team';
 
 export const QUIET_SETTLE_MS = 250;
 
-/** Whether the team is quiet now: nobody working, nothing claimable by a live teammate. */
+/**
+ * Whether the team is quiet now: nobody working, nothing claimable by a live teammate. One
+ * that waits for its plan's answer takes nothing from the board meanwhile (roles/plan-mode.ts).
+ */
 export async function teamQuiet(team: Team): Promise<boolean> {
   const members = await team.roster.list();
   if (members.some((m) => m.status === 'working')) return false;
-  const live = new Set(members.filter((m) => m.status !== 'shutdown').map((m) => m.name));
+  const pending = await team.requests.list({ kind: 'plan', status: 'pending' });
+  const plans = pending.length ? await team.requests.list({ kind: 'plan' }) : [];
+  const waiting = (m: Member) => pending.some((p) => p.subject === m.name) && awaitingAnswer(planGateOf(m, plans.filter((p) => p.subject === m.name)));
+  const live = new Set(members.filter((m) => m.status !== 'shutdown' && !waiting(m)).map((m) => m.name));
   if (!live.size) return true;
   const open = await team.tasks.select((t) => t.status === 'pending' && !t.blockedBy.length && (!t.owner || live.has(t.owner)));
   return open.length === 0;

@@ -11,7 +11,7 @@ import { enterBound } from '../team/bound-claim';
 import { TASK_FILE } from '../team/task-view';
 import { finalWords, idledOutWords, reportedToLead } from './phase-report';
 import { identityBlock, taskPrompt, type TaskArrival } from './prompts';
-import { planGate, planRefusal, PLANNING_WORDS } from '../roles/plan-mode';
+import { awaitingAnswer, planGate, planRefusal, PLANNING_WORDS, wakesPlanWaiter } from '../roles/plan-mode';
 
 type Wake = { kind: 'mail' } | { kind: 'task'; task: Task; how: TaskArrival } | { kind: 'timeout' } | { kind: 'stopped' };
 
@@ -272,14 +272,17 @@ export class Teammate extends Agent {
       if (this.stopped) return { kind: 'stopped' };
       const mail = await team.mailbox.unread(this.name, this.inboxPosition());
       // Notices (a merge that landed) need nothing from it: read with the next mail or task, never a wake alone.
-      if (mail.messages.some((m) => !(m as { notice?: boolean }).notice)) return { kind: 'mail' };
+      const wakers = mail.messages.filter((m) => !(m as { notice?: boolean }).notice);
+      // Waiting for its plan's answer, it wakes for that (or a shutdown, or the lead's or user's word) alone.
+      const waiting = awaitingAnswer(await planGate(team, this.name));
+      if (wakers.length && (!waiting || wakers.some(wakesPlanWaiter))) return { kind: 'mail' };
       // With the key rejected, work from the board would only fail again: mail still wakes it.
-      const canWork = !this.env.keys.rejected(this.model.provider ?? 'anthropic');
+      const canWork = !waiting && !this.env.keys.rejected(this.model.provider ?? 'anthropic');
       // Only its own tasks are copied: the board may hold thousands, and every change wakes it.
       const board = canWork ? await team.tasks.select((t) => t.owner === this.name && t.status !== 'completed') : [];
       const own = board.find((t) => t.owner === this.name && t.status === 'in_progress');
-      // While its plan awaits an answer only mail (the answer) wakes it: a resume now would only be refused.
-      if (own && own.id !== this.lastResumed && !(await this.awaitingPlan())) return { kind: 'task', task: own, how: 'resumed' };
+      // While its plan awaits an answer the board is not read (canWork): a resume now would only be refused.
+      if (own && own.id !== this.lastResumed) return { kind: 'task', task: own, how: 'resumed' };
       if (canWork && !own) {
         // A task reserved for it by name (task_create with owner) comes before the free ones.
         for (const t of board.filter((t) => t.owner === this.name && t.status === 'pending' && !t.blockedBy.length && !this.unworkable.has(t.id))) {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { ChangeLog } from '../../../src/core/watch/change-log';
 import type { Case, Env } from './index';
 
 /** Appends one change record (docs/file-formats.md, "Changes") as an agent's write would. */
@@ -48,6 +49,37 @@ export const watchCases: Case[] = [
       assert.equal(redrawn[1], undefined, 'an agent that comes redraws the view');
     } finally {
       sub.dispose();
+    }
+  }],
+  ['a click on a file row in the Changes view opens its whole diff (before the first change, after the last); its changes stay beneath', async ({ api, root }: Env) => {
+    type Node = { nodeKind: string; agent?: string; file?: string; changes?: unknown[] };
+    const view = api.changes as vscode.TreeDataProvider<Node>;
+    const log = new ChangeLog(root);
+    const abs = join(root, 'calc.js');
+    const v = ['const add = (a, b) => a - b;\n', 'const add = (a, b) => a + b;\n', 'const add = (a, b) => a + b;\nconst sub = (a, b) => a - b;\n'];
+    await log.record('fern', root, { abs, tool: 'edit_file', before: Buffer.from(v[0]!), after: Buffer.from(v[1]!) }, { task: null, realTeamRoot: root });
+    await log.record('fern', root, { abs, tool: 'edit_file', before: Buffer.from(v[1]!), after: Buffer.from(v[2]!) }, { task: null, realTeamRoot: root });
+    let file: Node | undefined;
+    for (let i = 0; i < 100 && !file; i++) {
+      const fern = ((await view.getChildren()) ?? []).find((n) => n.agent === 'fern' && n.nodeKind === 'changeAgent');
+      const files = fern ? (await view.getChildren(fern)) ?? [] : [];
+      file = files.find((n) => n.file === 'calc.js' && n.changes?.length === 2);
+      if (!file) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(file, "fern's calc.js row with its 2 changes");
+    const item = await view.getTreeItem(file);
+    assert.equal(item.collapsibleState, vscode.TreeItemCollapsibleState.Collapsed, 'the changes stay beneath, behind the twistie');
+    assert.equal(((await view.getChildren(file)) ?? []).length, 2);
+    assert.ok(item.command, 'a click runs a command');
+    try {
+      await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
+      let input: unknown;
+      for (let i = 0; i < 50 && !((input = vscode.window.tabGroups.activeTabGroup.activeTab?.input) instanceof vscode.TabInputTextDiff); i++) await new Promise((r) => setTimeout(r, 100));
+      assert.ok(input instanceof vscode.TabInputTextDiff, 'a diff editor opened');
+      assert.equal((await vscode.workspace.openTextDocument(input.original)).getText(), v[0], 'left: before the first change');
+      assert.equal((await vscode.workspace.openTextDocument(input.modified)).getText(), v[2], 'right: after the last');
+    } finally {
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     }
   }],
   ['a working agent\'s transcript lines, followed by its open panel, redraw no Team tree row', async ({ api, root }: Env) => {
