@@ -17,13 +17,22 @@ export const QUIET_SETTLE_MS = 250;
 export async function teamQuiet(team: Team): Promise<boolean> {
   const members = await team.roster.list();
   if (members.some((m) => m.status === 'working')) return false;
-  const pending = await team.requests.list({ kind: 'plan', status: 'pending' });
-  const plans = pending.length ? await team.requests.list({ kind: 'plan' }) : [];
-  const waiting = (m: Member) => pending.some((p) => p.subject === m.name) && awaitingAnswer(planGateOf(m, plans.filter((p) => p.subject === m.name)));
-  const live = new Set(members.filter((m) => m.status !== 'shutdown' && !waiting(m)).map((m) => m.name));
+  const live = new Set(members.filter((m) => m.status !== 'shutdown').map((m) => m.name));
   if (!live.size) return true;
   const open = await team.tasks.select((t) => t.status === 'pending' && !t.blockedBy.length && (!t.owner || live.has(t.owner)));
-  return open.length === 0;
+  if (!open.length) return true;
+  // Plans are read only when a task is open: most quiet checks end above.
+  const free = await notAwaitingPlans(team, members.filter((m) => live.has(m.name)));
+  return !open.some((t) => (t.owner ? free.has(t.owner) : free.size > 0));
+}
+
+/** The names of `members` not waiting for a plan's answer. */
+async function notAwaitingPlans(team: Team, members: Member[]): Promise<Set<string>> {
+  const names = new Set(members.map((m) => m.name));
+  const pending = await team.requests.list({ kind: 'plan', status: 'pending' });
+  if (!pending.some((p) => p.subject && names.has(p.subject))) return names;
+  const plans = await team.requests.list({ kind: 'plan' });
+  return new Set(members.filter((m) => !awaitingAnswer(planGateOf(m, plans.filter((p) => p.subject === m.name)))).map((m) => m.name));
 }
 
 /** Calls `wake` once per quiet spell in which the lead has mail it has not been woken for. */
