@@ -111,3 +111,15 @@ test('a tool call without a name (a broken proxy) is an error result for the mod
   assert.match(results, /The board is empty/);
   assert.ok(!h.events.some((e) => e.type === 'notice' && e.level === 'error'), 'no error notice: the turn went on');
 });
+
+test("a teammate is told its last words reach the lead by themselves, and they do, without a send_message waking the lead", async (t) => {
+  const h = await harness(t);
+  h.api.script('ada', 'Done: months parse and format; 10 tests pass.');
+  await h.rt.spawnTeammate({ name: 'ada', role: 'dev', prompt: 'Add months.' });
+  await waitFor(async () => (await leadMail(h)).some((m) => m.type === 'result' && m.from === 'ada'), 8000, 'ada result');
+  const system = JSON.stringify(h.api.requests('ada')[0]?.body.system ?? '');
+  assert.match(system, /Your last words reach the lead by themselves .*send_message the lead only what it must act on now/);
+  const result = (await leadMail(h)).find((m) => m.type === 'result' && m.from === 'ada');
+  assert.equal(result?.content, 'Done: months parse and format; 10 tests pass.');
+  assert.equal((result as { notice?: boolean }).notice, true, 'a result does not wake the lead by itself');
+});

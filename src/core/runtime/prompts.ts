@@ -57,7 +57,7 @@ export function teammateSystem(id: Identity, root: string, approver: string, bra
     'Use the task board: claim_task before working on a task, task_update with status "completed" when done.',
     `If you are asked for a plan, submit it with plan_approval and wait: ${approver} decides; file edits and shell commands are refused until it is approved.`,
     'When you receive a shutdown_request, answer it with shutdown_response.',
-    'When you have nothing left to do, call idle. Report results to the lead with send_message.',
+    'When you have nothing left to do, call idle. Your last words reach the lead by themselves (a result it reads when the team goes quiet): send_message the lead only what it must act on now.',
     TOOL_ORDER,
   ].filter(Boolean).join('\n');
 }
