@@ -22,6 +22,8 @@ export interface CliActionSpec<A, R> {
   print?(ctx: CommandContext, r: R, a: A): void;
   /** The exit code (default 0). */
   exit?(r: R): number;
+  /** Work this process goes on with after the action (queue add --wait); its exit code replaces `exit`'s. */
+  then?(ctx: CommandContext, r: R, a: A): Promise<number | undefined>;
   /** This interface's words for a refusal (its flags in the advice). */
   failure?(err: unknown, a: A): unknown;
 }
@@ -49,6 +51,8 @@ export function actionCommand<A, R>(action: Action<A, R>, spec: CliActionSpec<A,
       } catch (err) {
         throw spec.failure?.(err, a) ?? err;
       }
+      const more = await spec.then?.(ctx, r, a);
+      if (more !== undefined) return more;
       if (spec.print) spec.print(ctx, r, a);
       else ctx.emit(spec.json ? spec.json(r, a) : r, () => (spec.text ?? action.describe)(r, a));
       return spec.exit?.(r) ?? 0;

@@ -68,13 +68,9 @@ export const COMMANDS: Command[] = [
   worktreeMerge,
   worktreeKeep,
   worktreeRemove,
-  { words: ['queue'], synopsis: '[--json]', summary: 'the merge queue: each entry\'s state (queued, testing, waiting, merged, failed with why)', options: json, run: queueCommand },
-  {
-    words: ['queue', 'add'], synopsis: '<name> [--merge-test <command>] [--wait] [--json]',
-    summary: 'queue wt/<name>: merged in a scratch checkout, tested, landed only if the test passes (--wait: work it here, exit 1 unless merged)',
-    options: { ...json, 'merge-test': { type: 'string' }, wait: { type: 'boolean' } }, run: queueAddCommand,
-  },
-  { words: ['queue', 'cancel'], synopsis: '<name> [--json]', summary: "cancel a teammate's queued merge", options: json, run: queueCancelCommand },
+  queueCommand,
+  queueAddCommand,
+  queueCancelCommand,
 ];
 
 /** Options of the interactive session (no command). */

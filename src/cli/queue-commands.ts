@@ -1,12 +1,14 @@
 // `agent-teams queue [--json]`, `agent-teams queue add|cancel <name>` and the session's /queue
-// (docs/file-formats.md, "Merge queue"): the same queue operations the lead's queue_merge and
-// VS Code's Queue Merge use, over the team session. An entry added here is worked by the host
-// whose agents run (a VS Code window, an interactive session) — or by this process with --wait.
+// (docs/file-formats.md, "Merge queue"): the queue actions of the session (core/session/actions,
+// queue.ts) with this interface's words. An entry added here is worked by the host whose agents
+// run (a VS Code window, an interactive session) — or by this process with --wait.
 import type { MergeEntry } from '../shared/merge-queue-schema';
-import { entryWords, MergeQueueError, positions, shownEntries, type TeamSession } from '../core/session';
-import { CliError, stringOpt, UsageError } from './args';
+import { ACTIONS, ActionError, entryWords, positions, shownEntries } from '../core/session';
+import { stringOpt, UsageError } from './args';
+import { actionCommand } from './action-command';
 import type { CommandContext } from './context';
 import { table } from './format';
+import { replScope, slashAction } from './repl-action';
 import { ReplUsageError, type SlashCommand } from './repl-host';
 
 export function queueTable(entries: readonly MergeEntry[]): string {
@@ -23,72 +25,63 @@ function oneName(args: string[], usage: string, Err: new (m: string) => Error): 
   return args[0]!;
 }
 
-async function addText(rt: TeamSession, name: string, testCommand: string | undefined, by: string): Promise<{ entry: MergeEntry; text: string }> {
-  const { entry, position } = await rt.mergeQueue.add(name, { by, testCommand });
-  return { entry, text: `Queued ${entry.branch} of ${name} (${entry.test_command ? `test: ${entry.test_command}` : 'merge only'}), #${position} in line.` };
-}
+const json = { json: { type: 'boolean' } } as const;
 
-export async function queueCommand(ctx: CommandContext): Promise<number> {
-  if (ctx.args.length) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[0])}`, ctx.usage);
-  const entries = await ctx.session.mergeQueue.list();
-  ctx.emit(entries, () => queueTable(entries));
-  return 0;
-}
+export const queueCommand = actionCommand(ACTIONS.queueList, {
+  words: ['queue'], synopsis: '[--json]', options: json,
+  args(ctx) {
+    if (ctx.args.length) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[0])}`, ctx.usage);
+    return {};
+  },
+  text: (entries) => queueTable(entries),
+});
 
-export async function queueAddCommand(ctx: CommandContext): Promise<number> {
-  const name = oneName(ctx.args, ctx.usage, UsageError);
-  await ctx.open(true);
-  const rt = ctx.session;
-  let added: { entry: MergeEntry; text: string };
-  try {
-    added = await addText(rt, name, stringOpt(ctx.opts, 'merge-test'), 'user');
-  } catch (err) {
-    if (err instanceof MergeQueueError) throw new CliError(err.message);
-    throw err;
-  }
-  if (ctx.opts.wait !== true) {
-    ctx.emit(added.entry, () => `${added.text} It is merged by the session whose agents run here (VS Code or agent-teams), or pass --wait.`);
-    return 0;
-  }
-  // This process works the queue until the entry settles (alongside any other host: one entry at a time).
-  rt.mergeQueue.start({ notify: () => undefined });
+/** --wait: this process works the queue until the entry settles (alongside any other host: one entry at a time). */
+async function waitFor(ctx: CommandContext, entry: MergeEntry): Promise<number> {
+  const q = ctx.session.mergeQueue;
+  q.start({ notify: () => undefined });
   let done: MergeEntry | undefined;
-  while (!(done = (await rt.mergeQueue.list()).find((e) => e.id === added.entry.id && (e.state === 'merged' || e.state === 'failed' || e.state === 'cancelled')))) {
+  while (!(done = (await q.list()).find((e) => e.id === entry.id && (e.state === 'merged' || e.state === 'failed' || e.state === 'cancelled')))) {
     await new Promise((r) => setTimeout(r, 200));
   }
-  await rt.mergeQueue.dispose();
-  ctx.emit(done, () => `${name}: ${entryWords(done!)}${done!.output_tail ? `\n${done!.output_tail}` : ''}`);
+  await q.dispose();
+  ctx.emit(done, () => `${entry.teammate}: ${entryWords(done!)}${done!.output_tail ? `\n${done!.output_tail}` : ''}`);
   return done.state === 'merged' ? 0 : 1;
 }
 
-export async function queueCancelCommand(ctx: CommandContext): Promise<number> {
-  const name = oneName(ctx.args, ctx.usage, UsageError);
-  try {
-    const e = await ctx.session.mergeQueue.cancel(name);
-    ctx.emit(e, () => `Cancelled ${e.branch} of ${name}.`);
-  } catch (err) {
-    if (err instanceof MergeQueueError) throw new CliError(err.message);
-    throw err;
-  }
-  return 0;
-}
+export const queueAddCommand = actionCommand(ACTIONS.queueAdd, {
+  words: ['queue', 'add'], synopsis: '<name> [--merge-test <command>] [--wait] [--json]',
+  summary: 'queue wt/<name>: merged in a scratch checkout, tested, landed only if the test passes (--wait: work it here, exit 1 unless merged)',
+  options: { ...json, 'merge-test': { type: 'string' }, wait: { type: 'boolean' } },
+  args: (ctx) => ({ teammate: oneName(ctx.args, ctx.usage, UsageError), test_command: stringOpt(ctx.opts, 'merge-test') }),
+  json: (r) => r.entry,
+  text: (r, a) => `${ACTIONS.queueAdd.describe(r, a)} It is merged by the session whose agents run here (VS Code or agent-teams), or pass --wait.`,
+  then: (ctx, r) => (ctx.opts.wait === true ? waitFor(ctx, r.entry) : Promise.resolve(undefined)),
+});
+
+export const queueCancelCommand = actionCommand(ACTIONS.queueCancel, {
+  words: ['queue', 'cancel'], synopsis: '<name> [--json]', summary: "cancel a teammate's queued merge", options: json,
+  args: (ctx) => ({ teammate: oneName(ctx.args, ctx.usage, UsageError) }),
+});
+
+/** `/queue` alone lists; `/queue add|cancel|retry <name>` are the actions. */
+const usage = '/queue [add|cancel|retry <name>]';
+const nameArg = (words: string[]) => ({ teammate: oneName(words, usage, ReplUsageError) });
+const refusal = (err: unknown) => (err instanceof ActionError ? new ReplUsageError(err.message) : err);
+const VERBS: Record<string, SlashCommand> = {
+  add: slashAction(ACTIONS.queueAdd, { usage, args: nameArg, failure: refusal }),
+  cancel: slashAction(ACTIONS.queueCancel, { usage, args: nameArg, failure: refusal }),
+  retry: slashAction(ACTIONS.queueRetry, { usage, args: nameArg, failure: refusal }),
+};
 
 export const QUEUE_SLASH_COMMAND: SlashCommand = {
-  usage: '/queue [add|cancel|retry <name>]',
+  usage,
   summary: 'the merge queue: worktree branches merged one at a time, landing only when the test command passes; add, cancel or retry one',
-  async run(args, { rt, print }) {
+  async run(args, host) {
     const [verb, ...rest] = args;
-    const q = rt.mergeQueue;
-    try {
-      if (!verb) return print(queueTable(await q.list()));
-      const name = oneName(rest, this.usage, ReplUsageError);
-      if (verb === 'add') return print((await addText(rt, name, undefined, 'user')).text);
-      if (verb === 'cancel') return print(`Cancelled ${(await q.cancel(name)).branch} of ${name}.`);
-      if (verb === 'retry') return print(`Queued ${(await q.retry(name)).entry.branch} of ${name} again.`);
-    } catch (err) {
-      if (err instanceof MergeQueueError) throw new ReplUsageError(err.message);
-      throw err;
-    }
-    throw new ReplUsageError(`usage: ${this.usage}`);
+    if (!verb) return host.print(queueTable(await ACTIONS.queueList.run(replScope(host.rt), {})));
+    const cmd = VERBS[verb];
+    if (!cmd) throw new ReplUsageError(`usage: ${usage}`);
+    return cmd.run(rest, host);
   },
 };

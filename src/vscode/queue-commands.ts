@@ -2,13 +2,15 @@
 // teammate (palette, Team-tree row), Retry Merge and Cancel Merge on its entry's row, and Open
 // Merge Diff on a merged entry — VS Code's diff editor between the workspace branch before
 // the merge and the merge commit, read from git through the `agent-teams-merge:` scheme.
-// The queue itself is the core's (core/merge): the same operations as queue_merge and the CLI.
+// Queue, Retry and Cancel are the session's queue actions (core/session/actions/queue.ts), as
+// `agent-teams queue add|cancel` and /queue are; this file adds their titles and questions.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { entryWords, fileAtCommit, MergeQueueError } from '../core/session';
+import { ACTIONS, entryWords, fileAtCommit } from '../core/session';
 import { ParticipantName } from '../shared/team-schemas';
 import type { MergeEntry } from '../shared/merge-queue-schema';
 import type { CommandContext } from './command-context';
+import { actionSpec } from './action-spec';
 import { spec, type CommandSpec } from './command-spec';
 import type { TreeNode } from './nodes';
 import { CANCEL, type Asked } from './prompts';
@@ -25,17 +27,6 @@ async function pick(title: string, names: string[]): Promise<Asked<string>> {
 }
 
 const latest = async (ctx: CommandContext): Promise<Map<string, MergeEntry>> => ctx.session.mergeQueue.latestByTeammate();
-
-/** The queue's refusals are the user's answer, not an extension error. */
-async function said<T>(fn: () => Promise<T>): Promise<T | undefined> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (!(err instanceof MergeQueueError)) throw err;
-    void vscode.window.showWarningMessage(`Agent Teams: ${err.message}.`);
-    return undefined;
-  }
-}
 
 /** `agent-teams-merge:/<file>?rev=<commit>`: the file as it is in that commit ('' where it does not exist). */
 export function mergeDiffContent(root: string): vscode.Disposable {
@@ -59,36 +50,29 @@ async function openMergeDiff(teammate: string, ctx: CommandContext): Promise<str
 }
 
 export const QUEUE_COMMANDS: CommandSpec[] = [
-  spec({
-    id: 'agentTeams.queueMerge', title: 'Queue Merge', runsAgents: true,
+  actionSpec(ACTIONS.queueAdd, {
+    id: 'agentTeams.queueMerge', title: 'Queue Merge', runsAgents: true, startsAgents: true,
     fields: [{
       key: 'teammate',
       ask: async (ctx) => pick('Queue Merge: whose branch?', (await ctx.session.worktrees.list()).map((w) => w.name)),
     }],
-    schema: z.object({ teammate: ParticipantName, test_command: z.string().optional() }),
     fromNode: teammateOf,
-    run: (a, ctx) => said(async () => {
-      const { entry, position } = await (await ctx.agents()).mergeQueue.add(a.teammate, { by: 'user', testCommand: a.test_command });
-      void vscode.window.showInformationMessage(`Agent Teams: queued ${entry.branch} (${entry.test_command ? `test: ${entry.test_command}` : 'merge only'}), #${position} in line.`);
-      return entry;
-    }),
+    after(r, a) {
+      void vscode.window.showInformationMessage(`Agent Teams: ${ACTIONS.queueAdd.describe(r, a)}`);
+      return r.entry;
+    },
   }),
-  spec({
-    id: 'agentTeams.retryMerge', title: 'Retry Merge', runsAgents: true,
+  actionSpec(ACTIONS.queueRetry, {
+    id: 'agentTeams.retryMerge', title: 'Retry Merge', runsAgents: true, startsAgents: true,
     fields: [{ key: 'teammate', ask: async (ctx) => pick('Retry Merge', [...(await latest(ctx)).values()].filter((e) => e.state === 'failed' || e.state === 'cancelled').map((e) => e.teammate)) }],
-    schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
-    run: (a, ctx) => said(async () => (await (await ctx.agents()).mergeQueue.retry(a.teammate, 'user')).entry),
+    after: (r) => r.entry,
   }),
-  spec({
+  actionSpec(ACTIONS.queueCancel, {
     id: 'agentTeams.cancelMerge', title: 'Cancel Merge',
     fields: [{ key: 'teammate', ask: async (ctx) => pick('Cancel Merge', [...(await latest(ctx)).values()].filter((e) => e.state === 'queued' || e.state === 'testing').map((e) => e.teammate)) }],
-    schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
-    run: (a, ctx) => said(async () => {
-      const e = await ctx.session.mergeQueue.cancel(a.teammate);
-      return { ...e, words: entryWords(e) };
-    }),
+    after: (e) => ({ ...e, words: entryWords(e) }),
   }),
   spec({
     id: 'agentTeams.openMergeDiff', title: 'Open Merge Diff',

@@ -1,15 +1,24 @@
 // The git steps of one merge-queue entry (docs/file-formats.md, "Merge queue"). The merge is
 // computed without touching any checkout (`git merge-tree --write-tree`, then `commit-tree`),
 // the test runs in a scratch checkout of the merge commit — a detached `git worktree` in a
-// temporary folder — so the user's checkout never holds a half-merge, and landing is one
+// temporary folder, made once per run of the queue and moved from merge to merge — so the
+// user's checkout never holds a half-merge, and landing is one
 // compare-and-swap of the branch ref (`git update-ref <ref> <new> <old>`) followed by a
 // fast-forward of the index and files (`git read-tree -m -u <old> <new>`), done only while the
 // user's tree is clean. Every step is one git process: on a busy machine process start-up is
 // most of the cost (bench/merge-queue.bench.ts).
 import { lstat, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileList, WorktreeError } from '../worktree/errors';
-import { firstLines, git, splitZ, type GitEnvOptions } from '../worktree/git';
+import { firstLines, git as spawnGit, splitZ, type GitCallOptions, type GitEnvOptions } from '../worktree/git';
+import type { GitRun } from './git-shell';
+
+/** How the steps run git: `run` (the worker's GitShell) when given, else a process each. */
+export interface QueueGit extends GitEnvOptions {
+  run?: GitRun;
+}
+
+const git = (args: readonly string[], opts: GitCallOptions & { run?: GitRun }) => (opts.run ?? spawnGit)(args, opts);
 
 export interface RepoPaths {
   top: string;
@@ -19,7 +28,7 @@ export interface RepoPaths {
   gitDir: string;
 }
 
-export async function repoPaths(root: string, ctx: GitEnvOptions): Promise<RepoPaths> {
+export async function repoPaths(root: string, ctx: QueueGit): Promise<RepoPaths> {
   const [top = '', prefix = '', gitDir = ''] = (await git(['rev-parse', '--show-toplevel', '--show-prefix', '--absolute-git-dir'], { ...ctx, cwd: root })).stdout.split('\n');
   return { top, subdir: prefix.replace(/\/+$/, ''), gitDir };
 }
@@ -47,7 +56,7 @@ export interface HeadState {
 }
 
 /** Branch, commit, dirty tracked files and rebase/merge state of the user's checkout: one `git status`. */
-export async function headState(p: RepoPaths, ctx: GitEnvOptions): Promise<HeadState> {
+export async function headState(p: RepoPaths, ctx: QueueGit): Promise<HeadState> {
   const r = await git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=no'], {
     ...ctx, cwd: p.top, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the user's git for index.lock
   });
@@ -72,18 +81,25 @@ export type MergeResult =
   /** The branch is already part of the base. */
   | { kind: 'nothing' };
 
-/** The merge commit of `branch` onto `base`, made in the object store only (no checkout touched). */
-export async function mergeCommit(top: string, base: string, branch: string, message: string, identity: string[], ctx: GitEnvOptions): Promise<MergeResult> {
+/**
+ * The merge commit of `branch` onto `base`, made in the object store only (no checkout
+ * touched). The commit and the list of files it changes are asked of git side by side.
+ */
+export async function mergeCommit(top: string, base: string, branch: string, message: string, identity: string[], ctx: QueueGit): Promise<MergeResult> {
   const g = { ...ctx, cwd: top, allowFail: true };
   const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, branch], g);
   const out = splitZ(t.stdout);
   if (t.code === 1) return { kind: 'conflict', files: [...new Set(out.slice(1))] };
   if (t.code !== 0 || !out[0]) throw new WorktreeError('merge-failed', `git merge-tree failed: ${firstLines(t.stderr || t.stdout)} (the merge queue needs git 2.38 or later)`);
-  // --no-ff as `worktree merge` makes it: one merge commit per hand-in, revertible as a unit.
-  const c = await git([...identity, 'commit-tree', out[0], '-p', base, '-p', branch, '-m', message], g);
+  const tree = out[0];
+  const [c, diff] = await Promise.all([
+    // --no-ff as `worktree merge` makes it: one merge commit per hand-in, revertible as a unit.
+    git([...identity, 'commit-tree', tree, '-p', base, '-p', branch, '-m', message], g),
+    git(['diff-tree', '-r', '--name-status', '--no-renames', '-z', base, tree, '--'], { ...ctx, cwd: top }),
+  ]);
   if (c.code !== 0) throw new WorktreeError('merge-failed', `git commit-tree failed: ${firstLines(c.stderr)}`);
   const commit = c.stdout.trim();
-  const d = splitZ((await git(['diff', '--name-status', '--no-renames', '-z', base, commit, '--'], { ...ctx, cwd: top })).stdout);
+  const d = splitZ(diff.stdout);
   const files: string[] = [];
   const added: string[] = [];
   for (let i = 0; i + 1 < d.length; i += 2) {
@@ -94,13 +110,33 @@ export async function mergeCommit(top: string, base: string, branch: string, mes
 }
 
 /** A detached checkout of `commit` at `dir` (a path that does not exist yet), for the test. */
-export async function scratchCheckout(top: string, dir: string, commit: string, ctx: GitEnvOptions): Promise<void> {
+export async function scratchCheckout(top: string, dir: string, commit: string, ctx: QueueGit): Promise<void> {
   const r = await git(['worktree', 'add', '--detach', '--quiet', dir, commit], { ...ctx, cwd: top, allowFail: true });
   if (r.code !== 0) throw new WorktreeError('git-failed', `could not make a scratch checkout: ${firstLines(r.stderr)}`);
 }
 
+/**
+ * Moves an existing scratch checkout to `commit` (tracked files as in it, whatever the last
+ * test changed; `--detach`, so no branch a test checked out there is moved). False when it
+ * cannot (the caller makes a new one).
+ */
+export async function moveScratch(dir: string, commit: string, ctx: QueueGit): Promise<boolean> {
+  const r = await git(['checkout', '--quiet', '--force', '--detach', commit], inScratch(dir, ctx)).catch(() => null);
+  return r?.code === 0;
+}
+
+/** Removes what a test left in a scratch checkout that git does not track (ignored files too); never fails. */
+export async function cleanScratch(dir: string, ctx: QueueGit): Promise<void> {
+  await git(['clean', '-ffdxq'], inScratch(dir, ctx)).catch(() => undefined);
+}
+
+/** git run in the scratch checkout and there only: never in a repository above it, should the checkout be gone. */
+function inScratch(dir: string, ctx: QueueGit) {
+  return { ...ctx, cwd: dir, allowFail: true, extraEnv: { GIT_CEILING_DIRECTORIES: dirname(dir) } };
+}
+
 /** Removes scratch checkouts (a folder of them, or one) and git's record of them; never fails. */
-export async function removeScratch(root: string, scratch: string, ctx: GitEnvOptions): Promise<void> {
+export async function removeScratch(root: string, scratch: string, ctx: QueueGit): Promise<void> {
   await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
   await git(['worktree', 'prune'], { ...ctx, cwd: root, allowFail: true }).catch(() => undefined);
 }
@@ -116,7 +152,7 @@ export type LandResult =
  * Advances branch `into` from `base` to `commit` and brings the user's files along, only if
  * `into` is still checked out at `base` and nothing of the user's is in the way.
  */
-export async function land(p: RepoPaths, into: string, base: string, commit: string, added: readonly string[], ctx: GitEnvOptions): Promise<LandResult> {
+export async function land(p: RepoPaths, into: string, base: string, commit: string, added: readonly string[], ctx: QueueGit): Promise<LandResult> {
   const s = await headState(p, ctx);
   if (s.busy) return { kind: 'wait', reason: s.busy };
   if (s.branch !== into || s.oid !== base) return { kind: 'moved' };
@@ -139,12 +175,12 @@ export async function land(p: RepoPaths, into: string, base: string, commit: str
  * Brings index and files from `base` to `commit` after the ref moved. Also what recovery runs
  * when a host died between the two steps (the index still matches `base`).
  */
-export async function syncTree(top: string, base: string, commit: string, ctx: GitEnvOptions): Promise<void> {
+export async function syncTree(top: string, base: string, commit: string, ctx: QueueGit): Promise<void> {
   const r = await git(['read-tree', '-m', '-u', base, commit], { ...ctx, cwd: top, allowFail: true });
   if (r.code !== 0) throw new WorktreeError('merge-failed', `the branch advanced to ${commit.slice(0, 12)} but the files could not be brought along (${firstLines(r.stderr)}); run "git read-tree -m -u ${base} ${commit}" in the workspace`);
 }
 
 /** Whether the index still holds `commit`'s tree (the files were not brought along yet). */
-export async function indexAt(top: string, commit: string, ctx: GitEnvOptions): Promise<boolean> {
+export async function indexAt(top: string, commit: string, ctx: QueueGit): Promise<boolean> {
   return (await git(['diff-index', '--cached', '--quiet', commit, '--'], { ...ctx, cwd: top, allowFail: true })).code === 0;
 }

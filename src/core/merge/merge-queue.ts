@@ -6,7 +6,7 @@
 import type { MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
 import type { Task } from '../../shared/team-schemas';
-import type { GitEnvOptions } from '../worktree/git';
+import { git, type GitEnvOptions } from '../worktree/git';
 import { mergeSettings } from './merge-settings';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
 import { commitPending, MergeQueueError, preflight } from './preflight';
@@ -36,6 +36,15 @@ export class MergeQueue {
     return this.opts.git ?? {};
   }
 
+  private dir: Promise<string> | null = null;
+
+  /** The workspace's git folder, asked once (a failure is asked again next time). */
+  private gitDir(): Promise<string> {
+    this.dir ??= git(['rev-parse', '--absolute-git-dir'], { ...this.git, cwd: this.opts.worktrees.root }).then((r) => r.stdout.trim());
+    this.dir.catch(() => { this.dir = null; });
+    return this.dir;
+  }
+
   /** All entries, oldest first (finished ones included, for the views). */
   list(): Promise<MergeEntry[]> {
     return this.store.read();
@@ -61,8 +70,10 @@ export class MergeQueue {
     const test = o.testCommand === undefined || o.testCommand === null ? await this.testCommand() : o.testCommand.trim() || null;
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
-    const c = await preflight(this.opts.team, this.opts.worktrees, teammate, test, this.git);
-    const task = o.task ?? (await this.taskOf(teammate));
+    const [c, task] = await Promise.all([
+      preflight(this.opts.team, this.opts.worktrees, teammate, test, this.git, () => this.gitDir()),
+      o.task ?? this.taskOf(teammate),
+    ]);
     await commitPending(c, this.git);
     const r = await this.store.update((entries) => {
       if (entries.some((e) => e.teammate === teammate && isOpen(e))) throw new MergeQueueError(`${teammate} is already in the merge queue`);
@@ -123,7 +134,7 @@ export class MergeQueue {
   /** This host works the queue from now on (the host whose agents run); idempotent. */
   start(host: WorkerHost = {}): void {
     this.worker ??= new QueueWorker({
-      ...this.opts, store: this.store, git: this.git, processes: host.processes, notify: host.notify ?? (() => undefined),
+      ...this.opts, store: this.store, git: this.git, processes: host.processes, sandbox: host.sandbox, notify: host.notify ?? (() => undefined),
     });
     this.worker.kick();
   }

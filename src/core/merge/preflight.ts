@@ -2,6 +2,8 @@
 // is refused at once with its reason and nothing changed: an unknown teammate, one without a
 // worktree, a branch with nothing to merge, a repository mid-rebase or on a detached HEAD, a
 // test command whose program does not exist.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { runShell } from '../exec/shell';
 import type { Team } from '../team/team';
 import { git, type GitEnvOptions } from '../worktree/git';
@@ -54,20 +56,31 @@ export async function missingProgram(command: string, cwd: string): Promise<stri
   return `the test command's program "${program}" was not found (not on PATH, not a shell builtin${program.includes('/') ? ', no such executable file' : ''})`;
 }
 
-export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, testCommand: string | null, ctx: GitEnvOptions): Promise<Candidate> {
+/** The branch HEAD names in `gitDir` (its HEAD file, as gitrepository-layout(5) has it), null when detached. */
+async function headBranch(gitDir: string): Promise<string | null> {
+  const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '');
+  const m = /^ref: refs\/heads\/(.+?)\s*$/.exec(head);
+  return m ? m[1]! : null;
+}
+
+/** `gitDir`: the workspace's git folder (asked of git once per queue). */
+export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, testCommand: string | null, ctx: GitEnvOptions, gitDir: () => Promise<string>): Promise<Candidate> {
   if (!isTeammateName(teammate)) throw new MergeQueueError(`"${teammate}" is not a teammate's name`);
   const [member, wt] = await Promise.all([team.roster.get(teammate), worktrees.get(teammate).catch(() => undefined)]);
   if (!member && !wt) throw new MergeQueueError(`unknown teammate "${teammate}": no member and no worktree has that name`);
   if (!wt) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
   const root = worktrees.root;
-  const [gitDir = '', head = ''] = (await git(['rev-parse', '--absolute-git-dir', '--symbolic-full-name', 'HEAD'], { ...ctx, cwd: root })).stdout.split('\n');
-  const into = head.startsWith('refs/heads/') ? head.slice('refs/heads/'.length) : null;
-  const busy = await busyReason(gitDir, into);
+  const checkout = wt.status === 'active' ? wt.path : undefined;
+  // Asked of git side by side (each answer is used only once the ones before it passed).
+  const dir = await gitDir();
+  const [into, pending, ahead] = await Promise.all([
+    headBranch(dir),
+    checkout ? dirtyFiles(checkout, ctx, true).catch(() => []) : [],
+    git(['rev-list', '--count', `HEAD..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true }),
+  ]);
+  const busy = await busyReason(dir, into);
   if (busy || !into) throw new MergeQueueError(busy ?? 'the workspace is not on a branch');
   if (into === wt.branch) throw new MergeQueueError(`the workspace has ${wt.branch} itself checked out`);
-  const checkout = wt.status === 'active' ? wt.path : undefined;
-  const pending = checkout ? await dirtyFiles(checkout, ctx, true).catch(() => []) : [];
-  const ahead = await git(['rev-list', '--count', `refs/heads/${into}..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true });
   if (ahead.code !== 0) throw new MergeQueueError(`branch ${wt.branch} of ${teammate} no longer exists`);
   if (Number(ahead.stdout.trim()) === 0 && pending.length === 0) {
     throw new MergeQueueError(`${wt.branch} has nothing to merge into ${into}: every commit of it is already there and its checkout has no changes`);

@@ -1,24 +1,31 @@
 // Works the merge queue (docs/file-formats.md, "Merge queue"): takes the first open entry
 // under the queue's lock, makes the merge commit (integrate.ts), runs its test command in a
-// scratch checkout of it with the shell `bash` uses (process group, timeout, output cap; the same sandbox once there is one),
-// and lands it only if the test passed. One entry at a time across hosts: an entry being worked
+// scratch checkout of it as the teammate's own commands run (the `bash` engine: process group,
+// timeout, output cap; in the sandbox, docs/security.md), and lands it only if the test passed. A run of entries
+// shares one scratch checkout, moved from merge commit to merge commit, and each entry's
+// file is written three times (claimed, its merge commit, settled): on a busy machine every
+// process and write is felt (bench/merge-queue.bench.ts). One entry at a time across hosts: an entry being worked
 // names its host, which renews a heartbeat; one whose host died or went silent is retried
 // (its scratch checkout removed), or — if the host died between moving the branch and the
 // files — finished.
-import { mkdtemp } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
+import { DEFAULT_SANDBOX } from '../../shared/sandbox-schemas';
 import { runShell } from '../exec/shell';
+import { CommandSandbox } from '../sandbox/sandbox';
 import type { ProcessRegistry } from '../exec/process-group';
 import { isProcessAlive } from '../util/process-alive';
 import { fileList } from '../worktree/errors';
 import { identityArgs, type GitEnvOptions } from '../worktree/git';
 import { repoInfo, resolveCommit } from '../worktree/repo';
 import {
-  headState, indexAt, land, mergeCommit, removeScratch, repoPaths, scratchCheckout, syncTree, type HeadState, type RepoPaths,
+  cleanScratch, headState, indexAt, land, mergeCommit, moveScratch, removeScratch, repoPaths, scratchCheckout, syncTree, type HeadState, type QueueGit, type RepoPaths,
 } from './integrate';
+import { GitShell } from './git-shell';
 import type { MergeQueueOptions } from './queue-options';
 import { nowSeconds, type QueueStore } from './queue-store';
 import { tellFailed, tellMerged } from './queue-notes';
@@ -33,6 +40,7 @@ export interface WorkerOptions extends MergeQueueOptions {
   store: QueueStore;
   git: GitEnvOptions;
   processes?: ProcessRegistry;
+  sandbox?: Pick<CommandSandbox, 'launch'>;
   notify: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
 }
 
@@ -47,8 +55,16 @@ export class QueueWorker {
   private readonly poll: NodeJS.Timeout;
   private repo: Promise<RepoPaths> | null = null;
   private identity: string[] | null = null;
+  /** This drain's temporary folder; its checkout, once made, is moved from merge commit to merge commit. */
   private scratch: string | null = null;
-  private scratches = 0;
+  private checkout: string | null = null;
+  /** Removing what the last test left in the checkout: done before the checkout is used again. */
+  private cleaning: Promise<void> = Promise.resolve();
+  /** The notes of merged entries, sent while the next entry is worked (awaited before the drain ends). */
+  private telling: Promise<unknown>[] = [];
+  /** The drain's git: one shell that starts each git process (git-shell.ts), ended with the drain. */
+  private shell: GitShell | null = null;
+  private ownSandbox: CommandSandbox | null = null;
   /** The workspace branch as this worker left it after a landing (saves a git call per entry). */
   private known: HeadState | null = null;
 
@@ -56,6 +72,11 @@ export class QueueWorker {
     // Entries added by other processes (the CLI) and hosts that went away are found by polling.
     this.poll = setInterval(() => this.kick(), o.pollMs ?? 2_000);
     this.poll.unref();
+  }
+
+  private get g(): QueueGit {
+    this.shell ??= new GitShell(this.o.git);
+    return { ...this.o.git, run: this.shell.run };
   }
 
   private get root(): string {
@@ -91,6 +112,7 @@ export class QueueWorker {
     const cur = this.current;
     cur?.ctl.abort();
     await this.idle();
+    await this.ownSandbox?.dispose();
     // Handed back at once rather than after STALE_S: the next host retries it.
     if (cur) {
       await this.o.store.update((entries) => {
@@ -111,7 +133,15 @@ export class QueueWorker {
       this.known = null;
       const dir = this.scratch;
       this.scratch = null;
-      if (dir) await removeScratch(this.root, dir, this.o.git);
+      this.checkout = null;
+      await this.cleaning;
+      if (dir) await removeScratch(this.root, dir, this.g);
+      const shell = this.shell;
+      this.shell = null;
+      await shell?.dispose();
+      const told = this.telling;
+      this.telling = [];
+      await Promise.all(told);
     }
   }
 
@@ -122,19 +152,25 @@ export class QueueWorker {
     return !isProcessAlive(w.pid) || nowSeconds() - w.heartbeat_at > STALE_S;
   }
 
-  /** Under the lock: recovers entries of workers that went away, then takes the first open one. */
+  /**
+   * Under the lock: recovers entries of workers that went away, then takes the first open one
+   * (onto the branch tip this worker just made, when it knows it).
+   */
   private async claimNext(): Promise<MergeEntry | null> {
+    const k = this.known;
+    const onto = k?.branch && k.oid && !k.busy ? { into: k.branch, base: k.oid } : {};
     const litter: string[] = [];
     const picked = await this.o.store.update(async (entries) => {
       for (const e of entries) {
         if (e.state !== 'testing' || !this.gone(e)) continue;
-        if (e.scratch) litter.push(e.scratch);
+        if (e.scratch && e.scratch !== this.scratch) litter.push(e.scratch);
         await this.recover(e);
       }
       const first = entries.find(isOpen);
       if (!first || first.state === 'testing') return null;
       Object.assign(first, {
-        state: 'testing', worker: { host: this.o.hostId, pid: process.pid, heartbeat_at: nowSeconds() }, updated_at: nowSeconds(), waiting: null, reason: null,
+        state: 'testing', worker: { host: this.o.hostId, pid: process.pid, heartbeat_at: nowSeconds() }, updated_at: nowSeconds(),
+        waiting: null, reason: null, commit: null, ...onto,
       });
       return { ...first };
     });
@@ -194,14 +230,16 @@ export class QueueWorker {
   private async attempt(e: MergeEntry, signal: AbortSignal): Promise<Step> {
     const p = await this.paths();
     // Right after a landing this host knows the tip it just made (landWhenClean re-checks anyway).
-    const st = this.known ?? (await headState(p, this.o.git));
+    const st = this.known ?? (await headState(p, this.g));
+    const claimedOnto = this.known !== null;
     this.known = null;
     if (st.busy) return this.waitOut(e, st.busy, signal);
     if (!st.oid) return this.waitOut(e, `branch ${st.branch} has no commit yet`, signal);
     const [into, base] = [st.branch!, st.oid];
-    if (!(await this.mine(e.id, { into, base, commit: null, waiting: null }))) return 'done';
+    // Written with the claim when this worker knew the tip; else now.
+    if (!(claimedOnto && e.into === into && e.base === base) && !(await this.mine(e.id, { into, base, commit: null, waiting: null }))) return 'done';
     this.identity ??= await identityArgs(p.top, this.o.git);
-    const m = await mergeCommit(p.top, base, e.branch, `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`, this.identity, this.o.git);
+    const m = await mergeCommit(p.top, base, e.branch, `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`, this.identity, this.g);
     if (m.kind === 'nothing') {
       await this.finishMerged(e, { into, commit: base, files: [] }, true);
       return 'done';
@@ -210,14 +248,28 @@ export class QueueWorker {
       await this.fail(e, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into });
       return 'done';
     }
-    if (e.test_command) {
-      const scratch = join(await this.scratchDir(), `${e.id}-${++this.scratches}`);
-      if (!(await this.mine(e.id, { scratch }))) return 'done';
-      await scratchCheckout(p.top, scratch, m.commit, this.o.git);
+    // The commit is written down before anything else happens to it: a host that dies after the
+    // branch moved to it is recognised as having landed it (recover()).
+    if (!e.test_command) {
+      if (!(await this.mine(e.id, { commit: m.commit, files: m.files }))) return 'done';
+    } else {
+      // The drain's folder is written down too: a host that goes away leaves it for the next to remove.
+      this.scratch ??= await mkdtemp(join(tmpdir(), 'agent-teams-merge-'));
+      const [ours, scratch] = await Promise.all([this.mine(e.id, { commit: m.commit, files: m.files, scratch: this.scratch }), this.scratchAt(p.top, this.scratch, m.commit)]);
+      if (!ours) return 'done';
+      const cwd = p.subdir ? join(scratch, p.subdir) : scratch;
+      // Run as the teammate's own commands are: in the sandbox, or refused with the reason when
+      // it is required and missing (docs/security.md). The code tested is the teammate's.
+      const plan = await this.sandbox().launch(e.teammate, cwd, e.test_command);
+      if ('refused' in plan) {
+        await this.fail(e, `could not run the test command \`${e.test_command}\`: ${plan.refused}`, { into });
+        return 'done';
+      }
       const r = await runShell(e.test_command, {
-        cwd: p.subdir ? join(scratch, p.subdir) : scratch, timeoutMs: this.o.testTimeoutMs ?? 600_000, maxOutputBytes: 30_000, signal,
+        cwd, timeoutMs: this.o.testTimeoutMs ?? 600_000, maxOutputBytes: 30_000, signal, plan,
         ...(this.o.processes ? { track: { registry: this.o.processes, owner: e.teammate } } : {}),
       });
+      this.cleaning = cleanScratch(scratch, this.g);
       if (signal.aborted) return 'done';
       if (r.exitCode !== 0) {
         const how = r.timedOut ? `timed out after ${Math.round(r.timeoutMs / 1000)} s` : r.error ? `could not start (${r.error})` : r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal}`;
@@ -225,14 +277,13 @@ export class QueueWorker {
         return 'done';
       }
     }
-    if (!(await this.mine(e.id, { commit: m.commit, files: m.files }))) return 'done';
     return this.landWhenClean(e, p, { into, base, commit: m.commit, files: m.files, added: m.added }, signal);
   }
 
   private async landWhenClean(e: MergeEntry, p: RepoPaths, m: { into: string; base: string; commit: string; files: string[]; added: string[] }, signal: AbortSignal): Promise<Step> {
     for (;;) {
       if (signal.aborted || this.disposed) return 'done';
-      const r = await land(p, m.into, m.base, m.commit, m.added, this.o.git);
+      const r = await land(p, m.into, m.base, m.commit, m.added, this.g);
       if (r.kind === 'landed') {
         this.known = r.state;
         await this.finishMerged(e, m, false);
@@ -244,16 +295,37 @@ export class QueueWorker {
     }
   }
 
+  /** The host's sandbox, else one of this worker's own over the queue's settings (ended with the worker). */
+  private sandbox(): Pick<CommandSandbox, 'launch'> {
+    if (this.o.sandbox) return this.o.sandbox;
+    this.ownSandbox ??= new CommandSandbox({
+      root: this.root,
+      settings: () => this.o.settings().sandbox ?? DEFAULT_SANDBOX,
+      rules: () => this.o.settings().permissions,
+      notice: (level, message, agent) => this.o.notify(level, message, agent),
+    });
+    return this.ownSandbox;
+  }
+
   // The repository's paths, once per worker.
   private paths(): Promise<RepoPaths> {
     this.repo ??= repoPaths(this.root, this.o.git);
     return this.repo;
   }
 
-  /** One temporary folder for the scratch checkouts of a drain, removed (with git's records) when it ends. */
-  private async scratchDir(): Promise<string> {
-    this.scratch ??= await mkdtemp(join(tmpdir(), 'agent-teams-merge-'));
-    return this.scratch;
+  /**
+   * The drain's scratch checkout at `commit`: made at the first test of a drain (a detached
+   * `git worktree` in a temporary folder, removed with git's record when the drain ends), then
+   * moved from merge commit to merge commit, what the last test left removed first.
+   */
+  private async scratchAt(top: string, folder: string, commit: string): Promise<string> {
+    await this.cleaning;
+    if (this.checkout && (await moveScratch(this.checkout, commit, this.g))) return this.checkout;
+    if (this.checkout) await rm(this.checkout, { recursive: true, force: true });
+    const dir = join(folder, `checkout-${randomBytes(3).toString('hex')}`);
+    await scratchCheckout(top, dir, commit, this.g);
+    this.checkout = dir;
+    return dir;
   }
 
   private async waitOut(e: MergeEntry, reason: string, signal: AbortSignal): Promise<Step> {
@@ -268,7 +340,8 @@ export class QueueWorker {
       state: 'merged', worker: null, scratch: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
       reason: already ? `${e.branch} was already part of ${r.into}` : null,
     });
-    if (done) await tellMerged(this.o, done, already);
+    // Told while the next entry is worked: nothing of the queue waits for the mailboxes.
+    if (done) this.telling.push(tellMerged(this.o, done, already).catch(() => undefined));
   }
 
   private async fail(e: MergeEntry, reason: string, extra: Partial<MergeEntry>): Promise<void> {

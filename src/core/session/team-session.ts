@@ -113,7 +113,7 @@ export class TeamSession {
     });
     this.current = runner;
     // The host whose agents run works the merge queue; its test commands die with the host's agents.
-    this.mergeQueue.start({ processes: runner.processes, notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
+    this.mergeQueue.start({ processes: runner.processes, sandbox: runner.sandbox, notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
     return runner;
   }
 

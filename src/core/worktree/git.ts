@@ -35,7 +35,7 @@ const INHERITED_GIT_VARS = [
   'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_PREFIX',
 ];
 
-function gitEnv(base: NodeJS.ProcessEnv, extra?: Record<string, string>): NodeJS.ProcessEnv {
+export function gitEnv(base: NodeJS.ProcessEnv, extra?: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
   for (const k of INHERITED_GIT_VARS) delete env[k];
   // A prompt nobody can answer would hang until the timeout; an editor likewise.

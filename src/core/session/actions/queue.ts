@@ -1,0 +1,53 @@
+// The merge queue as the user works it (docs/file-formats.md, "Merge queue"): list, add a
+// worktree teammate's branch, cancel its open entry, retry its failed or cancelled one. The
+// queue's refusals (unknown teammate, nothing to merge, already queued…) are said as they are.
+import { z } from 'zod';
+import type { MergeEntry } from '../../../shared/merge-queue-schema';
+import { ParticipantName } from '../../../shared/team-schemas';
+import { MergeQueueError } from '../../merge/merge-queue';
+import { ActionError, defineAction } from './action';
+
+async function refusing<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    throw err instanceof MergeQueueError ? new ActionError(err.message) : err;
+  }
+}
+
+const testWords = (e: MergeEntry) => (e.test_command ? `test: ${e.test_command}` : 'merge only');
+const Teammate = z.object({ teammate: ParticipantName });
+
+export const queueList = defineAction({
+  id: 'queueList', summary: "the merge queue: each entry's state (queued, testing, waiting, merged, failed with why)",
+  args: z.object({}),
+  run: ({ session }) => session.mergeQueue.list(),
+  describe: (entries) => (entries.length ? entries.map((e) => `${e.teammate} ${e.branch} ${e.state}`).join('\n') : 'The merge queue is empty.'),
+});
+
+export const queueAdd = defineAction({
+  id: 'queueAdd', summary: 'queue wt/<name>: merged in a scratch checkout, tested, landed only if the test passes',
+  args: Teammate.extend({ test_command: z.string().optional() }),
+  async run({ session, openTeam }, a) {
+    await openTeam();
+    return refusing(() => session.mergeQueue.add(a.teammate, { by: 'user', testCommand: a.test_command }));
+  },
+  describe: ({ entry, position }) => `Queued ${entry.branch} of ${entry.teammate} (${testWords(entry)}), #${position} in line.`,
+});
+
+export const queueCancel = defineAction({
+  id: 'queueCancel', summary: "cancel a teammate's queued merge (a test running for it stops)",
+  args: Teammate,
+  run: ({ session }, a) => refusing(() => session.mergeQueue.cancel(a.teammate)),
+  describe: (e) => `Cancelled ${e.branch} of ${e.teammate}.`,
+});
+
+export const queueRetry = defineAction({
+  id: 'queueRetry', summary: "queue a teammate's failed or cancelled merge again, with its test command and task",
+  args: Teammate,
+  async run({ session, openTeam }, a) {
+    await openTeam();
+    return refusing(() => session.mergeQueue.retry(a.teammate, 'user'));
+  },
+  describe: ({ entry }) => `Queued ${entry.branch} of ${entry.teammate} again.`,
+});
