@@ -51,7 +51,10 @@ export function forwardScript(socat: string): string {
 export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   // /tmp and /run hold other programs' sockets (ssh-agent, the user's D-Bus, VS Code's IPC,
   // docker): a socket connects through a read-only mount, and some run commands outside.
-  const a = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', ...(p.joinedNet ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
+  // `--cap-drop ALL`: run by root, bwrap makes no user namespace and keeps every capability
+  // for the command, which could then `umount` the read-only guards or `umount -l /proc` to
+  // see the host's processes (and the key in their environment) — and `nsenter` out.
+  const a = ['--die-with-parent', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', ...(p.joinedNet ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
     '--bind', p.tmpDir, '/tmp', '--tmpfs', '/run', '--bind', p.socketDir, SOCKETS_INSIDE];
   for (const r of p.fs.readable) a.push('--ro-bind', r, r);
   for (const w of p.fs.writable) a.push('--bind', w, w);
@@ -66,7 +69,9 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
 }
 
 export function unsandboxedArgs(cwd: string, command: string): string[] {
-  return ['--die-with-parent', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', '/bin/bash', '-o', 'pipefail', '-c', command];
+  // Run by root, the command keeps its capabilities (it may install, chown…) but
+  // CAP_SYS_ADMIN: with it `umount -l /proc` shows the host's processes again.
+  return ['--die-with-parent', '--cap-drop', 'CAP_SYS_ADMIN', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', '/bin/bash', '-o', 'pipefail', '-c', command];
 }
 
 /**
