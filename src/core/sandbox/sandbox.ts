@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { chmod, mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
 import { withoutSecrets } from '../exec/shell';
 import type { RuleSource } from '../permissions/rules';
@@ -123,7 +123,8 @@ export class CommandSandbox {
       // Only while empty: the mount points bwrap made.
       await Promise.all(unused.map((g) => rmdir(g).catch(() => undefined)));
     };
-    const forwardSocket = how.background ? `forward-${++this.jobs}.sock` : undefined;
+    const forwardSocket = how.background ? `forward-${++this.jobs}/in.sock` : undefined;
+    if (forwardSocket) await mkdir(join(box.socketDir, dirname(forwardSocket)), { recursive: true, mode: 0o700 });
     const forwarder = forwardSocket ? new PortForwarder(join(box.socketDir, forwardSocket), (port, ok) => this.opts.notice('info', ok
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
       : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
@@ -136,7 +137,7 @@ export class CommandSandbox {
       started: (pid) => forwarder?.watch(pid),
       release: async () => {
         await forwarder?.stop();
-        if (forwardSocket) await rm(join(box.socketDir, forwardSocket), { force: true });
+        if (forwardSocket) await rm(join(box.socketDir, dirname(forwardSocket)), { recursive: true, force: true });
         await release();
       },
     };
