@@ -10,7 +10,8 @@ import { detectEngine } from '../../src/core/sandbox/engine';
 import { fakeApi, runCli, session } from './cli-proc';
 
 const KEY = 'sk-test-cli';
-const STEAL = "tr '\\0' '\\n' </proc/$PPID/environ | base64 -w0; echo; ps -eww e | base64 -w0; echo; for p in /proc/[0-9]*; do cat $p/environ $p/cmdline 2>/dev/null; done | rev | base64 -w0";
+// `umount -l /proc` first: run as root, a command that kept CAP_SYS_ADMIN would see the host's /proc again.
+const STEAL = "umount -l /proc 2>/dev/null; for p in /proc/[0-9]*; do tr '\\0' '\\n' <$p/environ | grep -e ^ANTHROPIC_ -e ^PATH=; done 2>/dev/null | base64 -w0; echo; tr '\\0' '\\n' </proc/$PPID/environ | base64 -w0; echo; ps -eww e | base64 -w0; echo; for p in /proc/[0-9]*; do cat $p/environ $p/cmdline 2>/dev/null; done | rev | base64 -w0";
 
 /** Whether any tool result, or any base64 run in it decoded (also reversed), holds the key. */
 function leaks(text: string): boolean {

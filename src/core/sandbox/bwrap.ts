@@ -7,6 +7,7 @@
 // whole filesystem and network as they are, but still a pid namespace of its own. Either
 // way `--die-with-parent`, and the namespace ends when its first process does, so nothing
 // a command starts (setsid, double forks, daemons) outlives it.
+import { dirname, join } from 'node:path';
 import type { FsPolicy } from './fs-policy';
 import type { HiddenPaths } from './read-deny';
 
@@ -32,7 +33,7 @@ export interface SandboxedPlan {
   /** Path of socat (on the read-only root). */
   socat: string;
   cwd: string;
-  /** Background jobs: the socket (name in /tmp) through which the host reaches its loopback ports (port-forward.ts). */
+  /** Background jobs: the socket (`<folder>/<name>` in the socket folder; the folder writable inside) through which the host reaches its loopback ports (port-forward.ts). */
   forwardSocket?: string;
   /**
    * The command joins its agent's network namespace, where the bridge already listens
@@ -51,8 +52,15 @@ export function forwardScript(socat: string): string {
 export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   // /tmp and /run hold other programs' sockets (ssh-agent, the user's D-Bus, VS Code's IPC,
   // docker): a socket connects through a read-only mount, and some run commands outside.
-  const a = ['--die-with-parent', '--unshare-pid', '--unshare-ipc', ...(p.joinedNet ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
-    '--bind', p.tmpDir, '/tmp', '--tmpfs', '/run', '--bind', p.socketDir, SOCKETS_INSIDE];
+  // `--cap-drop ALL`: run by root, bwrap makes no user namespace and keeps every capability
+  // for the command, which could then `umount` the read-only guards or `umount -l /proc` to
+  // see the host's processes (and the key in their environment) — and `nsenter` out.
+  const a = ['--die-with-parent', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', ...(p.joinedNet ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
+    '--bind', p.tmpDir, '/tmp', '--tmpfs', '/run', '--ro-bind', p.socketDir, SOCKETS_INSIDE];
+  // The socket folder is read-only inside: the agent's bridge (net-holder.ts) runs on the host
+  // and connects to proxy.sock by path, so a command that put a symlink there would reach any
+  // socket of the host (docker, D-Bus, VS Code's IPC). A job writes only its own forwarding folder.
+  if (p.forwardSocket) a.push('--bind', join(p.socketDir, dirname(p.forwardSocket)), `${SOCKETS_INSIDE}/${dirname(p.forwardSocket)}`);
   for (const r of p.fs.readable) a.push('--ro-bind', r, r);
   for (const w of p.fs.writable) a.push('--bind', w, w);
   for (const r of p.fs.readOnly) a.push('--ro-bind', r, r);
@@ -66,7 +74,9 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
 }
 
 export function unsandboxedArgs(cwd: string, command: string): string[] {
-  return ['--die-with-parent', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', '/bin/bash', '-o', 'pipefail', '-c', command];
+  // Run by root, the command keeps its capabilities (it may install, chown…) but
+  // CAP_SYS_ADMIN: with it `umount -l /proc` shows the host's processes again.
+  return ['--die-with-parent', '--cap-drop', 'CAP_SYS_ADMIN', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', '/bin/bash', '-o', 'pipefail', '-c', command];
 }
 
 /**

@@ -5,6 +5,7 @@
 // each connection goes through a unix socket in the agent's socket folder to socat inside, which is told
 // the port on the first line (bwrap.ts starts that socat for jobs).
 import { readFile } from 'node:fs/promises';
+import { lstat } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { PROXY_PORT } from './bwrap';
 
@@ -42,15 +43,22 @@ export class PortForwarder {
     if (port === PROXY_PORT || this.servers.has(port) || this.refused.has(port)) return;
     const server = createServer((client) => {
       this.sockets.add(client);
-      const inside = connect(this.socketPath, () => {
-        inside.write(`${port}\n`);
-        client.pipe(inside);
-        inside.pipe(client);
+      client.pause();
+      client.on('error', () => client.destroy());
+      // The job can write its forwarding folder: never follow a symlink it put there to a host socket.
+      void lstat(this.socketPath).then((st) => st.isSocket(), () => false).then((ok) => {
+        if (!ok || client.destroyed) { client.destroy(); this.sockets.delete(client); return; }
+        const inside = connect(this.socketPath, () => {
+          inside.write(`${port}\n`);
+          client.pipe(inside);
+          inside.pipe(client);
+          client.resume();
+        });
+        this.sockets.add(inside);
+        const end = () => { client.destroy(); inside.destroy(); this.sockets.delete(client); this.sockets.delete(inside); };
+        client.on('error', end).on('close', end);
+        inside.on('error', end).on('close', end);
       });
-      this.sockets.add(inside);
-      const end = () => { client.destroy(); inside.destroy(); this.sockets.delete(client); this.sockets.delete(inside); };
-      client.on('error', end).on('close', end);
-      inside.on('error', end).on('close', end);
     });
     this.servers.set(port, server);
     server.once('error', () => {

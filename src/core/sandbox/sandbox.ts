@@ -3,9 +3,9 @@
 // refused under `required`, with one notice under `auto`. Owns each agent's private /tmp and
 // network proxy, the hosts allowed this session, and the read-only guards it mounts.
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
 import { withoutSecrets } from '../exec/shell';
 import type { RuleSource } from '../permissions/rules';
@@ -64,6 +64,19 @@ const SOCKETS_BASE = `/tmp/agent-teams-${process.getuid?.() ?? 'u'}`;
 /** Guard folders mounted by commands still running (this process): removed when the last ends. */
 const guardsInUse = new Map<string, number>();
 
+/**
+ * The repository's own git folder never holds a `commondir` (only `.git/worktrees/<name>/`
+ * do): one written there by a command would send host-side git to a config and hooks of its
+ * choosing (`core.fsmonitor`). An absent file cannot be guarded (docs/security.md), so it is
+ * removed when the command ends. True when there was one.
+ */
+async function dropCommondir(gitDir: string): Promise<boolean> {
+  const p = join(gitDir, 'commondir');
+  if (!(await lstat(p).then(() => true, () => false))) return false;
+  await rm(p, { recursive: true, force: true });
+  return true;
+}
+
 export class CommandSandbox {
   private readonly boxes = new Map<string, AgentBox>();
   /** Hosts answered this session (`host` or `host:port` for loopback): asked once each. */
@@ -114,6 +127,9 @@ export class CommandSandbox {
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     for (const g of fs.guarded) guardsInUse.set(g, (guardsInUse.get(g) ?? 0) + 1);
     const release = async () => {
+      if (fs.gitDir && (await dropCommondir(fs.gitDir))) {
+        this.opts.notice('warning', `A command of ${agent} wrote ${join(fs.gitDir, 'commondir')}, which would point git at another folder's config and hooks: removed.`, agent);
+      }
       const unused = fs.guarded.filter((g) => {
         const n = (guardsInUse.get(g) ?? 1) - 1;
         if (n > 0) guardsInUse.set(g, n);
@@ -123,7 +139,8 @@ export class CommandSandbox {
       // Only while empty: the mount points bwrap made.
       await Promise.all(unused.map((g) => rmdir(g).catch(() => undefined)));
     };
-    const forwardSocket = how.background ? `forward-${++this.jobs}.sock` : undefined;
+    const forwardSocket = how.background ? `forward-${++this.jobs}/in.sock` : undefined;
+    if (forwardSocket) await mkdir(join(box.socketDir, dirname(forwardSocket)), { recursive: true, mode: 0o700 });
     const forwarder = forwardSocket ? new PortForwarder(join(box.socketDir, forwardSocket), (port, ok) => this.opts.notice('info', ok
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
       : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
@@ -136,7 +153,7 @@ export class CommandSandbox {
       started: (pid) => forwarder?.watch(pid),
       release: async () => {
         await forwarder?.stop();
-        if (forwardSocket) await rm(join(box.socketDir, forwardSocket), { force: true });
+        if (forwardSocket) await rm(join(box.socketDir, dirname(forwardSocket)), { recursive: true, force: true });
         await release();
       },
     };
