@@ -35,12 +35,20 @@ const INHERITED_GIT_VARS = [
   'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_PREFIX',
 ];
 
+const PROTECTIVE_CONFIG: readonly [string, string][] = [['core.fsmonitor', 'false'], ['diff.ignoreSubmodules', 'all']];
+
 export function gitEnv(base: NodeJS.ProcessEnv, extra?: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
   for (const k of INHERITED_GIT_VARS) delete env[k];
   // A prompt nobody can answer would hang until the timeout; an editor likewise.
   env.GIT_TERMINAL_PROMPT = '0';
   env.GIT_EDITOR = ':';
+  // A repository an agent made inside the folder (`git init sub`, committed as a submodule
+  // link) has a config of the agent's choosing: never recurse into it, and never run an
+  // fsmonitor (docs/security.md, "git"). Added after the caller's own GIT_CONFIG_* entries.
+  const n = Number(env.GIT_CONFIG_COUNT) || 0;
+  PROTECTIVE_CONFIG.forEach(([key, value], i) => { env[`GIT_CONFIG_KEY_${n + i}`] = key; env[`GIT_CONFIG_VALUE_${n + i}`] = value; });
+  env.GIT_CONFIG_COUNT = String(n + PROTECTIVE_CONFIG.length);
   return { ...env, ...extra };
 }
 
