@@ -1,0 +1,91 @@
+// The merge queue through the packaged extension in code-server + Chromium (docs/file-formats.md,
+// "Merge queue"): Queue Merge from the palette on a worktree teammate, its entry as a row under
+// the teammate in the Team tree, a failing test command's reason on the failed row, and Retry
+// Merge, the row's inline action, running the test again — which passes now, so the branch lands.
+import assert from 'node:assert/strict';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { after, before, describe, it } from 'node:test';
+import { startFakeApi, type FakeApi } from '../fake-api';
+import { Team } from '../../src/core/team/team';
+import { WorktreeManager } from '../../src/core/worktree/manager';
+import { openWorkbench, type Workbench } from './harness/browser';
+import { startCodeServer, type CodeServer } from './harness/code-server';
+import { failureReport } from './harness/failure-report';
+import { repoRoot } from './harness/paths';
+
+const exec = promisify(execFile);
+const git = (cwd: string, ...args: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
+const CONTAINER = 'agentTeams';
+const WAIT_MS = 60_000;
+
+describe('VS Code merge queue', () => {
+  let api: FakeApi;
+  let server: CodeServer;
+  let wb: Workbench;
+  let workspace = '';
+  let vsix = '';
+
+  before(async () => {
+    workspace = await mkdtemp(join(tmpdir(), 'agent-teams-queue-e2e-'));
+    await git(workspace, 'init', '-q', '-b', 'main');
+    await writeFile(join(workspace, 'shared.txt'), 'base\n');
+    await git(workspace, 'add', 'shared.txt');
+    await git(workspace, 'commit', '-qm', 'base');
+    // ann: a worktree teammate (shut down: nothing runs it) whose branch changes shared.txt.
+    const wt = await new WorktreeManager(workspace).create('ann');
+    await writeFile(join(wt.path, 'shared.txt'), 'from ann\n');
+    await git(wt.path, 'commit', '-qam', 'ann change');
+    const team = await new Team(workspace).init();
+    await team.roster.spawn('ann', 'developer', { worktree: wt.path, branch: wt.branch });
+    await team.roster.setStatus('ann', 'shutdown');
+    team.dispose();
+    vsix = join(tmpdir(), `agent-teams-queue-${process.pid}.vsix`);
+    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
+    api = await startFakeApi();
+    api.setDefault(() => 'Noted.');
+    server = await startCodeServer({
+      vsixPath: vsix, workspace,
+      settings: {
+        'agentTeams.baseUrl': api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1,
+        // Passes only once go.flag exists in the workspace (read-only to the sandboxed test).
+        'agentTeams.merge.testCommand': `test -e '${join(workspace, 'go.flag')}'`,
+      },
+      env: { ANTHROPIC_API_KEY: 'sk-ant-queue-test-key', ANTHROPIC_BASE_URL: '' },
+    });
+    wb = await openWorkbench(server.url);
+    await wb.openContainer('Agent Teams');
+  });
+
+  after(async () => {
+    await wb?.close();
+    await server?.stop();
+    await api?.close();
+    if (workspace) await rm(workspace, { recursive: true, force: true });
+    if (vsix) await rm(vsix, { force: true });
+  });
+
+  it('Queue Merge shows the entry under ann; the failing test\'s reason is on the failed row; Retry Merge runs it again and it lands', async () => {
+    try {
+      await wb.treeRow(CONTAINER, 'ann').first().waitFor({ timeout: WAIT_MS });
+      await wb.runCommand('Agent Teams: Queue Merge');
+      await wb.pick('Queue Merge: whose branch?', 'ann');
+      const failed = wb.treeRow(CONTAINER, 'merge of wt/ann, failed: failed the test command');
+      await failed.waitFor({ timeout: WAIT_MS });
+      assert.match(await failed.getAttribute('aria-label') ?? '', /test -e .*go\.flag.* on the merge \(exit 1\)/);
+      assert.equal((await git(workspace, 'show', 'main:shared.txt')).stdout, 'base\n', 'nothing landed');
+      await writeFile(join(workspace, 'go.flag'), '');
+      // The row's inline action, as a user clicks it.
+      await failed.hover();
+      await failed.locator('.action-label[aria-label^="Retry Merge"]').click();
+      await wb.treeRow(CONTAINER, 'merge of wt/ann, merged').waitFor({ timeout: WAIT_MS });
+      assert.equal((await git(workspace, 'show', 'main:shared.txt')).stdout, 'from ann\n');
+      assert.equal(await readFile(join(workspace, 'shared.txt'), 'utf8'), 'from ann\n');
+    } catch (err) {
+      return failureReport(err, { wb, api, server, workspace });
+    }
+  });
+});
