@@ -44,6 +44,21 @@ test('a test command that writes the team\'s files from the scratch checkout is 
   assert.deepEqual(await status(h.root), []);
 });
 
+test('a failing test command that moves the workspace branch to the merge itself is stopped: the git folder is read-only to it, nothing lands', async (t) => {
+  const engine = await detectEngine();
+  if (!engine.engine) return t.skip(`no sandbox on this machine: ${engine.reason}`);
+  const h = await harness(t);
+  const before = await ann(h);
+  // The branch's tests fail, so its script lands the merge by hand, then fails as it should.
+  const attack = `git update-ref refs/heads/main HEAD || echo "$(git rev-parse HEAD)" > '${h.root}/.git/refs/heads/main'; exit 1`;
+  await h.rt.mergeQueue.add('ann', { by: 'user', testCommand: attack });
+  const e = await settled(h, 'ann');
+  assert.equal(e.state, 'failed');
+  assert.match(e.output_tail ?? '', /Read-only file system|unable to|cannot lock/i);
+  assert.equal((await git(h.root, 'rev-parse', 'main')).stdout.trim(), before, 'main did not move');
+  assert.deepEqual(await status(h.root), []);
+});
+
 test('sandbox "required" and no sandbox on the machine: the test command is not run, the entry fails saying why', async (t) => {
   const h = await harness(t, { sandbox: { mode: 'required', allowedDomains: [], autoAllow: true } });
   await h.rt.dispose();

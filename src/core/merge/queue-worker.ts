@@ -259,8 +259,9 @@ export class QueueWorker {
       if (!ours) return 'done';
       const cwd = p.subdir ? join(scratch, p.subdir) : scratch;
       // Run as the teammate's own commands are: in the sandbox, or refused with the reason when
-      // it is required and missing (docs/security.md). The code tested is the teammate's.
-      const plan = await this.sandbox().launch(e.teammate, cwd, e.test_command);
+      // it is required and missing (docs/security.md). The code tested is the teammate's, so the
+      // repository's git folder is read-only to it: it cannot move a branch and land itself.
+      const plan = await this.sandbox().launch(e.teammate, cwd, e.test_command, { gitReadOnly: true });
       if ('refused' in plan) {
         await this.fail(e, `could not run the test command \`${e.test_command}\`: ${plan.refused}`, { into });
         return 'done';

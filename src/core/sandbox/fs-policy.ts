@@ -27,8 +27,12 @@ export interface FsPolicy {
   gitDir: string | null;
 }
 
-/** The policy for a command run in `cwd` by an agent of the team in `root`. */
-export async function fsPolicy(root: string, cwd: string): Promise<FsPolicy> {
+/**
+ * The policy for a command run in `cwd` by an agent of the team in `root`. `gitWritable:
+ * false` (the merge queue's test command) leaves the repository's git folder read-only: the
+ * branch's code under test has no reason to move a ref, and must not land itself.
+ */
+export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: boolean } = {}): Promise<FsPolicy> {
   const [realRoot, realCwd] = await Promise.all([realpath(root).catch(() => resolve(root)), realpath(cwd).catch(() => resolve(cwd))]);
   const candidates = [...new Set([realCwd, realRoot])];
   // Looked at while the git folder is found (which of them count depends on it).
@@ -39,9 +43,10 @@ export async function fsPolicy(root: string, cwd: string): Promise<FsPolicy> {
   }
   const git = await findGit(realCwd);
   const writable = [realCwd];
+  const gitWritable = !!git && opts.gitWritable !== false;
   // Bound even when inside the folder: a mount cannot be renamed away (`mv .git .x`).
-  if (git) writable.push(git.common);
-  const policy: FsPolicy = { readable: [realRoot], writable, readOnly: [], guarded: [], gitDir: git?.common ?? null };
+  if (gitWritable) writable.push(git.common);
+  const policy: FsPolicy = { readable: [realRoot], writable, readOnly: [], guarded: [], gitDir: gitWritable ? git.common : null };
   const inWritable = (p: string) => writable.some((w) => isInside(w, p));
   const bases = candidates.filter(inWritable);
   // Every path is looked at at once (a command's start waits for this); kept in this order.

@@ -98,8 +98,8 @@ export class CommandSandbox {
   }
 
   /** How to run `command` for `agent` in `cwd`, or why it may not run. */
-  /** `how.background`: a job, whose loopback ports are forwarded to the host's (port-forward.ts). */
-  async launch(agent: string, cwd: string, command: string, how: { unsandboxed?: boolean; background?: boolean } = {}): Promise<Launch | { refused: string }> {
+  /** `how.background`: a job, whose loopback ports are forwarded to the host's (port-forward.ts); `how.gitReadOnly`: see fsPolicy. */
+  async launch(agent: string, cwd: string, command: string, how: { unsandboxed?: boolean; background?: boolean; gitReadOnly?: boolean } = {}): Promise<Launch | { refused: string }> {
     const st = await this.state();
     if (st.mode === 'required' && !st.active) {
       return { refused: `the sandbox is required (agentTeams.sandbox is "required") but ${st.engine.reason}` };
@@ -121,7 +121,7 @@ export class CommandSandbox {
     const box = await this.box(agent);
     await box.proxy;
     const [fs, hidden, net] = await Promise.all([
-      fsPolicy(this.opts.root, cwd), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? null : this.net(box, st.engine),
+      fsPolicy(this.opts.root, cwd, { gitWritable: !how.gitReadOnly }), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? null : this.net(box, st.engine),
     ]);
     if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
