@@ -55,16 +55,16 @@ describe('VS Code: watching a teammate work (transcript panel, Changes view)', (
   }
 
   /**
-   * Opens a file row of the Changes view until its change row shows. A click that lands while
-   * the tree redraws the row (a new change record arrives) can be lost, as for a user, who
-   * would click again; so does this.
+   * Opens a file row of the Changes view (its twistie: a click on the row opens the file's diff)
+   * until its change row shows. A click that lands while the tree redraws the row (a new
+   * change record arrives) can be lost, as for a user, who would click again; so does this.
    */
   async function expandUntil(file: string, change: string) {
     const child = row(change).first();
     await until(`${file} opened to show "${change}"`, async () => {
       if (await child.isVisible()) return true;
       const parent = row(file).first();
-      if ((await parent.getAttribute('aria-expanded', { timeout: 2_000 })) !== 'true') await parent.click({ timeout: 2_000 });
+      if ((await parent.getAttribute('aria-expanded', { timeout: 2_000 })) !== 'true') await parent.locator('.monaco-tl-twistie').click({ timeout: 2_000 });
       return child.waitFor({ timeout: 3_000 }).then(() => true, () => false);
     }, 30_000);
     return child;
@@ -176,13 +176,16 @@ describe('VS Code: watching a teammate work (transcript panel, Changes view)', (
         const header = wb!.page.locator(`[id="workbench.view.extension.${CONTAINER}"] .pane-header[aria-label="${section}"]`);
         if ((await header.getAttribute('aria-expanded').catch(() => null)) === 'true') await header.click();
       }
-      // agent → file (collapsed) → change.
+      // agent → file (collapsed) → change. A click on the file row opens its whole diff, as
+      // Source Control does (one change here: the same two sides as the change row's).
       await row('notes.txt').first().waitFor({ timeout: 30_000 });
+      await row('notes.txt').first().click();
+      const diff = wb!.page.locator('.monaco-diff-editor');
+      await diff.locator('.editor.modified .view-lines', { hasText: 'beta' }).waitFor({ timeout: 30_000 });
       const edit = await expandUntil('notes.txt', 'wes edited notes.txt at');
       await edit.click();
 
       // VS Code's diff editor: before on the left, after on the right.
-      const diff = wb!.page.locator('.monaco-diff-editor');
       await diff.waitFor({ timeout: 30_000 });
       await wb!.page.locator('.tabs-container .tab', { hasText: 'notes.txt · wes edited' }).waitFor();
       await diff.locator('.editor.original .view-lines', { hasText: 'alpha' }).waitFor();
