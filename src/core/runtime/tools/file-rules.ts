@@ -7,6 +7,9 @@ import path from 'node:path';
 import { decideFile } from '../../permissions/decide';
 import { ownedElsewhere, ownershipRefusal } from '../../team/file-ownership';
 import { fail, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+
+/** What the file gates reach of the runner. */
+export type FileGateHost = Pick<ToolHost, 'team' | 'settings' | 'approver'>;
 import { readDecision } from './read-guard';
 
 /**
@@ -30,7 +33,7 @@ async function relPath(userPath: string, a: AgentHandle): Promise<{ abs: string;
 }
 
 /** File ownership (core/team/file-ownership.ts): a change to a file another's in-progress task owns is refused. */
-export async function ownershipGate(userPath: string, a: AgentHandle, h: ToolHost): Promise<ToolResult | undefined> {
+export async function ownershipGate(userPath: string, a: AgentHandle, h: FileGateHost): Promise<ToolResult | undefined> {
   const owners = await h.team.tasks.select((t) => t.status === 'in_progress' && !!t.files?.length && t.owner !== a.name);
   if (!owners.length) return undefined;
   const { rel } = await relPath(userPath, a);
@@ -39,7 +42,7 @@ export async function ownershipGate(userPath: string, a: AgentHandle, h: ToolHos
 }
 
 /** Undefined to go ahead, or the refusal to return. `after` gives the proposed content of a change. */
-export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string, a: AgentHandle, h: ToolHost, after?: (before: string | null) => string): Promise<ToolResult | undefined> {
+export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string, a: AgentHandle, h: FileGateHost, after?: (before: string | null) => string): Promise<ToolResult | undefined> {
   const rules = h.settings().permissions;
   const noRules = !rules.allow.length && !rules.ask.length && !rules.deny.length;
   if (noRules && tool === 'Read') return undefined;

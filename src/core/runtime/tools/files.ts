@@ -1,8 +1,12 @@
 // File tools: read, write and edit files through the agent's WorkspaceFs, which confines
 // every path to its workspace (or worktree) by real path.
 import { z } from 'zod';
-import { defineTool, ok } from './definition';
+import { toolFamily, ok, type ToolHost } from './definition';
 import { fileGate, ownershipGate } from './file-rules';
+
+/** What this family's tools reach of the runner: a test drives them with a fake of just this. */
+export type FileToolHost = Pick<ToolHost, 'team' | 'settings' | 'approver'>;
+const defineTool = toolFamily<keyof FileToolHost>();
 
 const both = ['lead', 'teammate'] as const;
 

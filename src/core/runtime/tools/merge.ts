@@ -4,13 +4,17 @@
 import { z } from 'zod';
 import { MergeQueueError } from '../../merge/merge-queue';
 import { decideBash } from '../../permissions/decide';
-import { defineTool, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+import { toolFamily, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+
+/** What this family's tools reach of the runner: a test drives them with a fake of just this. */
+export type MergeToolHost = Pick<ToolHost, 'settings' | 'approver' | 'mergeQueue'>;
+const defineTool = toolFamily<keyof MergeToolHost>();
 
 /**
  * A test command the model names is a command like any other: judged by the permission rules
  * and the bash policy, and asked about when they say so (the configured one is the user's own).
  */
-async function commandRefusal(command: string, a: AgentHandle, h: ToolHost): Promise<ToolResult | null> {
+async function commandRefusal(command: string, a: AgentHandle, h: MergeToolHost): Promise<ToolResult | null> {
   const s = h.settings();
   const d = await decideBash(s.permissions, command, s.bashPolicy);
   if (d.verdict === 'deny') return fail(`Not queued: the test command is refused (${d.reason}).`);

@@ -3,9 +3,13 @@
 // lead decides, a teammate submits. The lead hears a shutdown's answer as mail; its status is
 // in list_teammates, so the lead has no shutdown_response of its own (docs/tools.md).
 import { z } from 'zod';
-import { defineTool, fail, ok } from './definition';
+import { toolFamily, fail, ok, type ToolHost } from './definition';
 import { teammateName } from './team';
 import { HOW_TO_WAIT, requestPlan as putInPlanMode } from '../../roles/plan-mode';
+
+/** What this family's tools reach of the runner: a test drives them with a fake of just this. */
+export type ProtocolToolHost = Pick<ToolHost, 'team' | 'settings'>;
+const defineTool = toolFamily<keyof ProtocolToolHost>();
 
 export const shutdownRequest = defineTool({
   name: 'shutdown_request',

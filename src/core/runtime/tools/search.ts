@@ -7,12 +7,16 @@ import path from 'node:path';
 import { z } from 'zod';
 import { glob as globFiles, grep as grepFiles, listDir as listFolder, type SearchContext } from '../../exec/search/search';
 import { decideFile } from '../../permissions/decide';
-import { defineTool, ok, type AgentHandle, type ToolHost } from './definition';
+import { toolFamily, ok, type AgentHandle, type ToolHost } from './definition';
 import { hasReadRules, linkVerdict } from './read-guard';
+
+/** What this family's tools reach of the runner: a test drives them with a fake of just this. */
+export type SearchToolHost = Pick<ToolHost, 'settings'>;
+const defineTool = toolFamily<keyof SearchToolHost>();
 
 const both = ['lead', 'teammate'] as const;
 
-function searchContext(a: AgentHandle, h: ToolHost): SearchContext {
+function searchContext(a: AgentHandle, h: SearchToolHost): SearchContext {
   const rules = h.settings().permissions;
   const root = a.fs.root;
   const verdict = (rel: string) => decideFile(rules, 'Read', rel, path.join(root, rel))?.verdict;

@@ -7,7 +7,11 @@ import { formatJobRead } from '../../exec/jobs';
 import { formatShellResult, runShell } from '../../exec/shell';
 import { suggestRules } from '../../permissions/decide';
 import { decideCommand } from '../../sandbox/decide-command';
-import { defineTool, fail, MAX_OUTPUT, ok } from './definition';
+import { toolFamily, fail, MAX_OUTPUT, ok, type ToolHost } from './definition';
+
+/** What this family's tools reach of the runner: a test drives them with a fake of just this. */
+export type ShellToolHost = Pick<ToolHost, 'settings' | 'approver' | 'jobs' | 'processes' | 'sandbox'>;
+const defineTool = toolFamily<keyof ShellToolHost>();
 
 const both = ['lead', 'teammate'] as const;
 

@@ -7,7 +7,11 @@ import { z } from 'zod';
 import { worktreeUsers, worktreeViews, type WorktreeView } from '../../session/worktree-rules';
 import { branchStateWords } from '../../worktree/branch-state';
 import { WorktreeError } from '../../worktree/errors';
-import { defineTool, fail, MAX_OUTPUT, ok, type ToolHost, type ToolResult } from './definition';
+import { toolFamily, fail, MAX_OUTPUT, ok, type ToolHost, type ToolResult } from './definition';
+
+/** What this family's tools reach of the runner: a test drives them with a fake of just this. */
+export type WorktreeToolHost = Pick<ToolHost, 'team' | 'worktrees'>;
+const defineTool = toolFamily<keyof WorktreeToolHost>();
 
 const teammate = z.string().min(1);
 
@@ -27,7 +31,7 @@ async function attempt(body: () => Promise<ToolResult>): Promise<ToolResult> {
 }
 
 /** Refuses while a teammate works in the checkout (core/session/worktree-rules.ts). */
-async function inUse(h: ToolHost, name: string): Promise<ToolResult | null> {
+async function inUse(h: WorktreeToolHost, name: string): Promise<ToolResult | null> {
   const users = await worktreeUsers(h.team, name, h.worktrees.pathOf(name));
   return users.length ? fail(`Refused: worktree "${name}" is in use by ${users.join(', ')}; ask ${users.length === 1 ? 'it' : 'them'} to shut down first (shutdown_request).`) : null;
 }
