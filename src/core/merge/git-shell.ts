@@ -46,6 +46,7 @@ export class GitShell {
     let timer: NodeJS.Timeout | undefined;
     const code = await new Promise<number>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
+      this.hold(true);
       timer = setTimeout(() => this.fail(new WorktreeError('timeout', `git ${args[0]} did not finish within ${timeout} ms and was stopped`)), timeout);
       this.shell().stdin!.write(line);
     }).finally(() => clearTimeout(timer));
@@ -72,6 +73,7 @@ export class GitShell {
         this.buffered = this.buffered.slice(nl + 1);
         const p = this.pending.get(id!);
         this.pending.delete(id!);
+        if (!this.pending.size) this.hold(false);
         p?.resolve(code!);
       }
     });
@@ -79,6 +81,18 @@ export class GitShell {
     sh.once('error', (e) => { if (this.sh === sh) this.fail(new WorktreeError('git-failed', `could not start /bin/sh for git: ${e.message}`)); });
     sh.once('exit', () => { if (this.sh === sh) this.fail(new WorktreeError('git-failed', 'the shell running git ended unexpectedly')); });
     return sh;
+  }
+
+  // An idle shell does not keep this process alive (a one-off CLI run ends without dispose();
+  // the shell then reads the end of its stdin and exits); one with calls in flight does.
+  private hold(on: boolean): void {
+    const sh = this.sh;
+    if (!sh) return;
+    // The pipes are sockets (node's child_process docs), which can be unref'd too.
+    for (const h of [sh, sh.stdin, sh.stdout] as unknown as ({ ref(): void; unref(): void } | null)[]) {
+      if (on) h?.ref();
+      else h?.unref();
+    }
   }
 
   /** Ends the shell (and the calls in flight, failed with `err`); the next call starts another. */
@@ -103,6 +117,9 @@ export class GitShell {
     const sh = this.sh;
     this.sh = null;
     if (sh && sh.exitCode === null) {
+      this.sh = sh;
+      this.hold(true); // its exit is awaited: kept alive until then
+      this.sh = null;
       const exited = new Promise((r) => sh.once('exit', r));
       sh.stdin!.end();
       await exited;

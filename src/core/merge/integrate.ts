@@ -76,14 +76,13 @@ export async function headState(p: RepoPaths, ctx: QueueGit): Promise<HeadState>
 }
 
 export type MergeResult =
-  | { kind: 'merged'; commit: string; files: string[]; added: string[] }
-  | { kind: 'conflict'; files: string[] }
-  /** The branch is already part of the base. */
-  | { kind: 'nothing' };
+  | { kind: 'merged'; commit: string; tree: string }
+  | { kind: 'conflict'; files: string[] };
 
 /**
  * The merge commit of `branch` onto `base`, made in the object store only (no checkout
- * touched). The commit and the list of files it changes are asked of git side by side.
+ * touched). What it changes is asked separately (changedFiles), so the worker can ask it
+ * while the test runs.
  */
 export async function mergeCommit(top: string, base: string, branch: string, message: string, identity: string[], ctx: QueueGit): Promise<MergeResult> {
   const g = { ...ctx, cwd: top, allowFail: true };
@@ -92,13 +91,15 @@ export async function mergeCommit(top: string, base: string, branch: string, mes
   if (t.code === 1) return { kind: 'conflict', files: [...new Set(out.slice(1))] };
   if (t.code !== 0 || !out[0]) throw new WorktreeError('merge-failed', `git merge-tree failed: ${firstLines(t.stderr || t.stdout)} (the merge queue needs git 2.38 or later)`);
   const tree = out[0];
-  const [c, diff] = await Promise.all([
-    // --no-ff as `worktree merge` makes it: one merge commit per hand-in, revertible as a unit.
-    git([...identity, 'commit-tree', tree, '-p', base, '-p', branch, '-m', message], g),
-    git(['diff-tree', '-r', '--name-status', '--no-renames', '-z', base, tree, '--'], { ...ctx, cwd: top }),
-  ]);
+  // --no-ff as `worktree merge` makes it: one merge commit per hand-in, revertible as a unit.
+  const c = await git([...identity, 'commit-tree', tree, '-p', base, '-p', branch, '-m', message], g);
   if (c.code !== 0) throw new WorktreeError('merge-failed', `git commit-tree failed: ${firstLines(c.stderr)}`);
-  const commit = c.stdout.trim();
+  return { kind: 'merged', commit: c.stdout.trim(), tree };
+}
+
+/** The files a merge's `tree` changes against `base`, and which of them it adds; none: the branch was already part of `base`. */
+export async function changedFiles(top: string, base: string, tree: string, ctx: QueueGit): Promise<{ files: string[]; added: string[] }> {
+  const diff = await git(['diff-tree', '-r', '--name-status', '--no-renames', '-z', base, tree, '--'], { ...ctx, cwd: top });
   const d = splitZ(diff.stdout);
   const files: string[] = [];
   const added: string[] = [];
@@ -106,7 +107,7 @@ export async function mergeCommit(top: string, base: string, branch: string, mes
     files.push(d[i + 1]!);
     if (d[i] === 'A') added.push(d[i + 1]!);
   }
-  return files.length ? { kind: 'merged', commit, files, added } : { kind: 'nothing' };
+  return { files, added };
 }
 
 /** A detached checkout of `commit` at `dir` (a path that does not exist yet), for the test. */

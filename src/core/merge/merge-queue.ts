@@ -7,6 +7,7 @@ import type { MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
 import type { Task } from '../../shared/team-schemas';
 import { git, type GitEnvOptions } from '../worktree/git';
+import { GitShell } from './git-shell';
 import { mergeSettings } from './merge-settings';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
 import { commitPending, MergeQueueError, preflight } from './preflight';
@@ -37,6 +38,12 @@ export class MergeQueue {
   }
 
   private dir: Promise<string> | null = null;
+  /** add()'s git calls, started by one shell rather than forked from this process (git-shell.ts); idle, it keeps no process alive. */
+  private shell: GitShell | null = null;
+
+  private get checks(): GitShell {
+    return (this.shell ??= new GitShell(this.git));
+  }
 
   /** The workspace's git folder, asked once (a failure is asked again next time). */
   private gitDir(): Promise<string> {
@@ -71,7 +78,7 @@ export class MergeQueue {
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
     const [c, task] = await Promise.all([
-      preflight(this.opts.team, this.opts.worktrees, teammate, test, this.git, () => this.gitDir()),
+      preflight(this.opts.team, this.opts.worktrees, teammate, test, this.git, () => this.gitDir(), this.checks.run),
       o.task ?? this.taskOf(teammate),
     ]);
     await commitPending(c, this.git);
@@ -154,5 +161,8 @@ export class MergeQueue {
     const w = this.worker;
     this.worker = null;
     await w?.dispose();
+    const sh = this.shell;
+    this.shell = null;
+    await sh?.dispose();
   }
 }

@@ -10,6 +10,7 @@ import { git, type GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import { commitAll, dirtyFiles } from '../worktree/repo';
 import { isTeammateName } from '../util/names';
+import type { GitRun } from './git-shell';
 import { busyReason } from './integrate';
 
 export class MergeQueueError extends Error {}
@@ -64,7 +65,8 @@ async function headBranch(gitDir: string): Promise<string | null> {
 }
 
 /** `gitDir`: the workspace's git folder (asked of git once per queue). */
-export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, testCommand: string | null, ctx: GitEnvOptions, gitDir: () => Promise<string>): Promise<Candidate> {
+/** `run`: how its two git calls start (the queue's GitShell; a process each by default). */
+export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, testCommand: string | null, ctx: GitEnvOptions, gitDir: () => Promise<string>, run: GitRun = git): Promise<Candidate> {
   if (!isTeammateName(teammate)) throw new MergeQueueError(`"${teammate}" is not a teammate's name`);
   const [member, wt] = await Promise.all([team.roster.get(teammate), worktrees.get(teammate).catch(() => undefined)]);
   if (!member && !wt) throw new MergeQueueError(`unknown teammate "${teammate}": no member and no worktree has that name`);
@@ -75,8 +77,8 @@ export async function preflight(team: Team, worktrees: WorktreeManager, teammate
   const dir = await gitDir();
   const [into, pending, ahead] = await Promise.all([
     headBranch(dir),
-    checkout ? dirtyFiles(checkout, ctx, true).catch(() => []) : [],
-    git(['rev-list', '--count', `HEAD..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true }),
+    checkout ? dirtyFiles(checkout, ctx, true, run).catch(() => []) : [],
+    run(['rev-list', '--count', `HEAD..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true }),
   ]);
   const busy = await busyReason(dir, into);
   if (busy || !into) throw new MergeQueueError(busy ?? 'the workspace is not on a branch');

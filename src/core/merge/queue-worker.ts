@@ -23,7 +23,7 @@ import { fileList } from '../worktree/errors';
 import { identityArgs, type GitEnvOptions } from '../worktree/git';
 import { repoInfo, resolveCommit } from '../worktree/repo';
 import {
-  cleanScratch, headState, indexAt, land, mergeCommit, moveScratch, removeScratch, repoPaths, scratchCheckout, syncTree, type HeadState, type QueueGit, type RepoPaths,
+  changedFiles, cleanScratch, headState, indexAt, land, mergeCommit, moveScratch, removeScratch, repoPaths, scratchCheckout, syncTree, type HeadState, type QueueGit, type RepoPaths,
 } from './integrate';
 import { GitShell } from './git-shell';
 import type { MergeQueueOptions } from './queue-options';
@@ -186,6 +186,8 @@ export class QueueWorker {
     if (landed) {
       const top = (await repoInfo(this.root, this.o.git)).toplevel;
       if (await indexAt(top, e.base!, this.o.git)) await syncTree(top, e.base!, e.commit!, this.o.git).catch(() => undefined);
+      // An entry with a test has its file list written when it settles: asked now if the host died first.
+      if (!e.files?.length) e.files = (await changedFiles(top, e.base!, e.commit!, this.o.git).catch(() => null))?.files;
       Object.assign(e, { state: 'merged', worker: null, scratch: null, waiting: null, updated_at: nowSeconds() });
       return;
     }
@@ -240,10 +242,6 @@ export class QueueWorker {
     if (!(claimedOnto && e.into === into && e.base === base) && !(await this.mine(e.id, { into, base, commit: null, waiting: null }))) return 'done';
     this.identity ??= await identityArgs(p.top, this.o.git);
     const m = await mergeCommit(p.top, base, e.branch, `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`, this.identity, this.g);
-    if (m.kind === 'nothing') {
-      await this.finishMerged(e, { into, commit: base, files: [] }, true);
-      return 'done';
-    }
     if (m.kind === 'conflict') {
       await this.fail(e, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into });
       return 'done';
@@ -251,11 +249,18 @@ export class QueueWorker {
     // The commit is written down before anything else happens to it: a host that dies after the
     // branch moved to it is recognised as having landed it (recover()).
     if (!e.test_command) {
-      if (!(await this.mine(e.id, { commit: m.commit, files: m.files }))) return 'done';
-    } else {
-      // The drain's folder is written down too: a host that goes away leaves it for the next to remove.
-      this.scratch ??= await mkdtemp(join(tmpdir(), 'agent-teams-merge-'));
-      const [ours, scratch] = await Promise.all([this.mine(e.id, { commit: m.commit, files: m.files, scratch: this.scratch }), this.scratchAt(p.top, this.scratch, m.commit)]);
+      const ch = await changedFiles(p.top, base, m.tree, this.g);
+      if (!ch.files.length) return this.nothing(e, into, base);
+      if (!(await this.mine(e.id, { commit: m.commit, files: ch.files }))) return 'done';
+      return this.landWhenClean(e, p, { into, base, commit: m.commit, ...ch }, signal);
+    }
+    // The drain's folder is written down too: a host that goes away leaves it for the next to remove.
+    this.scratch ??= await mkdtemp(join(tmpdir(), 'agent-teams-merge-'));
+    const [ours, scratch] = await Promise.all([this.mine(e.id, { commit: m.commit, scratch: this.scratch }), this.scratchAt(p.top, this.scratch, m.commit)]);
+    // What the merge changes is asked of git while the test runs (the worker's shell is idle then).
+    const changes = changedFiles(p.top, base, m.tree, this.g);
+    changes.catch(() => undefined);
+    try {
       if (!ours) return 'done';
       const cwd = p.subdir ? join(scratch, p.subdir) : scratch;
       // Run as the teammate's own commands are: in the sandbox, or refused with the reason when
@@ -270,15 +275,25 @@ export class QueueWorker {
         cwd, timeoutMs: this.o.testTimeoutMs ?? 600_000, maxOutputBytes: 30_000, signal, plan,
         ...(this.o.processes ? { track: { registry: this.o.processes, owner: e.teammate } } : {}),
       });
-      this.cleaning = cleanScratch(scratch, this.g);
       if (signal.aborted) return 'done';
+      const ch = await changes;
+      // Already part of the workspace branch (its changes came another way): nothing to test or land.
+      if (!ch.files.length) return this.nothing(e, into, base);
       if (r.exitCode !== 0) {
         const how = r.timedOut ? `timed out after ${Math.round(r.timeoutMs / 1000)} s` : r.error ? `could not start (${r.error})` : r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal}`;
         await this.fail(e, `failed the test command \`${e.test_command}\` on the merge (${how})`, { into, output_tail: tail(r.output) });
         return 'done';
       }
+      return await this.landWhenClean(e, p, { into, base, commit: m.commit, ...ch }, signal);
+    } finally {
+      // What the test left is removed once the entry is settled, while the queue's files are written.
+      this.cleaning = cleanScratch(scratch, this.g);
     }
-    return this.landWhenClean(e, p, { into, base, commit: m.commit, files: m.files, added: m.added }, signal);
+  }
+
+  private async nothing(e: MergeEntry, into: string, base: string): Promise<Step> {
+    await this.finishMerged(e, { into, commit: base, files: [] }, true);
+    return 'done';
   }
 
   private async landWhenClean(e: MergeEntry, p: RepoPaths, m: { into: string; base: string; commit: string; files: string[]; added: string[] }, signal: AbortSignal): Promise<Step> {

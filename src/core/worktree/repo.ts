@@ -44,8 +44,8 @@ export async function ensureExcluded(info: RepoInfo): Promise<void> {
  * Paths with uncommitted changes, relative to the repository root. `untracked: false` looks
  * at tracked files only (what a merge or a fresh branch would disagree with).
  */
-export async function dirtyFiles(cwd: string, ctx: GitEnvOptions, untracked: boolean): Promise<string[]> {
-  const r = await git(['status', '--porcelain', '-z', `--untracked-files=${untracked ? 'all' : 'no'}`], {
+export async function dirtyFiles(cwd: string, ctx: GitEnvOptions, untracked: boolean, run: typeof git = git): Promise<string[]> {
+  const r = await run(['status', '--porcelain', '-z', `--untracked-files=${untracked ? 'all' : 'no'}`], {
     ...ctx, cwd, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the user's git for index.lock
   });
   const entries = splitZ(r.stdout);
