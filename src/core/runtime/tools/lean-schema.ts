@@ -1,6 +1,6 @@
 // The JSON Schema a built-in tool's model sees, without what zod's conversion adds and the
 // model does not need: every optional field as `anyOf [T, null]` (an optional field is one
-// left out of `required`; a null the model sends is still accepted, SPEC §5), integer bounds
+// left out of `required`; a null the model sends is still accepted: docs/tools.md), integer bounds
 // of ±2^53 and `exclusiveMinimum: 0` on ids, `minLength: 1`. The zod schema still checks each
 // call and its error names the field (definition.ts), so no rule is lost; the schema is only
 // shorter on every request (docs/tools.md, "What the model is sent").
