@@ -8,10 +8,11 @@
 // user's tree is clean. Every step is one git process: on a busy machine process start-up is
 // most of the cost (bench/merge-queue.bench.ts).
 import { lstat, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileList, WorktreeError } from '../worktree/errors';
 import { firstLines, git as spawnGit, splitZ, type GitCallOptions, type GitEnvOptions } from '../worktree/git';
 import type { GitRun } from './git-shell';
+import { commitSetup, ObjectReader, treeDiff, writeCommit, type CommitSetup } from './object-store';
 
 /** How the steps run git: `run` (the worker's GitShell) when given, else a process each. */
 export interface QueueGit extends GitEnvOptions {
@@ -26,11 +27,28 @@ export interface RepoPaths {
   subdir: string;
   /** This checkout's git dir (where MERGE_HEAD and rebase state live). */
   gitDir: string;
+  /** Where new objects go, and how they are named ('sha1' or 'sha256'). */
+  objectsDir: string;
+  objectFormat: string;
 }
 
 export async function repoPaths(root: string, ctx: QueueGit): Promise<RepoPaths> {
-  const [top = '', prefix = '', gitDir = ''] = (await git(['rev-parse', '--show-toplevel', '--show-prefix', '--absolute-git-dir'], { ...ctx, cwd: root })).stdout.split('\n');
-  return { top, subdir: prefix.replace(/\/+$/, ''), gitDir };
+  const out = (await git(['rev-parse', '--show-toplevel', '--show-prefix', '--absolute-git-dir', '--git-path', 'objects', '--show-object-format'], { ...ctx, cwd: root })).stdout;
+  const [top = '', prefix = '', gitDir = '', objects = '', objectFormat = ''] = out.split('\n');
+  return { top, subdir: prefix.replace(/\/+$/, ''), gitDir, objectsDir: resolve(root, objects), objectFormat };
+}
+
+/** The run's object reader and how to write a commit (object-store.ts); absent: a git process each. */
+export interface Objects {
+  reader: ObjectReader;
+  setup: CommitSetup;
+}
+
+/** Starts a run's Objects: the reader, and the repository's identity and settings (`git var -l`, one process). */
+export async function openObjects(p: RepoPaths, identity: string[], ctx: QueueGit): Promise<Objects> {
+  const vars = await git([...identity, 'var', '-l'], { ...ctx, cwd: p.top, allowFail: true });
+  const setup = commitSetup(vars.code === 0 ? vars.stdout : '', p.objectsDir, p.objectFormat, ctx.env ?? process.env);
+  return { reader: new ObjectReader(p.top, ctx), setup };
 }
 
 const exists = (p: string): Promise<boolean> => lstat(p).then(() => true, () => false);
@@ -84,21 +102,31 @@ export type MergeResult =
  * touched). What it changes is asked separately (changedFiles), so the worker can ask it
  * while the test runs.
  */
-export async function mergeCommit(top: string, base: string, branch: string, message: string, identity: string[], ctx: QueueGit): Promise<MergeResult> {
+export async function mergeCommit(top: string, base: string, branch: string, message: string, identity: string[], ctx: QueueGit, objects?: Objects): Promise<MergeResult> {
   const g = { ...ctx, cwd: top, allowFail: true };
-  const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, branch], g);
+  // The branch's tip, read once: the merge and the commit's second parent are the same commit.
+  const tip = objects ? await objects.reader.commitOf(`refs/heads/${branch}`) : branch;
+  if (!tip) throw new WorktreeError('merge-failed', `branch ${branch} no longer exists`);
+  const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, tip], g);
   const out = splitZ(t.stdout);
   if (t.code === 1) return { kind: 'conflict', files: [...new Set(out.slice(1))] };
   if (t.code !== 0 || !out[0]) throw new WorktreeError('merge-failed', `git merge-tree failed: ${firstLines(t.stderr || t.stdout)} (the merge queue needs git 2.38 or later)`);
   const tree = out[0];
   // --no-ff as `worktree merge` makes it: one merge commit per hand-in, revertible as a unit.
-  const c = await git([...identity, 'commit-tree', tree, '-p', base, '-p', branch, '-m', message], g);
+  if (objects?.setup.canWrite) return { kind: 'merged', commit: await writeCommit(objects.setup, tree, [base, tip], message), tree };
+  const c = await git([...identity, 'commit-tree', tree, '-p', base, '-p', tip, '-m', message], g);
   if (c.code !== 0) throw new WorktreeError('merge-failed', `git commit-tree failed: ${firstLines(c.stderr)}`);
   return { kind: 'merged', commit: c.stdout.trim(), tree };
 }
 
 /** The files a merge's `tree` changes against `base`, and which of them it adds; none: the branch was already part of `base`. */
-export async function changedFiles(top: string, base: string, tree: string, ctx: QueueGit): Promise<{ files: string[]; added: string[] }> {
+export async function changedFiles(top: string, base: string, tree: string, ctx: QueueGit, objects?: Objects): Promise<{ files: string[]; added: string[] }> {
+  if (objects) {
+    const c = await objects.reader.read(base);
+    const baseTree = c?.type === 'commit' ? /^tree ([0-9a-f]+)/.exec(c.data.toString('utf8'))?.[1] : undefined;
+    if (!baseTree) throw new WorktreeError('git-failed', `commit ${base} could not be read`);
+    return treeDiff(objects.reader, baseTree, tree, objects.setup.format === 'sha256' ? 32 : 20);
+  }
   const diff = await git(['diff-tree', '-r', '--name-status', '--no-renames', '-z', base, tree, '--'], { ...ctx, cwd: top });
   const d = splitZ(diff.stdout);
   const files: string[] = [];

@@ -23,7 +23,7 @@ import { fileList } from '../worktree/errors';
 import { identityArgs, type GitEnvOptions } from '../worktree/git';
 import { repoInfo, resolveCommit } from '../worktree/repo';
 import {
-  changedFiles, cleanScratch, headState, indexAt, land, mergeCommit, moveScratch, removeScratch, repoPaths, scratchCheckout, syncTree, type HeadState, type QueueGit, type RepoPaths,
+  changedFiles, cleanScratch, headState, indexAt, land, mergeCommit, moveScratch, openObjects, removeScratch, repoPaths, scratchCheckout, syncTree, type HeadState, type Objects, type QueueGit, type RepoPaths,
 } from './integrate';
 import { GitShell } from './git-shell';
 import type { MergeQueueOptions } from './queue-options';
@@ -67,6 +67,8 @@ export class QueueWorker {
   private ownSandbox: CommandSandbox | null = null;
   /** The workspace branch as this worker left it after a landing (saves a git call per entry). */
   private known: HeadState | null = null;
+  /** The drain's object reader and commit writer (object-store.ts); null: git processes instead. */
+  private objs: Promise<Objects | null> | null = null;
 
   constructor(private readonly o: WorkerOptions) {
     // Entries added by other processes (the CLI) and hosts that went away are found by polling.
@@ -136,6 +138,9 @@ export class QueueWorker {
       this.checkout = null;
       await this.cleaning;
       if (dir) await removeScratch(this.root, dir, this.g);
+      const objs = this.objs;
+      this.objs = null;
+      (await objs)?.reader.dispose();
       const shell = this.shell;
       this.shell = null;
       await shell?.dispose();
@@ -241,7 +246,8 @@ export class QueueWorker {
     // Written with the claim when this worker knew the tip; else now.
     if (!(claimedOnto && e.into === into && e.base === base) && !(await this.mine(e.id, { into, base, commit: null, waiting: null }))) return 'done';
     this.identity ??= await identityArgs(p.top, this.o.git);
-    const m = await mergeCommit(p.top, base, e.branch, `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`, this.identity, this.g);
+    const objects = await (this.objs ??= openObjects(p, this.identity, this.g).catch(() => null));
+    const m = await mergeCommit(p.top, base, e.branch, `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`, this.identity, this.g, objects ?? undefined);
     if (m.kind === 'conflict') {
       await this.fail(e, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into });
       return 'done';
@@ -249,7 +255,7 @@ export class QueueWorker {
     // The commit is written down before anything else happens to it: a host that dies after the
     // branch moved to it is recognised as having landed it (recover()).
     if (!e.test_command) {
-      const ch = await changedFiles(p.top, base, m.tree, this.g);
+      const ch = await changedFiles(p.top, base, m.tree, this.g, objects ?? undefined);
       if (!ch.files.length) return this.nothing(e, into, base);
       if (!(await this.mine(e.id, { commit: m.commit, files: ch.files }))) return 'done';
       return this.landWhenClean(e, p, { into, base, commit: m.commit, ...ch }, signal);
@@ -258,7 +264,7 @@ export class QueueWorker {
     this.scratch ??= await mkdtemp(join(tmpdir(), 'agent-teams-merge-'));
     const [ours, scratch] = await Promise.all([this.mine(e.id, { commit: m.commit, scratch: this.scratch }), this.scratchAt(p.top, this.scratch, m.commit)]);
     // What the merge changes is asked of git while the test runs (the worker's shell is idle then).
-    const changes = changedFiles(p.top, base, m.tree, this.g);
+    const changes = changedFiles(p.top, base, m.tree, this.g, objects ?? undefined);
     changes.catch(() => undefined);
     try {
       if (!ours) return 'done';
