@@ -281,7 +281,7 @@ export class QueueWorker {
     const objects = await this.objects(p);
     // The scratch folder is written down too: a host that goes away leaves it for the next to remove.
     const folder = await this.scratch.folder();
-    const [ours, checkout] = await Promise.all([written || this.mine(e.id, { commit: m.commit, scratch: folder }), this.scratch.at(p.top, m.commit, this.g)]);
+    const [ours, checkout] = await Promise.all([written || this.mine(e.id, { commit: m.commit, scratch: folder }), this.scratch.at(p.top, m.commit)]);
     // What the merge changes is read while the test runs.
     const changes = changedFiles(p.top, base, m.tree, this.g, objects ?? undefined);
     changes.catch(() => undefined);
@@ -291,6 +291,9 @@ export class QueueWorker {
       // Meanwhile the next entry is merged onto this merge commit (the tip if this one lands).
       if (objects) this.lookAhead(e, into, m.commit, p, objects);
       const r = await testing;
+      // The checkout is emptied, and moved to the next entry's merge, while this one lands.
+      this.scratch.clean();
+      if (this.ahead) this.scratch.preload(p.top, this.ahead.made.then((x) => x?.m.commit ?? null));
       if (r.kind === 'aborted') return 'done';
       const ch = await changes;
       // Already part of the workspace branch (its changes came another way): nothing to test or land.
@@ -301,8 +304,7 @@ export class QueueWorker {
       }
       return await this.landWhenClean(e, p, { into, base, commit: m.commit, ...ch }, signal);
     } finally {
-      // What the test left is removed once the entry is settled, while the queue's files are written.
-      this.scratch.clean(checkout, this.g);
+      this.scratch.clean();
     }
   }
 
@@ -356,7 +358,8 @@ export class QueueWorker {
 
   // The repository's paths, once per worker.
   private paths(): Promise<RepoPaths> {
-    this.repo ??= repoPaths(this.root, this.o.git);
+    this.repo ??= repoPaths(this.root, this.g);
+    this.repo.catch(() => { this.repo = null; });
     return this.repo;
   }
 
