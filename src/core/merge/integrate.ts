@@ -1,5 +1,5 @@
 // The git steps of one merge-queue entry (docs/file-formats.md, "Merge queue"). The merge is
-// computed without touching any checkout (`git merge-tree --write-tree`, then `commit-tree`),
+// computed without touching any checkout (`git merge-tree --write-tree`, then the commit object),
 // the test runs in a scratch checkout of the merge commit — a detached `git worktree` in a
 // temporary folder, made once per run of the queue and moved from merge to merge — so the
 // user's checkout never holds a half-merge, and landing is a fast-forward of the checked-out
@@ -114,7 +114,7 @@ export async function mergeCommit(top: string, base: string, branch: string, mes
   const tree = out[0];
   // --no-ff as `worktree merge` makes it: one merge commit per hand-in, revertible as a unit.
   if (objects?.setup.canWrite) return { kind: 'merged', commit: await writeCommit(objects.setup, tree, [base, tip], message), tree, tip };
-  const c = await git([...identity, 'commit-tree', tree, '-p', base, '-p', tip, '-m', message], g);
+  const c = await git([...identity, 'commit-tree', ...(objects?.setup.sign ? ['-S'] : []), tree, '-p', base, '-p', tip, '-m', message], g);
   if (c.code !== 0) throw new WorktreeError('merge-failed', `git commit-tree failed: ${firstLines(c.stderr)}`);
   return { kind: 'merged', commit: c.stdout.trim(), tree, tip };
 }

@@ -3,9 +3,9 @@
 // `git cat-file --batch` per run of the queue answers "what commit is this branch at" and
 // "what is in this tree", and the merge commit is written into the object store from here as
 // git writes a loose object (zlib-deflated "commit <size>\0<body>", named by its hash). A
-// repository this cannot serve — a signed-commit setting, a commit encoding other than
-// UTF-8, a fixed date in the environment, a shared-permissions repository — is answered by
-// `commit-tree` as before (`canWrite` false).
+// repository this cannot serve — commits to be signed (commit.gpgSign: `commit-tree -S`), a
+// commit encoding other than UTF-8, a fixed date in the environment, a shared-permissions
+// repository — gets its commit from `git commit-tree` (`canWrite` false).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { link, mkdir, unlink, writeFile } from 'node:fs/promises';
@@ -150,6 +150,8 @@ export async function treeDiff(reader: ObjectReader, a: string, b: string, hashB
 /** What writing a commit object needs from the repository; `canWrite` false: use `git commit-tree`. */
 export interface CommitSetup {
   canWrite: boolean;
+  /** commit.gpgSign is on: `git commit-tree -S` makes the commit (commit-tree alone does not sign). */
+  sign: boolean;
   objectsDir: string;
   format: 'sha1' | 'sha256';
   author: string;
@@ -177,13 +179,14 @@ export function commitSetup(varList: string, objectsDir: string, format: string,
   }
   const encoding = v.get('i18n.commitencoding');
   const shared = v.get('core.sharedrepository');
+  const sign = TRUE.test(v.get('commit.gpgsign') ?? '');
   const canWrite = (format === 'sha1' || format === 'sha256')
-    && !TRUE.test(v.get('commit.gpgsign') ?? '')
+    && !sign
     && (!encoding || /^utf-?8$/i.test(encoding))
     && (!shared || /^(false|umask|0|no|off)$/i.test(shared))
     && !env.GIT_AUTHOR_DATE && !env.GIT_COMMITTER_DATE
     && !!v.get('git_author_ident') && !!v.get('git_committer_ident');
-  return { canWrite, objectsDir, format: format === 'sha256' ? 'sha256' : 'sha1', author: v.get('git_author_ident') ?? '', committer: v.get('git_committer_ident') ?? '' };
+  return { canWrite, sign, objectsDir, format: format === 'sha256' ? 'sha256' : 'sha1', author: v.get('git_author_ident') ?? '', committer: v.get('git_committer_ident') ?? '' };
 }
 
 /** Writes the commit of `tree` with `parents` and `message` as a loose object; returns its id. */
