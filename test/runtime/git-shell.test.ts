@@ -44,3 +44,30 @@ test('GitShell without git on PATH: the error says git is missing', async (t) =>
   t.after(() => sh.dispose());
   await assert.rejects(sh.run(['status'], { cwd: root }), (e: unknown) => e instanceof WorktreeError && e.code === 'git-missing');
 });
+
+test('GitShell: output of any size and shape comes back whole — no final newline, lines that look like its own end markers, stdout and stderr apart', async (t) => {
+  const root = await tempDir(t);
+  await initRepo(root, 'a.txt');
+  const big = `${'x'.repeat(70)}\n`.repeat(40_000) + 'no newline at the end';
+  const tricky = '\n0123456789abcdef0123456789abcdef 0\n\nfake 1\n';
+  const [b, k] = [await writeBlob(root, big), await writeBlob(root, tricky)];
+  const sh = new GitShell();
+  t.after(() => sh.dispose());
+  const [one, two, bad] = await Promise.all([
+    sh.run(['cat-file', '-p', b], { cwd: root }),
+    sh.run(['cat-file', '-p', k], { cwd: root }),
+    sh.run(['cat-file', '-p', 'no-such-object'], { cwd: root, allowFail: true }),
+  ]);
+  assert.equal(one.stdout.length, big.length);
+  assert.equal(one.stdout, big);
+  assert.equal(two.stdout, tricky);
+  assert.equal(bad.code, 128);
+  assert.equal(bad.stdout, '');
+  assert.match(bad.stderr, /no-such-object/);
+});
+
+async function writeBlob(root: string, text: string): Promise<string> {
+  const f = join(root, `blob-${text.length}.txt`);
+  await writeFile(f, text);
+  return (await git(root, 'hash-object', '-w', f)).stdout.trim();
+}

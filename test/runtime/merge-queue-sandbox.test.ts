@@ -59,6 +59,25 @@ test('a failing test command that moves the workspace branch to the merge itself
   assert.deepEqual(await status(h.root), []);
 });
 
+test('one entry\'s test cannot leave anything in /tmp for the next entry\'s test: the queue\'s tests share a box whose /tmp is emptied before each', async (t) => {
+  const engine = await detectEngine();
+  if (!engine.engine) return t.skip(`no sandbox on this machine: ${engine.reason}`);
+  const h = await harness(t);
+  await initRepo(h.root, 'shared.txt');
+  for (const name of ['ann', 'ben']) {
+    const wt = await h.rt.worktrees.create(name);
+    await writeFile(join(wt.path, `${name}.txt`), `${name}\n`);
+    await git(wt.path, 'add', `${name}.txt`);
+    await git(wt.path, 'commit', '-qm', `${name} file`);
+  }
+  // ann's branch plants a file where ben's test would pick it up (a faked result, a poisoned cache).
+  await h.rt.mergeQueue.add('ann', { by: 'user', testCommand: 'echo planted > /tmp/planted && mkdir -p /tmp/cache && echo x > /tmp/cache/hit' });
+  await h.rt.mergeQueue.add('ben', { by: 'user', testCommand: 'test ! -e /tmp/planted && test ! -e /tmp/cache' });
+  const [a, b] = [await settled(h, 'ann'), await settled(h, 'ben')];
+  assert.equal(a.state, 'merged', a.reason ?? '');
+  assert.equal(b.state, 'merged', `${b.reason}\n${b.output_tail}`);
+});
+
 test('sandbox "required" and no sandbox on the machine: the test command is not run, the entry fails saying why', async (t) => {
   const h = await harness(t, { sandbox: { mode: 'required', allowedDomains: [], autoAllow: true } });
   await h.rt.dispose();

@@ -1,6 +1,6 @@
 // The merge queue's scratch checkout, shared by a run of entries (docs/file-formats.md, "Merge
 // queue"): each test sees the merge commit as git has it — nothing the test before left
-// behind, tracked or not, ignored or not — and the checkout is gone once the queue is idle.
+// behind, tracked or not, ignored or not — and the checkout is gone once the worker stops.
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -43,7 +43,7 @@ test('entries worked one after another: the second test sees a pristine checkout
   assert.deepEqual(await status(h.root), []);
   // Whether or not the litter commit was made: no branch moved.
   assert.equal((await git(h.root, 'rev-parse', 'main^2')).stdout.trim(), (await git(h.root, 'rev-parse', 'wt/ben')).stdout.trim());
-  await q.idle();
+  await q.dispose();
   const worktrees = (await git(h.root, 'worktree', 'list', '--porcelain')).stdout.match(/^worktree /gm) ?? [];
   assert.equal(worktrees.length, 3, 'main, ann and ben: the scratch checkout is gone');
 });

@@ -94,9 +94,9 @@ test('a failing test lands nothing: failed with the output\'s tail, no scratch c
   assert.equal((await git(h.root, 'rev-parse', 'main')).stdout.trim(), before);
   assert.equal(await readFile(join(h.root, 'shared.txt'), 'utf8'), 'base\n');
   assert.deepEqual(await status(h.root), []);
-  await h.rt.mergeQueue.idle();
+  await h.rt.mergeQueue.dispose();
   const worktrees = (await git(h.root, 'worktree', 'list', '--porcelain')).stdout.match(/^worktree /gm) ?? [];
-  assert.equal(worktrees.length, 2, 'main and ann only: the scratch checkout is gone');
+  assert.equal(worktrees.length, 2, 'main and ann only: the scratch checkout is gone once the worker stops');
 });
 
 test('a dirty user tree: the tested merge waits saying why, and lands by itself once the tree is clean', async (t) => {

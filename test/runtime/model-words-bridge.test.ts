@@ -42,12 +42,14 @@ test('a plan-mode teammate that ends its turn to wait sends the lead no result, 
 
 test('a teammate shut down after idling: the lead reads which tasks went back, or that it held none, and how to have it back', async (t) => {
   const h = await harness(t, { idleTimeoutSeconds: 1 });
-  const task = await h.rt.createTask({ subject: 'half done' });
+  // kim idles out before the task exists (an idle teammate would pick a pending task up).
   h.api.script('kim', 'Nothing to do yet.');
-  h.api.script('lou', reply(toolUse('claim_task', { task_id: task.id })), 'Stopping here.', 'Still stopping.');
   await h.rt.spawnTeammate({ name: 'kim', role: 'dev', prompt: 'Wait for work.' });
+  await waitFor(async () => (await status(h, 'kim')) === 'shutdown', 15_000, 'kim idled out');
+  const task = await h.rt.createTask({ subject: 'half done' });
+  h.api.script('lou', reply(toolUse('claim_task', { task_id: task.id })), 'Stopping here.', 'Still stopping.');
   await h.rt.spawnTeammate({ name: 'lou', role: 'dev', prompt: 'Start the task.' });
-  await waitFor(async () => (await status(h, 'kim')) === 'shutdown' && (await status(h, 'lou')) === 'shutdown', 15_000, 'both idled out');
+  await waitFor(async () => (await status(h, 'lou')) === 'shutdown', 15_000, 'lou idled out');
   const words = (await leadMail(h)).map((m) => m.content).join('\n');
   assert.match(words, /kim shut down after 1 s idle\. It held no task in progress\. To give it more work, spawn_teammate with name "kim" restarts it with its earlier conversation\./);
   assert.match(words, new RegExp(`lou shut down after 1 s idle\\. Its in-progress task #${task.id} went back to the board, unowned\\.`));

@@ -5,14 +5,15 @@
 // host of several hundred MB), sh forks a few hundred KB. bench/merge-queue.bench.ts measures it.
 //
 // One request per line on the shell's stdin: a subshell that changes into the folder, exports
-// the call's variables and execs git with its arguments single-quoted, stdout and stderr into
-// files of a private folder, then one line back on the shell's stdout: "<id> <exit code>".
+// the call's variables and execs git with its arguments single-quoted; then the shell writes a
+// marker on its stdout ("\n<marker> <exit code>\n") and on its stderr ("\n<marker>\n").
+// What came before the markers is git's output. The marker is 128 random bits made for this
+// shell and never written anywhere git or a file could copy it from, so no output mimics it;
+// nothing goes through files (each file read costs the host process more than the call's pipes).
 // Calls run one after another. A call over its time limit kills the shell's process group
 // (every call in flight fails; the next call starts a new shell).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
 import { WorktreeError } from '../worktree/errors';
 import { firstLines, gitEnv, type GitCallOptions, type GitEnvOptions, type GitResult } from '../worktree/git';
 
@@ -21,62 +22,106 @@ export type GitRun = (args: readonly string[], opts: GitCallOptions) => Promise<
 
 const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
 
+/** Beyond this much output a call fails rather than hold it all (as worktree/git.ts's git()). */
+const MAX_OUTPUT = 64 * 1024 * 1024;
+
 interface Pending {
-  resolve(code: number): void;
+  resolve(r: { code: number; stdout: string; stderr: string }): void;
   reject(err: Error): void;
+}
+
+/** The bytes of one stream of the shell, cut at each marker. */
+class Framed {
+  private chunks: Buffer[] = [];
+  private size = 0;
+  readonly done: { body: Buffer; code: string }[] = [];
+
+  constructor(private readonly marker: Buffer, private readonly withCode: boolean) {}
+
+  push(b: Buffer): void {
+    this.chunks.push(b);
+    this.size += b.length;
+    if (this.size > MAX_OUTPUT + 4096) throw new WorktreeError('git-failed', `git produced more than ${MAX_OUTPUT} bytes of output`);
+    for (;;) {
+      const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks);
+      const at = all.indexOf(this.marker);
+      const nl = at < 0 ? -1 : all.indexOf(10, at + this.marker.length);
+      if (nl < 0) {
+        this.chunks = all.length ? [all] : [];
+        return;
+      }
+      // The marker's line starts with the newline the shell wrote before it.
+      const body = all.subarray(0, Math.max(0, at - 1));
+      const code = all.subarray(at + this.marker.length, nl).toString('utf8').trim();
+      this.done.push({ body, code: this.withCode ? code : '' });
+      const rest = all.subarray(nl + 1);
+      this.chunks = rest.length ? [rest] : [];
+      this.size = rest.length;
+    }
+  }
+
+  clear(): void {
+    this.chunks = [];
+    this.size = 0;
+    this.done.length = 0;
+  }
 }
 
 export class GitShell {
   private sh: ChildProcess | null = null;
-  private dir: Promise<string> | null = null;
-  private readonly pending = new Map<number, Pending>();
-  private next = 0;
-  private buffered = '';
+  private readonly pending: Pending[] = [];
+  private readonly marker = randomBytes(16).toString('hex');
+  private readonly out = new Framed(Buffer.from(this.marker), true);
+  private readonly err = new Framed(Buffer.from(this.marker), false);
 
   constructor(private readonly ctx: GitEnvOptions = {}) {}
 
   /** Runs `git args` in `opts.cwd`, as worktree/git.ts's `git()` does (same result, same errors). */
   readonly run: GitRun = async (args, opts) => {
-    const dir = await (this.dir ??= mkdtemp(join(tmpdir(), 'agent-teams-git-')));
-    const id = ++this.next;
-    const [out, err] = [join(dir, `${id}.o`), join(dir, `${id}.e`)];
     const env = Object.entries(opts.extraEnv ?? {}).map(([k, v]) => `export ${k}=${quote(v)}; `).join('');
-    const line = `(cd -- ${quote(opts.cwd)} && ${env}exec git ${args.map(quote).join(' ')}) >${quote(out)} 2>${quote(err)} </dev/null; echo "${id} $?"\n`;
+    const line = `(cd -- ${quote(opts.cwd)} && ${env}exec git ${args.map(quote).join(' ')}) </dev/null; `
+      + `printf '\\n%s %s\\n' ${this.marker} $?; printf '\\n%s\\n' ${this.marker} >&2\n`;
     const timeout = opts.timeoutMs ?? this.ctx.timeoutMs ?? 120_000;
     let timer: NodeJS.Timeout | undefined;
-    const code = await new Promise<number>((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+    const { code, stdout, stderr } = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve, reject) => {
+      this.pending.push({ resolve, reject });
       this.hold(true);
       timer = setTimeout(() => this.fail(new WorktreeError('timeout', `git ${args[0]} did not finish within ${timeout} ms and was stopped`)), timeout);
       this.shell().stdin!.write(line);
     }).finally(() => clearTimeout(timer));
-    const [stdout, stderr] = await Promise.all([out, err].map((f) => readFile(f, 'utf8').catch(() => '')));
-    void rm(out, { force: true });
-    void rm(err, { force: true });
     // 127: the shell found no git (126: found, not executable); 2: the folder is gone.
     if (code === 127 || code === 126) throw new WorktreeError('git-missing', 'git was not found on PATH: install git to use worktree isolation');
     if (code === 0 || opts.allowFail) return { code, stdout, stderr };
     throw new WorktreeError('git-failed', `git ${args.join(' ')} failed: ${firstLines(stderr || stdout)}`);
   };
 
+  // A call is answered once both of its streams have reached their marker.
+  private settle(): void {
+    while (this.out.done.length && this.err.done.length) {
+      const o = this.out.done.shift()!;
+      const e = this.err.done.shift()!;
+      const p = this.pending.shift();
+      if (!this.pending.length) this.hold(false);
+      p?.resolve({ code: Number(o.code), stdout: o.body.toString('utf8'), stderr: e.body.toString('utf8') });
+    }
+  }
+
   private shell(): ChildProcess {
     if (this.sh) return this.sh;
     // detached: its own process group, so a stuck call is killed with everything it started.
-    const sh = spawn('/bin/sh', [], { env: gitEnv(this.ctx.env ?? process.env), detached: true, stdio: ['pipe', 'pipe', 'ignore'] });
+    const sh = spawn('/bin/sh', [], { env: gitEnv(this.ctx.env ?? process.env), detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
     this.sh = sh;
-    sh.stdout!.setEncoding('utf8');
-    sh.stdout!.on('data', (chunk: string) => {
-      this.buffered += chunk;
-      let nl: number;
-      while ((nl = this.buffered.indexOf('\n')) >= 0) {
-        const [id, code] = this.buffered.slice(0, nl).split(' ').map(Number);
-        this.buffered = this.buffered.slice(nl + 1);
-        const p = this.pending.get(id!);
-        this.pending.delete(id!);
-        if (!this.pending.size) this.hold(false);
-        p?.resolve(code!);
+    const take = (f: Framed) => (b: Buffer) => {
+      if (this.sh !== sh) return;
+      try {
+        f.push(b);
+      } catch (err) {
+        return this.fail(err as Error);
       }
-    });
+      this.settle();
+    };
+    sh.stdout!.on('data', take(this.out));
+    sh.stderr!.on('data', take(this.err));
     sh.stdin!.on('error', () => undefined); // a dead shell: reported by 'exit'
     sh.once('error', (e) => { if (this.sh === sh) this.fail(new WorktreeError('git-failed', `could not start /bin/sh for git: ${e.message}`)); });
     sh.once('exit', () => { if (this.sh === sh) this.fail(new WorktreeError('git-failed', 'the shell running git ended unexpectedly')); });
@@ -89,7 +134,7 @@ export class GitShell {
     const sh = this.sh;
     if (!sh) return;
     // The pipes are sockets (node's child_process docs), which can be unref'd too.
-    for (const h of [sh, sh.stdin, sh.stdout] as unknown as ({ ref(): void; unref(): void } | null)[]) {
+    for (const h of [sh, sh.stdin, sh.stdout, sh.stderr] as unknown as ({ ref(): void; unref(): void } | null)[]) {
       if (on) h?.ref();
       else h?.unref();
     }
@@ -99,7 +144,8 @@ export class GitShell {
   private fail(err: Error): void {
     const sh = this.sh;
     this.sh = null;
-    this.buffered = '';
+    this.out.clear();
+    this.err.clear();
     if (sh?.pid !== undefined && sh.exitCode === null) {
       try {
         process.kill(-sh.pid, 'SIGKILL');
@@ -107,25 +153,17 @@ export class GitShell {
         // gone already
       }
     }
-    const calls = [...this.pending.values()];
-    this.pending.clear();
-    for (const p of calls) p.reject(err);
+    for (const p of this.pending.splice(0)) p.reject(err);
   }
 
-  /** Ends the shell once idle and removes its folder. */
+  /** Ends the shell once idle. */
   async dispose(): Promise<void> {
     const sh = this.sh;
+    if (!sh || sh.exitCode !== null) return;
+    this.hold(true); // its exit is awaited: kept alive until then
+    const exited = new Promise((r) => sh.once('exit', r));
     this.sh = null;
-    if (sh && sh.exitCode === null) {
-      this.sh = sh;
-      this.hold(true); // its exit is awaited: kept alive until then
-      this.sh = null;
-      const exited = new Promise((r) => sh.once('exit', r));
-      sh.stdin!.end();
-      await exited;
-    }
-    const dir = this.dir;
-    this.dir = null;
-    if (dir) await rm(await dir, { recursive: true, force: true }).catch(() => undefined);
+    sh.stdin!.end();
+    await exited;
   }
 }

@@ -1,17 +1,18 @@
 // The git steps of one merge-queue entry (docs/file-formats.md, "Merge queue"). The merge is
-// computed without touching any checkout (`git merge-tree --write-tree`, then `commit-tree`),
+// computed without touching any checkout (`git merge-tree --write-tree`, then the commit object),
 // the test runs in a scratch checkout of the merge commit — a detached `git worktree` in a
 // temporary folder, made once per run of the queue and moved from merge to merge — so the
-// user's checkout never holds a half-merge, and landing is one
-// compare-and-swap of the branch ref (`git update-ref <ref> <new> <old>`) followed by a
-// fast-forward of the index and files (`git read-tree -m -u <old> <new>`), done only while the
-// user's tree is clean. Every step is one git process: on a busy machine process start-up is
-// most of the cost (bench/merge-queue.bench.ts).
-import { lstat, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+// user's checkout never holds a half-merge, and landing is a fast-forward of the checked-out
+// branch to the tested merge commit (`git merge --ff-only`), done only while the user's tree is
+// clean. Process start-up is most of the cost of each step (bench/merge-queue.bench.ts): the
+// branch tip, the commit object and the file list come from one long-lived reader
+// (object-store.ts) instead of a process each.
+import { lstat, readFile, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { fileList, WorktreeError } from '../worktree/errors';
 import { firstLines, git as spawnGit, splitZ, type GitCallOptions, type GitEnvOptions } from '../worktree/git';
 import type { GitRun } from './git-shell';
+import { commitSetup, ObjectReader, treeDiff, writeCommit, type CommitSetup } from './object-store';
 
 /** How the steps run git: `run` (the worker's GitShell) when given, else a process each. */
 export interface QueueGit extends GitEnvOptions {
@@ -26,11 +27,28 @@ export interface RepoPaths {
   subdir: string;
   /** This checkout's git dir (where MERGE_HEAD and rebase state live). */
   gitDir: string;
+  /** Where new objects go, and how they are named ('sha1' or 'sha256'). */
+  objectsDir: string;
+  objectFormat: string;
 }
 
 export async function repoPaths(root: string, ctx: QueueGit): Promise<RepoPaths> {
-  const [top = '', prefix = '', gitDir = ''] = (await git(['rev-parse', '--show-toplevel', '--show-prefix', '--absolute-git-dir'], { ...ctx, cwd: root })).stdout.split('\n');
-  return { top, subdir: prefix.replace(/\/+$/, ''), gitDir };
+  const out = (await git(['rev-parse', '--show-toplevel', '--show-prefix', '--absolute-git-dir', '--git-path', 'objects', '--show-object-format'], { ...ctx, cwd: root })).stdout;
+  const [top = '', prefix = '', gitDir = '', objects = '', objectFormat = ''] = out.split('\n');
+  return { top, subdir: prefix.replace(/\/+$/, ''), gitDir, objectsDir: resolve(root, objects), objectFormat };
+}
+
+/** The run's object reader and how to write a commit (object-store.ts); absent: a git process each. */
+export interface Objects {
+  reader: ObjectReader;
+  setup: CommitSetup;
+}
+
+/** Starts a run's Objects: the reader, and the repository's identity and settings (`git var -l`, one process). */
+export async function openObjects(p: RepoPaths, identity: string[], ctx: QueueGit): Promise<Objects> {
+  const vars = await git([...identity, 'var', '-l'], { ...ctx, cwd: p.top, allowFail: true });
+  const setup = commitSetup(vars.code === 0 ? vars.stdout : '', p.objectsDir, p.objectFormat, ctx.env ?? process.env);
+  return { reader: new ObjectReader(p.top, ctx), setup };
 }
 
 const exists = (p: string): Promise<boolean> => lstat(p).then(() => true, () => false);
@@ -76,7 +94,7 @@ export async function headState(p: RepoPaths, ctx: QueueGit): Promise<HeadState>
 }
 
 export type MergeResult =
-  | { kind: 'merged'; commit: string; tree: string }
+  | { kind: 'merged'; commit: string; tree: string; tip: string }
   | { kind: 'conflict'; files: string[] };
 
 /**
@@ -84,21 +102,31 @@ export type MergeResult =
  * touched). What it changes is asked separately (changedFiles), so the worker can ask it
  * while the test runs.
  */
-export async function mergeCommit(top: string, base: string, branch: string, message: string, identity: string[], ctx: QueueGit): Promise<MergeResult> {
+export async function mergeCommit(top: string, base: string, branch: string, message: string, identity: string[], ctx: QueueGit, objects?: Objects): Promise<MergeResult> {
   const g = { ...ctx, cwd: top, allowFail: true };
-  const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, branch], g);
+  // The branch's tip, read once: the merge and the commit's second parent are the same commit.
+  const tip = objects ? await objects.reader.commitOf(`refs/heads/${branch}`) : branch;
+  if (!tip) throw new WorktreeError('merge-failed', `branch ${branch} no longer exists`);
+  const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, tip], g);
   const out = splitZ(t.stdout);
   if (t.code === 1) return { kind: 'conflict', files: [...new Set(out.slice(1))] };
   if (t.code !== 0 || !out[0]) throw new WorktreeError('merge-failed', `git merge-tree failed: ${firstLines(t.stderr || t.stdout)} (the merge queue needs git 2.38 or later)`);
   const tree = out[0];
   // --no-ff as `worktree merge` makes it: one merge commit per hand-in, revertible as a unit.
-  const c = await git([...identity, 'commit-tree', tree, '-p', base, '-p', branch, '-m', message], g);
+  if (objects?.setup.canWrite) return { kind: 'merged', commit: await writeCommit(objects.setup, tree, [base, tip], message), tree, tip };
+  const c = await git([...identity, 'commit-tree', ...(objects?.setup.sign ? ['-S'] : []), tree, '-p', base, '-p', tip, '-m', message], g);
   if (c.code !== 0) throw new WorktreeError('merge-failed', `git commit-tree failed: ${firstLines(c.stderr)}`);
-  return { kind: 'merged', commit: c.stdout.trim(), tree };
+  return { kind: 'merged', commit: c.stdout.trim(), tree, tip };
 }
 
 /** The files a merge's `tree` changes against `base`, and which of them it adds; none: the branch was already part of `base`. */
-export async function changedFiles(top: string, base: string, tree: string, ctx: QueueGit): Promise<{ files: string[]; added: string[] }> {
+export async function changedFiles(top: string, base: string, tree: string, ctx: QueueGit, objects?: Objects): Promise<{ files: string[]; added: string[] }> {
+  if (objects) {
+    const c = await objects.reader.read(base);
+    const baseTree = c?.type === 'commit' ? /^tree ([0-9a-f]+)/.exec(c.data.toString('utf8'))?.[1] : undefined;
+    if (!baseTree) throw new WorktreeError('git-failed', `commit ${base} could not be read`);
+    return treeDiff(objects.reader, baseTree, tree, objects.setup.format === 'sha256' ? 32 : 20);
+  }
   const diff = await git(['diff-tree', '-r', '--name-status', '--no-renames', '-z', base, tree, '--'], { ...ctx, cwd: top });
   const d = splitZ(diff.stdout);
   const files: string[] = [];
@@ -166,10 +194,25 @@ export async function land(p: RepoPaths, into: string, base: string, commit: str
   if (inWay.length) {
     return { kind: 'wait', reason: `untracked files in the workspace are in the way of the merge (${fileList(inWay)}); it lands by itself once they are moved away` };
   }
-  const moved = await git(['update-ref', '-m', 'agent-teams merge queue', `refs/heads/${into}`, commit, base], { ...ctx, cwd: p.top, allowFail: true });
-  if (moved.code !== 0) return { kind: 'moved' };
-  await syncTree(p.top, base, commit, ctx);
-  return { kind: 'landed', state: { branch: into, oid: commit, dirty: [], busy: null } };
+  // One process for both steps (bench/README.md, merge.queue_ms): a fast-forward moves the branch
+  // only from a commit the merge contains — `base`, as just seen — so a commit made meanwhile
+  // is never dropped, and it brings index and files along first, refusing to overwrite anything.
+  // No hooks, no automatic gc, no autostash, no signature check: the queue's own merge commit.
+  const r = await git(['-c', 'core.hooksPath=/dev/null', '-c', 'maintenance.auto=false', '-c', 'gc.auto=0',
+    'merge', '--ff-only', '--quiet', '--no-stat', '--no-autostash', '--no-verify-signatures', commit], {
+    ...ctx, cwd: p.top, allowFail: true, extraEnv: { GIT_REFLOG_ACTION: 'agent-teams merge queue' },
+  });
+  if (r.code !== 0) {
+    // The user's git got there first (a commit, a checkout, an edit, its index lock).
+    const now = await headState(p, ctx);
+    if (now.busy) return { kind: 'wait', reason: now.busy };
+    if (now.branch !== into || now.oid !== base) return { kind: 'moved' };
+    return { kind: 'wait', reason: `the workspace could not be brought to the merge (${firstLines(r.stderr) || `git merge exit ${r.code}`}); it is tried again shortly` };
+  }
+  // Switched to another branch at `base` in the moment between the status and the merge: it went there.
+  const head = await readFile(join(p.gitDir, 'HEAD'), 'utf8').catch(() => '');
+  const on = /^ref: refs\/heads\/(.+?)\s*$/.exec(head)?.[1] ?? into;
+  return { kind: 'landed', state: { branch: on, oid: commit, dirty: [], busy: null } };
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
 import type { Task } from '../../shared/team-schemas';
-import { git, type GitEnvOptions } from '../worktree/git';
+import type { GitEnvOptions } from '../worktree/git';
 import { GitShell } from './git-shell';
 import { mergeSettings } from './merge-settings';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
@@ -47,7 +47,7 @@ export class MergeQueue {
 
   /** The workspace's git folder, asked once (a failure is asked again next time). */
   private gitDir(): Promise<string> {
-    this.dir ??= git(['rev-parse', '--absolute-git-dir'], { ...this.git, cwd: this.opts.worktrees.root }).then((r) => r.stdout.trim());
+    this.dir ??= this.checks.run(['rev-parse', '--absolute-git-dir'], { ...this.git, cwd: this.opts.worktrees.root }).then((r) => r.stdout.trim());
     this.dir.catch(() => { this.dir = null; });
     return this.dir;
   }

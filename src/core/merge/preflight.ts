@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { runShell } from '../exec/shell';
 import type { Team } from '../team/team';
-import { git, type GitEnvOptions } from '../worktree/git';
+import { git, splitZ, type GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import { commitAll, dirtyFiles } from '../worktree/repo';
 import { isTeammateName } from '../util/names';
@@ -64,8 +64,42 @@ async function headBranch(gitDir: string): Promise<string | null> {
   return m ? m[1]! : null;
 }
 
+/**
+ * The teammate's checkout as `git status` sees it, with what its branch has beyond `into`:
+ * the branch is given `into` as its upstream for this one call (`-c branch.<b>.merge`), so the
+ * same process that lists the uncommitted files counts the commits (`# branch.ab +N -M`) — one
+ * git process instead of a status and a `rev-list` (bench/README.md, merge.queue_ms). Null
+ * when that does not apply (another branch checked out there, or a name `-c` cannot carry).
+ */
+async function checkoutState(checkout: string, branch: string, into: string, ctx: GitEnvOptions, run: GitRun): Promise<{ pending: string[]; ahead: number } | null> {
+  if (!SAFE_BRANCH.test(branch) || !SAFE_BRANCH.test(into)) return null;
+  const r = await run(['-c', `branch.${branch}.remote=.`, '-c', `branch.${branch}.merge=refs/heads/${into}`,
+    'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], {
+    ...ctx, cwd: checkout, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the teammate's git for index.lock
+  });
+  const parts = splitZ(r.stdout);
+  let head: string | null = null;
+  let ahead: number | null = null;
+  const pending: string[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const line = parts[i]!;
+    if (line.startsWith('# branch.head ')) head = line.slice(14);
+    else if (line.startsWith('# branch.ab +')) ahead = Number(line.slice(13).split(' ')[0]);
+    else if (line.startsWith('1 ')) pending.push(line.split(' ').slice(8).join(' '));
+    else if (line.startsWith('2 ')) { pending.push(line.split(' ').slice(9).join(' ')); i++; } // the rename's source follows
+    else if (line.startsWith('u ')) pending.push(line.split(' ').slice(10).join(' '));
+    else if (line.startsWith('? ')) pending.push(line.slice(2));
+  }
+  // No `branch.ab` line: `into` has no commit yet, or the branch is not the one checked out.
+  if (head !== branch || ahead === null || !Number.isInteger(ahead)) return null;
+  return { pending, ahead };
+}
+
+/** Branch names `-c branch.<name>.merge=…` carries unambiguously (no '=', which ends the key). */
+const SAFE_BRANCH = /^[A-Za-z0-9._/-]+$/;
+
 /** `gitDir`: the workspace's git folder (asked of git once per queue). */
-/** `run`: how its two git calls start (the queue's GitShell; a process each by default). */
+/** `run`: how its git calls start (the queue's GitShell; a process each by default). */
 export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, testCommand: string | null, ctx: GitEnvOptions, gitDir: () => Promise<string>, run: GitRun = git): Promise<Candidate> {
   if (!isTeammateName(teammate)) throw new MergeQueueError(`"${teammate}" is not a teammate's name`);
   const [member, wt] = await Promise.all([team.roster.get(teammate), worktrees.get(teammate).catch(() => undefined)]);
@@ -73,18 +107,23 @@ export async function preflight(team: Team, worktrees: WorktreeManager, teammate
   if (!wt) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
   const root = worktrees.root;
   const checkout = wt.status === 'active' ? wt.path : undefined;
-  // Asked of git side by side (each answer is used only once the ones before it passed).
   const dir = await gitDir();
-  const [into, pending, ahead] = await Promise.all([
-    headBranch(dir),
-    checkout ? dirtyFiles(checkout, ctx, true, run).catch(() => []) : [],
-    run(['rev-list', '--count', `HEAD..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true }),
-  ]);
+  const into = await headBranch(dir);
   const busy = await busyReason(dir, into);
   if (busy || !into) throw new MergeQueueError(busy ?? 'the workspace is not on a branch');
   if (into === wt.branch) throw new MergeQueueError(`the workspace has ${wt.branch} itself checked out`);
-  if (ahead.code !== 0) throw new MergeQueueError(`branch ${wt.branch} of ${teammate} no longer exists`);
-  if (Number(ahead.stdout.trim()) === 0 && pending.length === 0) {
+  const seen = checkout ? await checkoutState(checkout, wt.branch, into, ctx, run).catch(() => null) : null;
+  let { pending = [], ahead = 0 } = seen ?? {};
+  if (!seen) {
+    // The checkout is gone or holds another branch: the branch itself is asked.
+    const [files, count] = await Promise.all([
+      checkout ? dirtyFiles(checkout, ctx, true, run).catch(() => []) : [],
+      run(['rev-list', '--count', `refs/heads/${into}..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true }),
+    ]);
+    if (count.code !== 0) throw new MergeQueueError(`branch ${wt.branch} of ${teammate} no longer exists`);
+    [pending, ahead] = [files, Number(count.stdout.trim())];
+  }
+  if (ahead === 0 && pending.length === 0) {
     throw new MergeQueueError(`${wt.branch} has nothing to merge into ${into}: every commit of it is already there and its checkout has no changes`);
   }
   const workdir = checkout ? wt.workdir : root;

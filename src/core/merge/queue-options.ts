@@ -24,6 +24,11 @@ export interface MergeQueueOptions {
   testTimeoutMs?: number;
   /** How often a waiting entry looks at the user's tree again (default 2 s). */
   pollMs?: number;
+  /**
+   * How long the scratch checkout, git shell and object reader of a run of entries outlive
+   * it (default 30 s): an entry queued meanwhile reuses them instead of a new checkout.
+   */
+  lingerMs?: number;
 }
 
 /** Where the worker's outcomes are told (the host's notices) and whose registry runs the tests. */
@@ -33,6 +38,6 @@ export interface WorkerHost {
    * Where the test commands run: the host's sandbox, as every command an agent starts
    * (docs/security.md). Without one the worker makes its own from the settings.
    */
-  sandbox?: Pick<CommandSandbox, 'launch'>;
+  sandbox?: Pick<CommandSandbox, 'launch'> & Partial<Pick<CommandSandbox, 'prepare'>>;
   notify?: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
 }

@@ -1,51 +1,59 @@
 // Works the merge queue (docs/file-formats.md, "Merge queue"): takes the first open entry
 // under the queue's lock, makes the merge commit (integrate.ts), runs its test command in a
-// scratch checkout of it as the teammate's own commands run (the `bash` engine: process group,
-// timeout, output cap; in the sandbox, docs/security.md), and lands it only if the test passed. A run of entries
-// shares one scratch checkout, moved from merge commit to merge commit, and each entry's
-// file is written three times (claimed, its merge commit, settled): on a busy machine every
-// process and write is felt (bench/merge-queue.bench.ts). One entry at a time across hosts: an entry being worked
-// names its host, which renews a heartbeat; one whose host died or went silent is retried
-// (its scratch checkout removed), or — if the host died between moving the branch and the
-// files — finished.
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+// scratch checkout of it (scratch.ts, queue-test.ts), and lands it only if the test passed.
+// While an entry's test runs, the next entry's merge is made onto the commit under test (the
+// commit that lands if it passes): if it does, and nothing else moved, that entry is claimed
+// with its merge already made and written down in the same write. A run of entries shares one
+// git shell, object reader and scratch checkout, which outlive the run by `lingerMs`: on a busy
+// machine every process and write is felt (bench/merge-queue.bench.ts). One entry at a time
+// across hosts: an entry being worked names its host, which renews a heartbeat; one whose host
+// died or went silent is retried (its scratch checkout removed), or — if the host died after
+// moving the branch — finished (queue-recover.ts).
 import { join } from 'node:path';
 import type { MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
 import { DEFAULT_SANDBOX } from '../../shared/sandbox-schemas';
-import { runShell } from '../exec/shell';
 import { CommandSandbox } from '../sandbox/sandbox';
 import type { ProcessRegistry } from '../exec/process-group';
 import { isProcessAlive } from '../util/process-alive';
 import { fileList } from '../worktree/errors';
 import { identityArgs, type GitEnvOptions } from '../worktree/git';
-import { repoInfo, resolveCommit } from '../worktree/repo';
 import {
-  changedFiles, cleanScratch, headState, indexAt, land, mergeCommit, moveScratch, removeScratch, repoPaths, scratchCheckout, syncTree, type HeadState, type QueueGit, type RepoPaths,
+  changedFiles, headState, land, mergeCommit, openObjects, removeScratch, repoPaths, type HeadState, type MergeResult, type Objects, type QueueGit, type RepoPaths,
 } from './integrate';
 import { GitShell } from './git-shell';
 import type { MergeQueueOptions } from './queue-options';
+import { recoverEntry } from './queue-recover';
 import { nowSeconds, type QueueStore } from './queue-store';
 import { tellFailed, tellMerged } from './queue-notes';
+import { QUEUE_BOX, runEntryTest, type TestSandbox } from './queue-test';
+import { ScratchCheckout } from './scratch';
 
 /** A worker silent this long has gone away (heartbeats every HEARTBEAT_MS). */
 const STALE_S = 30;
 const HEARTBEAT_MS = 5_000;
-const TAIL_LINES = 40;
-const TAIL_CHARS = 4_000;
 
 export interface WorkerOptions extends MergeQueueOptions {
   store: QueueStore;
   git: GitEnvOptions;
   processes?: ProcessRegistry;
-  sandbox?: Pick<CommandSandbox, 'launch'>;
+  sandbox?: TestSandbox;
   notify: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
 }
 
 /** done: the entry is settled; again: the branch moved, merge anew; wait: the workspace cannot take it yet. */
 type Step = 'done' | 'again' | 'wait';
+
+type Merged = Extract<MergeResult, { kind: 'merged' }>;
+
+/** The next entry's merge, made while the entry before it was tested, onto that entry's merge commit. */
+interface Ahead {
+  into: string;
+  base: string;
+  made: Promise<{ id: string; branch: string; m: Merged } | null>;
+}
+
+const message = (e: MergeEntry, into: string): string => `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`;
 
 export class QueueWorker {
   private loop: Promise<void> | null = null;
@@ -55,20 +63,22 @@ export class QueueWorker {
   private readonly poll: NodeJS.Timeout;
   private repo: Promise<RepoPaths> | null = null;
   private identity: string[] | null = null;
-  /** This drain's temporary folder; its checkout, once made, is moved from merge commit to merge commit. */
-  private scratch: string | null = null;
-  private checkout: string | null = null;
-  /** Removing what the last test left in the checkout: done before the checkout is used again. */
-  private cleaning: Promise<void> = Promise.resolve();
+  private readonly scratch: ScratchCheckout;
   /** The notes of merged entries, sent while the next entry is worked (awaited before the drain ends). */
   private telling: Promise<unknown>[] = [];
-  /** The drain's git: one shell that starts each git process (git-shell.ts), ended with the drain. */
+  /** One shell that starts each git process (git-shell.ts). */
   private shell: GitShell | null = null;
+  /** The object reader and commit writer (object-store.ts); null: git processes instead. */
+  private objs: Promise<Objects | null> | null = null;
   private ownSandbox: CommandSandbox | null = null;
   /** The workspace branch as this worker left it after a landing (saves a git call per entry). */
   private known: HeadState | null = null;
+  private ahead: Ahead | null = null;
+  /** Ends the shell, reader and scratch checkout once the queue has been idle for lingerMs. */
+  private lingering: NodeJS.Timeout | null = null;
 
   constructor(private readonly o: WorkerOptions) {
+    this.scratch = new ScratchCheckout(o.worktrees.root, o.git);
     // Entries added by other processes (the CLI) and hosts that went away are found by polling.
     this.poll = setInterval(() => this.kick(), o.pollMs ?? 2_000);
     this.poll.unref();
@@ -109,9 +119,11 @@ export class QueueWorker {
   async dispose(): Promise<void> {
     this.disposed = true;
     clearInterval(this.poll);
+    if (this.lingering) clearTimeout(this.lingering);
     const cur = this.current;
     cur?.ctl.abort();
     await this.idle();
+    await this.release();
     await this.ownSandbox?.dispose();
     // Handed back at once rather than after STALE_S: the next host retries it.
     if (cur) {
@@ -123,26 +135,35 @@ export class QueueWorker {
   }
 
   private async drain(): Promise<void> {
+    if (this.lingering) clearTimeout(this.lingering);
+    this.lingering = null;
     try {
       while (!this.disposed) {
-        const e = await this.claimNext();
-        if (!e) return;
-        await this.work(e);
+        const next = await this.claimNext();
+        if (!next) return;
+        await this.work(next.e, next.m);
       }
     } finally {
-      this.known = null;
-      const dir = this.scratch;
-      this.scratch = null;
-      this.checkout = null;
-      await this.cleaning;
-      if (dir) await removeScratch(this.root, dir, this.g);
-      const shell = this.shell;
-      this.shell = null;
-      await shell?.dispose();
+      // The user may commit before the next run: its first entry reads the branch again.
+      [this.known, this.ahead] = [null, null];
       const told = this.telling;
       this.telling = [];
       await Promise.all(told);
+      if (this.disposed) await this.release();
+      else {
+        this.lingering = setTimeout(() => { this.lingering = null; if (!this.loop) void this.release(); }, this.o.lingerMs ?? 30_000);
+        this.lingering.unref();
+      }
     }
+  }
+
+  /** Removes the scratch checkout and ends the git shell and object reader (the next run makes new ones). */
+  private async release(): Promise<void> {
+    const [objs, shell] = [this.objs, this.shell];
+    [this.objs, this.shell] = [null, null];
+    (await objs?.catch(() => null))?.reader.dispose();
+    await this.scratch.release().catch(() => undefined);
+    await shell?.dispose();
   }
 
   private gone(e: MergeEntry): boolean {
@@ -154,45 +175,38 @@ export class QueueWorker {
 
   /**
    * Under the lock: recovers entries of workers that went away, then takes the first open one
-   * (onto the branch tip this worker just made, when it knows it).
+   * (onto the branch tip this worker just made, when it knows it) — with the merge made ahead
+   * for it, when that was made onto that tip from the branch's tip now.
    */
-  private async claimNext(): Promise<MergeEntry | null> {
+  private async claimNext(): Promise<{ e: MergeEntry; m?: Merged } | null> {
     const k = this.known;
-    const onto = k?.branch && k.oid && !k.busy ? { into: k.branch, base: k.oid } : {};
+    const onto = k?.branch && k.oid && !k.busy ? { into: k.branch, base: k.oid } : null;
+    const ahead = this.ahead;
+    this.ahead = null;
+    let made = ahead && onto && ahead.into === onto.into && ahead.base === onto.base ? await ahead.made : null;
+    if (made) {
+      const objects = await this.objs;
+      if (!objects || (await objects.reader.commitOf(`refs/heads/${made.branch}`).catch(() => null)) !== made.m.tip) made = null;
+    }
+    const folder = made ? await this.scratch.folder() : null;
     const litter: string[] = [];
     const picked = await this.o.store.update(async (entries) => {
       for (const e of entries) {
         if (e.state !== 'testing' || !this.gone(e)) continue;
-        if (e.scratch && e.scratch !== this.scratch) litter.push(e.scratch);
-        await this.recover(e);
+        if (e.scratch) litter.push(e.scratch);
+        if (await recoverEntry(this.root, e, this.o.git)) this.o.notify('info', `Merge queue: ${e.teammate}'s entry was being worked by a host that went away; it is tried again.`, e.teammate);
       }
       const first = entries.find(isOpen);
       if (!first || first.state === 'testing') return null;
+      const use = made?.id === first.id && first.branch === made.branch && first.test_command ? made.m : undefined;
       Object.assign(first, {
         state: 'testing', worker: { host: this.o.hostId, pid: process.pid, heartbeat_at: nowSeconds() }, updated_at: nowSeconds(),
-        waiting: null, reason: null, commit: null, ...onto,
+        waiting: null, reason: null, commit: use?.commit ?? null, ...(onto ?? {}), ...(use ? { scratch: folder } : {}),
       });
-      return { ...first };
+      return { e: { ...first }, ...(use ? { m: use } : {}) };
     });
-    for (const s of litter) await removeScratch(this.root, s, this.o.git);
+    for (const s of litter) if (!this.scratch.owns(s)) await removeScratch(this.root, s, this.o.git);
     return picked;
-  }
-
-  // A host died mid-entry. Until the branch ref moved nothing of the user's changed: the entry
-  // is simply queued again. After it moved, the entry is merged, and the files are brought along
-  // if the host died before doing so.
-  private async recover(e: MergeEntry): Promise<void> {
-    const landed = e.commit && e.into && e.base && (await resolveCommit(this.root, `refs/heads/${e.into}`, this.o.git)) === e.commit;
-    if (landed) {
-      const top = (await repoInfo(this.root, this.o.git)).toplevel;
-      if (await indexAt(top, e.base!, this.o.git)) await syncTree(top, e.base!, e.commit!, this.o.git).catch(() => undefined);
-      // An entry with a test has its file list written when it settles: asked now if the host died first.
-      if (!e.files?.length) e.files = (await changedFiles(top, e.base!, e.commit!, this.o.git).catch(() => null))?.files;
-      Object.assign(e, { state: 'merged', worker: null, scratch: null, waiting: null, updated_at: nowSeconds() });
-      return;
-    }
-    Object.assign(e, { state: 'queued', worker: null, scratch: null, waiting: null, commit: null, updated_at: nowSeconds() });
-    this.o.notify('info', `Merge queue: ${e.teammate}'s entry was being worked by a host that went away; it is tried again.`, e.teammate);
   }
 
   /** Writes `change` while the entry is still ours and testing; returns false when it is not (cancelled). */
@@ -205,7 +219,7 @@ export class QueueWorker {
     });
   }
 
-  private async work(e: MergeEntry): Promise<void> {
+  private async work(e: MergeEntry, made?: Merged): Promise<void> {
     const ctl = new AbortController();
     this.current = { id: e.id, ctl };
     const beat = setInterval(() => {
@@ -215,7 +229,7 @@ export class QueueWorker {
     try {
       let moves = 0;
       while (!ctl.signal.aborted && !this.disposed) {
-        const step = await this.attempt(e, ctl.signal);
+        const step = await this.attempt(e, ctl.signal, moves === 0 ? made : undefined);
         if (step === 'done') return;
         if (step === 'again' && ++moves >= 5) break;
       }
@@ -229,7 +243,7 @@ export class QueueWorker {
   }
 
   /** One merge + test + land against the branch's tip now; 'again' when the branch moved meanwhile. */
-  private async attempt(e: MergeEntry, signal: AbortSignal): Promise<Step> {
+  private async attempt(e: MergeEntry, signal: AbortSignal, made?: Merged): Promise<Step> {
     const p = await this.paths();
     // Right after a landing this host knows the tip it just made (landWhenClean re-checks anyway).
     const st = this.known ?? (await headState(p, this.g));
@@ -238,57 +252,76 @@ export class QueueWorker {
     if (st.busy) return this.waitOut(e, st.busy, signal);
     if (!st.oid) return this.waitOut(e, `branch ${st.branch} has no commit yet`, signal);
     const [into, base] = [st.branch!, st.oid];
-    // Written with the claim when this worker knew the tip; else now.
-    if (!(claimedOnto && e.into === into && e.base === base) && !(await this.mine(e.id, { into, base, commit: null, waiting: null }))) return 'done';
-    this.identity ??= await identityArgs(p.top, this.o.git);
-    const m = await mergeCommit(p.top, base, e.branch, `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`, this.identity, this.g);
+    const written = claimedOnto && e.into === into && e.base === base;
+    // Made ahead and written with the claim (claimNext): straight to the test.
+    if (made && written && e.commit === made.commit) return this.test(e, p, { into, base }, made, true, signal);
+    // The tests' sandbox (its proxy and network namespace) is readied while the merge is made.
+    if (e.test_command) void this.sandbox().prepare?.(QUEUE_BOX);
+    if (!written && !(await this.mine(e.id, { into, base, commit: null, waiting: null }))) return 'done';
+    const objects = await this.objects(p);
+    const m = await mergeCommit(p.top, base, e.branch, message(e, into), this.identity!, this.g, objects ?? undefined);
     if (m.kind === 'conflict') {
       await this.fail(e, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into });
       return 'done';
     }
     // The commit is written down before anything else happens to it: a host that dies after the
-    // branch moved to it is recognised as having landed it (recover()).
+    // branch moved to it is recognised as having landed it (recoverEntry).
     if (!e.test_command) {
-      const ch = await changedFiles(p.top, base, m.tree, this.g);
+      const ch = await changedFiles(p.top, base, m.tree, this.g, objects ?? undefined);
       if (!ch.files.length) return this.nothing(e, into, base);
       if (!(await this.mine(e.id, { commit: m.commit, files: ch.files }))) return 'done';
       return this.landWhenClean(e, p, { into, base, commit: m.commit, ...ch }, signal);
     }
-    // The drain's folder is written down too: a host that goes away leaves it for the next to remove.
-    this.scratch ??= await mkdtemp(join(tmpdir(), 'agent-teams-merge-'));
-    const [ours, scratch] = await Promise.all([this.mine(e.id, { commit: m.commit, scratch: this.scratch }), this.scratchAt(p.top, this.scratch, m.commit)]);
-    // What the merge changes is asked of git while the test runs (the worker's shell is idle then).
-    const changes = changedFiles(p.top, base, m.tree, this.g);
+    return this.test(e, p, { into, base }, m, false, signal);
+  }
+
+  /** Tests merge `m` of `e` in the scratch checkout and lands it if it passes. `written`: its commit is in the queue file already. */
+  private async test(e: MergeEntry, p: RepoPaths, at: { into: string; base: string }, m: Merged, written: boolean, signal: AbortSignal): Promise<Step> {
+    const { into, base } = at;
+    const objects = await this.objects(p);
+    // The scratch folder is written down too: a host that goes away leaves it for the next to remove.
+    const folder = await this.scratch.folder();
+    const [ours, checkout] = await Promise.all([written || this.mine(e.id, { commit: m.commit, scratch: folder }), this.scratch.at(p.top, m.commit)]);
+    // What the merge changes is read while the test runs.
+    const changes = changedFiles(p.top, base, m.tree, this.g, objects ?? undefined);
     changes.catch(() => undefined);
     try {
       if (!ours) return 'done';
-      const cwd = p.subdir ? join(scratch, p.subdir) : scratch;
-      // Run as the teammate's own commands are: in the sandbox, or refused with the reason when
-      // it is required and missing (docs/security.md). The code tested is the teammate's, so the
-      // repository's git folder is read-only to it: it cannot move a branch and land itself.
-      const plan = await this.sandbox().launch(e.teammate, cwd, e.test_command, { gitReadOnly: true });
-      if ('refused' in plan) {
-        await this.fail(e, `could not run the test command \`${e.test_command}\`: ${plan.refused}`, { into });
-        return 'done';
-      }
-      const r = await runShell(e.test_command, {
-        cwd, timeoutMs: this.o.testTimeoutMs ?? 600_000, maxOutputBytes: 30_000, signal, plan,
-        ...(this.o.processes ? { track: { registry: this.o.processes, owner: e.teammate } } : {}),
-      });
-      if (signal.aborted) return 'done';
+      const testing = runEntryTest(this.sandbox(), e, p.subdir ? join(checkout, p.subdir) : checkout, signal, { timeoutMs: this.o.testTimeoutMs, processes: this.o.processes });
+      // Meanwhile the next entry is merged onto this merge commit (the tip if this one lands).
+      if (objects) this.lookAhead(e, into, m.commit, p, objects);
+      const r = await testing;
+      // The checkout is emptied, and moved to the next entry's merge, while this one lands.
+      this.scratch.clean();
+      if (this.ahead) this.scratch.preload(p.top, this.ahead.made.then((x) => x?.m.commit ?? null));
+      if (r.kind === 'aborted') return 'done';
       const ch = await changes;
       // Already part of the workspace branch (its changes came another way): nothing to test or land.
       if (!ch.files.length) return this.nothing(e, into, base);
-      if (r.exitCode !== 0) {
-        const how = r.timedOut ? `timed out after ${Math.round(r.timeoutMs / 1000)} s` : r.error ? `could not start (${r.error})` : r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal}`;
-        await this.fail(e, `failed the test command \`${e.test_command}\` on the merge (${how})`, { into, output_tail: tail(r.output) });
+      if (r.kind === 'failed') {
+        await this.fail(e, r.reason, { into, ...(r.output_tail !== undefined ? { output_tail: r.output_tail } : {}) });
         return 'done';
       }
       return await this.landWhenClean(e, p, { into, base, commit: m.commit, ...ch }, signal);
     } finally {
-      // What the test left is removed once the entry is settled, while the queue's files are written.
-      this.cleaning = cleanScratch(scratch, this.g);
+      this.scratch.clean();
     }
+  }
+
+  /** Starts the merge of the first open entry after `e` onto `base` (read lock-free; used only if claimNext finds it still first). */
+  private lookAhead(e: MergeEntry, into: string, base: string, p: RepoPaths, objects: Objects): void {
+    const made = (async () => {
+      const next = (await this.o.store.read()).find((x) => isOpen(x) && x.id !== e.id);
+      if (next?.state !== 'queued' || !next.test_command) return null;
+      const m = await mergeCommit(p.top, base, next.branch, message(next, into), this.identity!, this.g, objects);
+      return m.kind === 'merged' ? { id: next.id, branch: next.branch, m } : null;
+    })().catch(() => null);
+    this.ahead = { into, base, made };
+  }
+
+  private async objects(p: RepoPaths): Promise<Objects | null> {
+    this.identity ??= await identityArgs(p.top, this.o.git, this.g.run);
+    return (this.objs ??= openObjects(p, this.identity, this.g).catch(() => null));
   }
 
   private async nothing(e: MergeEntry, into: string, base: string): Promise<Step> {
@@ -302,7 +335,7 @@ export class QueueWorker {
       const r = await land(p, m.into, m.base, m.commit, m.added, this.g);
       if (r.kind === 'landed') {
         this.known = r.state;
-        await this.finishMerged(e, m, false);
+        await this.finishMerged(e, { ...m, into: r.state.branch ?? m.into }, false);
         return 'done';
       }
       if (r.kind === 'moved') return 'again';
@@ -312,36 +345,22 @@ export class QueueWorker {
   }
 
   /** The host's sandbox, else one of this worker's own over the queue's settings (ended with the worker). */
-  private sandbox(): Pick<CommandSandbox, 'launch'> {
+  private sandbox(): TestSandbox {
     if (this.o.sandbox) return this.o.sandbox;
     this.ownSandbox ??= new CommandSandbox({
       root: this.root,
       settings: () => this.o.settings().sandbox ?? DEFAULT_SANDBOX,
       rules: () => this.o.settings().permissions,
-      notice: (level, message, agent) => this.o.notify(level, message, agent),
+      notice: (level, msg, agent) => this.o.notify(level, msg, agent),
     });
     return this.ownSandbox;
   }
 
   // The repository's paths, once per worker.
   private paths(): Promise<RepoPaths> {
-    this.repo ??= repoPaths(this.root, this.o.git);
+    this.repo ??= repoPaths(this.root, this.g);
+    this.repo.catch(() => { this.repo = null; });
     return this.repo;
-  }
-
-  /**
-   * The drain's scratch checkout at `commit`: made at the first test of a drain (a detached
-   * `git worktree` in a temporary folder, removed with git's record when the drain ends), then
-   * moved from merge commit to merge commit, what the last test left removed first.
-   */
-  private async scratchAt(top: string, folder: string, commit: string): Promise<string> {
-    await this.cleaning;
-    if (this.checkout && (await moveScratch(this.checkout, commit, this.g))) return this.checkout;
-    if (this.checkout) await rm(this.checkout, { recursive: true, force: true });
-    const dir = join(folder, `checkout-${randomBytes(3).toString('hex')}`);
-    await scratchCheckout(top, dir, commit, this.g);
-    this.checkout = dir;
-    return dir;
   }
 
   private async waitOut(e: MergeEntry, reason: string, signal: AbortSignal): Promise<Step> {
@@ -364,11 +383,6 @@ export class QueueWorker {
     if (!(await this.mine(e.id, { state: 'failed', worker: null, scratch: null, waiting: null, commit: null, reason, ...extra }))) return;
     await tellFailed(this.o, { ...e, ...extra, reason, state: 'failed' });
   }
-}
-
-function tail(output: string): string {
-  const lines = output.replace(/\s+$/, '').split('\n').slice(-TAIL_LINES).join('\n');
-  return lines.length > TAIL_CHARS ? `…${lines.slice(-TAIL_CHARS)}` : lines;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -3,7 +3,7 @@
 // refused under `required`, with one notice under `auto`. Owns each agent's private /tmp and
 // network proxy, the hosts allowed this session, and the read-only guards it mounts.
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
@@ -50,6 +50,8 @@ export interface Launch {
 }
 
 interface AgentBox {
+  /** Whose command runs in it now (a shared box's network questions name them). */
+  who: string;
   tmpDir: string;
   /** Short host path for the agent's sockets (bwrap.ts SOCKETS_INSIDE). */
   socketDir: string;
@@ -60,6 +62,12 @@ interface AgentBox {
 
 /** Short, private (0700) folder for sockets: a socket's path may not pass 107 bytes. */
 const SOCKETS_BASE = `/tmp/agent-teams-${process.getuid?.() ?? 'u'}`;
+
+/** Removes what is in `dir` (not `dir` itself, which is bound as a command's /tmp). */
+async function emptyDir(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true }).catch(() => undefined)));
+}
 
 /** Guard folders mounted by commands still running (this process): removed when the last ends. */
 const guardsInUse = new Map<string, number>();
@@ -99,7 +107,12 @@ export class CommandSandbox {
 
   /** How to run `command` for `agent` in `cwd`, or why it may not run. */
   /** `how.background`: a job, whose loopback ports are forwarded to the host's (port-forward.ts); `how.gitReadOnly`: see fsPolicy. */
-  async launch(agent: string, cwd: string, command: string, how: { unsandboxed?: boolean; background?: boolean; gitReadOnly?: boolean } = {}): Promise<Launch | { refused: string }> {
+  /**
+   * `how.box`: the command runs in that box (its /tmp and network namespace) instead of the
+   * agent's own, its /tmp emptied first — the merge queue's tests, one at a time, apart from
+   * the commands their teammates are running meanwhile (no port or /tmp shared with them).
+   */
+  async launch(agent: string, cwd: string, command: string, how: { unsandboxed?: boolean; background?: boolean; gitReadOnly?: boolean; box?: string } = {}): Promise<Launch | { refused: string }> {
     const st = await this.state();
     if (st.mode === 'required' && !st.active) {
       return { refused: `the sandbox is required (agentTeams.sandbox is "required") but ${st.engine.reason}` };
@@ -118,8 +131,10 @@ export class CommandSandbox {
       }
       return { file: '/bin/bash', args: ['-o', 'pipefail', '-c', command], env, sandboxed: false, release: none };
     }
-    const box = await this.box(agent);
+    const box = await this.box(how.box ?? agent);
+    box.who = agent;
     await box.proxy;
+    if (how.box) await emptyDir(box.tmpDir);
     const [fs, hidden, net] = await Promise.all([
       fsPolicy(this.opts.root, cwd, { gitWritable: !how.gitReadOnly }), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? null : this.net(box, st.engine),
     ]);
@@ -157,6 +172,19 @@ export class CommandSandbox {
         await release();
       },
     };
+  }
+
+  /**
+   * Makes `box`'s proxy and network namespace ready (an agent's, or a `how.box` of launch)
+   * before its next command, so that command does not wait for them (the merge queue calls it
+   * while it merges). Never fails.
+   */
+  async prepare(box: string): Promise<void> {
+    const st = await this.state().catch(() => null);
+    if (!st?.active || this.stop.signal.aborted) return;
+    const b = await this.box(box);
+    await b.proxy.catch(() => undefined);
+    await this.net(b, st.engine).catch(() => undefined);
   }
 
   /** Whether `host:port` may be reached: allowed by setting, answered before, or asked now (once). */
@@ -198,6 +226,7 @@ export class CommandSandbox {
 
   private box(agent: string): Promise<AgentBox> {
     const hit = this.boxes.get(agent);
+    // A box is named by its agent (or a launch's `how.box`); `who` is whose command runs in it.
     if (hit) return Promise.resolve(hit);
     const agentId = createHash('sha256').update(agent).digest('hex').slice(0, 12);
     const tmpDir = join(this.base, agentId);
@@ -212,11 +241,11 @@ export class CommandSandbox {
       await writeFile(join(socketDir, FORWARD_SCRIPT), forwardScript((await this.state()).engine.socat ?? 'socat'));
       const sock = join(socketDir, PROXY_SOCKET_NAME);
       await rm(sock, { force: true });
-      const p = new NetworkProxy((host, port) => this.allowHost(agent, host, port));
+      const p = new NetworkProxy((host, port) => this.allowHost(box.who, host, port));
       await p.listen(sock);
       return p;
     })();
-    const box = { tmpDir, socketDir, proxy };
+    const box: AgentBox = { who: agent, tmpDir, socketDir, proxy };
     this.boxes.set(agent, box);
     proxy.catch(() => this.boxes.delete(agent));
     return Promise.resolve(box);

@@ -97,10 +97,10 @@ export function firstLines(text: string, n = 3): string {
  * repository has no identity configured: a fresh CI box or container must still be able to
  * merge, but a configured identity is never overridden.
  */
-export async function identityArgs(cwd: string, env: GitEnvOptions): Promise<string[]> {
+export async function identityArgs(cwd: string, env: GitEnvOptions, run: typeof git = git): Promise<string[]> {
   const [name, email] = await Promise.all([
-    git(['config', '--get', 'user.name'], { ...env, cwd, allowFail: true }),
-    git(['config', '--get', 'user.email'], { ...env, cwd, allowFail: true }),
+    run(['config', '--get', 'user.name'], { ...env, cwd, allowFail: true }),
+    run(['config', '--get', 'user.email'], { ...env, cwd, allowFail: true }),
   ]);
   const args: string[] = [];
   if (!name.stdout.trim()) args.push('-c', 'user.name=Agent Teams');
