@@ -1,14 +1,12 @@
 // Works the merge queue (docs/file-formats.md, "Merge queue"): takes the first open entry
 // under the queue's lock, makes the merge commit (integrate.ts), runs its test command in a
 // scratch checkout of it (scratch.ts, queue-test.ts), and lands it only if the test passed.
-// While an entry's test runs, the next entry's merge is made onto the commit under test (the
-// commit that lands if it passes): if it does, and nothing else moved, that entry is claimed
-// with its merge already made and written down in the same write. A run of entries shares one
-// git shell, object reader and scratch checkout, which outlive the run by `lingerMs`: on a busy
-// machine every process and write is felt (bench/merge-queue.bench.ts). One entry at a time
-// across hosts: an entry being worked names its host, which renews a heartbeat; one whose host
-// died or went silent is retried (its scratch checkout removed), or — if the host died after
-// moving the branch — finished (queue-recover.ts).
+// While an entry's test runs the next one is merged onto the commit under test (look-ahead.ts);
+// a landed entry is written as merged with the next claim. A run of entries shares one git
+// shell, object reader and scratch checkout, which outlive it by `lingerMs`: on a busy machine
+// every process and write is felt (bench/merge-queue.bench.ts). One entry at a time across
+// hosts: an entry being worked names its host, which renews a heartbeat; one whose host died
+// or went silent is retried, or finished if its branch had moved (queue-recover.ts).
 import { join } from 'node:path';
 import type { MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
@@ -19,7 +17,7 @@ import { isProcessAlive } from '../util/process-alive';
 import { fileList } from '../worktree/errors';
 import { identityArgs, type GitEnvOptions } from '../worktree/git';
 import {
-  changedFiles, headState, land, mergeCommit, openObjects, removeScratch, repoPaths, type HeadState, type MergeResult, type Objects, type QueueGit, type RepoPaths,
+  changedFiles, headState, land, mergeCommit, openObjects, removeScratch, repoPaths, type HeadState, type Objects, type QueueGit, type RepoPaths,
 } from './integrate';
 import { GitShell } from './git-shell';
 import type { MergeQueueOptions } from './queue-options';
@@ -28,6 +26,7 @@ import { nowSeconds, type QueueStore } from './queue-store';
 import { tellFailed, tellMerged } from './queue-notes';
 import { QUEUE_BOX, runEntryTest, type TestSandbox } from './queue-test';
 import { ScratchCheckout } from './scratch';
+import { LookAhead, mergeMessage, type Merged } from './look-ahead';
 
 /** A worker silent this long has gone away (heartbeats every HEARTBEAT_MS). */
 const STALE_S = 30;
@@ -44,16 +43,6 @@ export interface WorkerOptions extends MergeQueueOptions {
 /** done: the entry is settled; again: the branch moved, merge anew; wait: the workspace cannot take it yet. */
 type Step = 'done' | 'again' | 'wait';
 
-type Merged = Extract<MergeResult, { kind: 'merged' }>;
-
-/** The next entry's merge, made while the entry before it was tested, onto that entry's merge commit. */
-interface Ahead {
-  into: string;
-  base: string;
-  made: Promise<{ id: string; branch: string; m: Merged } | null>;
-}
-
-const message = (e: MergeEntry, into: string): string => `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`;
 
 export class QueueWorker {
   private loop: Promise<void> | null = null;
@@ -66,6 +55,8 @@ export class QueueWorker {
   private readonly scratch: ScratchCheckout;
   /** The notes of merged entries, sent while the next entry is worked (awaited before the drain ends). */
   private telling: Promise<unknown>[] = [];
+  /** A landed entry, written as merged with the next claim (one write of the queue file instead of two). */
+  private settled: { e: MergeEntry; change: Partial<MergeEntry>; already: boolean } | null = null;
   /** One shell that starts each git process (git-shell.ts). */
   private shell: GitShell | null = null;
   /** The object reader and commit writer (object-store.ts); null: git processes instead. */
@@ -73,7 +64,7 @@ export class QueueWorker {
   private ownSandbox: CommandSandbox | null = null;
   /** The workspace branch as this worker left it after a landing (saves a git call per entry). */
   private known: HeadState | null = null;
-  private ahead: Ahead | null = null;
+  private readonly ahead = new LookAhead();
   /** Ends the shell, reader and scratch checkout once the queue has been idle for lingerMs. */
   private lingering: NodeJS.Timeout | null = null;
 
@@ -144,8 +135,10 @@ export class QueueWorker {
         await this.work(next.e, next.m);
       }
     } finally {
+      await this.writeSettled();
       // The user may commit before the next run: its first entry reads the branch again.
-      [this.known, this.ahead] = [null, null];
+      this.known = null;
+      this.ahead.clear();
       const told = this.telling;
       this.telling = [];
       await Promise.all(told);
@@ -181,16 +174,14 @@ export class QueueWorker {
   private async claimNext(): Promise<{ e: MergeEntry; m?: Merged } | null> {
     const k = this.known;
     const onto = k?.branch && k.oid && !k.busy ? { into: k.branch, base: k.oid } : null;
-    const ahead = this.ahead;
-    this.ahead = null;
-    let made = ahead && onto && ahead.into === onto.into && ahead.base === onto.base ? await ahead.made : null;
-    if (made) {
-      const objects = await this.objs;
-      if (!objects || (await objects.reader.commitOf(`refs/heads/${made.branch}`).catch(() => null)) !== made.m.tip) made = null;
-    }
+    const made = await this.ahead.take(onto, this.objs ? await this.objs : null);
     const folder = made ? await this.scratch.folder() : null;
     const litter: string[] = [];
+    const settled = this.settled;
+    let done: MergeEntry | undefined;
     const picked = await this.o.store.update(async (entries) => {
+      // First the entry that just landed (else it would look like one whose worker went away).
+      if (settled) done = settle(entries, settled);
       for (const e of entries) {
         if (e.state !== 'testing' || !this.gone(e)) continue;
         if (e.scratch) litter.push(e.scratch);
@@ -205,8 +196,25 @@ export class QueueWorker {
       });
       return { e: { ...first }, ...(use ? { m: use } : {}) };
     });
+    this.told(settled, done);
     for (const s of litter) if (!this.scratch.owns(s)) await removeScratch(this.root, s, this.o.git);
     return picked;
+  }
+
+  /** Writes a landed entry not written with a claim (the run ended, or the claim failed). */
+  private async writeSettled(): Promise<void> {
+    const settled = this.settled;
+    if (!settled) return;
+    let done: MergeEntry | undefined;
+    await this.o.store.update((entries) => { done = settle(entries, settled); }).catch(() => undefined);
+    this.told(settled, done);
+  }
+
+  // Told while the next entry is worked: nothing of the queue waits for the mailboxes.
+  private told(settled: QueueWorker['settled'], done: MergeEntry | undefined): void {
+    if (!settled || this.settled !== settled) return;
+    this.settled = null;
+    if (done) this.telling.push(tellMerged(this.o, done, settled.already).catch(() => undefined));
   }
 
   /** Writes `change` while the entry is still ours and testing; returns false when it is not (cancelled). */
@@ -259,7 +267,7 @@ export class QueueWorker {
     if (e.test_command) void this.sandbox().prepare?.(QUEUE_BOX);
     if (!written && !(await this.mine(e.id, { into, base, commit: null, waiting: null }))) return 'done';
     const objects = await this.objects(p);
-    const m = await mergeCommit(p.top, base, e.branch, message(e, into), this.identity!, this.g, objects ?? undefined);
+    const m = await mergeCommit(p.top, base, e.branch, mergeMessage(e, into), this.identity!, this.g, objects ?? undefined);
     if (m.kind === 'conflict') {
       await this.fail(e, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into });
       return 'done';
@@ -289,11 +297,11 @@ export class QueueWorker {
       if (!ours) return 'done';
       const testing = runEntryTest(this.sandbox(), e, p.subdir ? join(checkout, p.subdir) : checkout, signal, { timeoutMs: this.o.testTimeoutMs, processes: this.o.processes });
       // Meanwhile the next entry is merged onto this merge commit (the tip if this one lands).
-      if (objects) this.lookAhead(e, into, m.commit, p, objects);
+      if (objects) this.ahead.start(e, into, m.commit, () => this.o.store.read(), p.top, this.identity!, this.g, objects);
       const r = await testing;
       // The checkout is emptied, and moved to the next entry's merge, while this one lands.
       this.scratch.clean();
-      if (this.ahead) this.scratch.preload(p.top, this.ahead.made.then((x) => x?.m.commit ?? null));
+      this.scratch.preload(p.top, this.ahead.commit());
       if (r.kind === 'aborted') return 'done';
       const ch = await changes;
       // Already part of the workspace branch (its changes came another way): nothing to test or land.
@@ -308,24 +316,13 @@ export class QueueWorker {
     }
   }
 
-  /** Starts the merge of the first open entry after `e` onto `base` (read lock-free; used only if claimNext finds it still first). */
-  private lookAhead(e: MergeEntry, into: string, base: string, p: RepoPaths, objects: Objects): void {
-    const made = (async () => {
-      const next = (await this.o.store.read()).find((x) => isOpen(x) && x.id !== e.id);
-      if (next?.state !== 'queued' || !next.test_command) return null;
-      const m = await mergeCommit(p.top, base, next.branch, message(next, into), this.identity!, this.g, objects);
-      return m.kind === 'merged' ? { id: next.id, branch: next.branch, m } : null;
-    })().catch(() => null);
-    this.ahead = { into, base, made };
-  }
-
   private async objects(p: RepoPaths): Promise<Objects | null> {
     this.identity ??= await identityArgs(p.top, this.o.git, this.g.run);
     return (this.objs ??= openObjects(p, this.identity, this.g).catch(() => null));
   }
 
   private async nothing(e: MergeEntry, into: string, base: string): Promise<Step> {
-    await this.finishMerged(e, { into, commit: base, files: [] }, true);
+    this.finishMerged(e, { into, commit: base, files: [] }, true);
     return 'done';
   }
 
@@ -335,7 +332,7 @@ export class QueueWorker {
       const r = await land(p, m.into, m.base, m.commit, m.added, this.g);
       if (r.kind === 'landed') {
         this.known = r.state;
-        await this.finishMerged(e, { ...m, into: r.state.branch ?? m.into }, false);
+        this.finishMerged(e, { ...m, into: r.state.branch ?? m.into }, false);
         return 'done';
       }
       if (r.kind === 'moved') return 'again';
@@ -369,20 +366,25 @@ export class QueueWorker {
     return signal.aborted ? 'done' : 'wait';
   }
 
-  private async finishMerged(e: MergeEntry, r: { into: string; commit: string; files: string[] }, already: boolean): Promise<void> {
-    // Landed is landed: recorded even if a cancel arrived after the branch moved.
-    const done = await this.o.store.patch(e.id, {
-      state: 'merged', worker: null, scratch: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
-      reason: already ? `${e.branch} was already part of ${r.into}` : null,
-    });
-    // Told while the next entry is worked: nothing of the queue waits for the mailboxes.
-    if (done) this.telling.push(tellMerged(this.o, done, already).catch(() => undefined));
+  /** Settles `e` as merged: written with the next claim, or when the run ends (a host that dies first is recovered as having landed it). */
+  private finishMerged(e: MergeEntry, r: { into: string; commit: string; files: string[] }, already: boolean): void {
+    this.settled = {
+      e, already,
+      change: { state: 'merged', worker: null, scratch: null, waiting: null, into: r.into, commit: r.commit, files: r.files, reason: already ? `${e.branch} was already part of ${r.into}` : null },
+    };
   }
 
   private async fail(e: MergeEntry, reason: string, extra: Partial<MergeEntry>): Promise<void> {
     if (!(await this.mine(e.id, { state: 'failed', worker: null, scratch: null, waiting: null, commit: null, reason, ...extra }))) return;
     await tellFailed(this.o, { ...e, ...extra, reason, state: 'failed' });
   }
+}
+
+/** Writes a landed entry as merged — even if a cancel arrived after the branch moved: landed is landed. */
+function settle(entries: MergeEntry[], s: { e: MergeEntry; change: Partial<MergeEntry> }): MergeEntry | undefined {
+  const e = entries.find((x) => x.id === s.e.id);
+  if (e) Object.assign(e, s.change, { updated_at: nowSeconds() });
+  return e ? { ...e } : undefined;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
