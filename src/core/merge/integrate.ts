@@ -73,24 +73,39 @@ export interface HeadState {
   busy: string | null;
 }
 
+/** What `git status --porcelain=v2 --branch -z` says: the branch (null when detached), its commit, how far it is ahead of its upstream (null: none given), the changed paths (untracked ones when asked for). */
+export function parseStatus(out: string): { branch: string | null; oid: string | null; ahead: number | null; files: string[] } {
+  let branch: string | null = null;
+  let oid: string | null = null;
+  let ahead: number | null = null;
+  const files: string[] = [];
+  const parts = splitZ(out);
+  for (let i = 0; i < parts.length; i++) {
+    const line = parts[i]!;
+    if (line.startsWith('# branch.oid ')) oid = /^[0-9a-f]+$/.test(line.slice(13)) ? line.slice(13) : null;
+    else if (line.startsWith('# branch.head ')) branch = line.slice(14) === '(detached)' ? null : line.slice(14);
+    else if (line.startsWith('# branch.ab +')) ahead = Number(line.slice(13).split(' ')[0]);
+    else if (line.startsWith('1 ')) files.push(line.split(' ').slice(8).join(' '));
+    else if (line.startsWith('2 ')) { files.push(line.split(' ').slice(9).join(' ')); i++; } // the rename's source follows
+    else if (line.startsWith('u ')) files.push(line.split(' ').slice(10).join(' '));
+    else if (line.startsWith('? ')) files.push(line.slice(2));
+  }
+  return { branch, oid, ahead: ahead !== null && Number.isInteger(ahead) ? ahead : null, files };
+}
+
+/** The branch HEAD names in `gitDir` (its HEAD file, as gitrepository-layout(5) has it), null when detached. */
+export async function headBranch(gitDir: string): Promise<string | null> {
+  const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '');
+  return /^ref: refs\/heads\/(.+?)\s*$/.exec(head)?.[1] ?? null;
+}
+
 /** Branch, commit, dirty tracked files and rebase/merge state of the user's checkout: one `git status`. */
 export async function headState(p: RepoPaths, ctx: QueueGit): Promise<HeadState> {
   const r = await git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=no'], {
     ...ctx, cwd: p.top, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the user's git for index.lock
   });
-  let branch: string | null = null;
-  let oid: string | null = null;
-  const dirty: string[] = [];
-  const parts = splitZ(r.stdout);
-  for (let i = 0; i < parts.length; i++) {
-    const line = parts[i]!;
-    if (line.startsWith('# branch.oid ')) oid = /^[0-9a-f]+$/.test(line.slice(13)) ? line.slice(13) : null;
-    else if (line.startsWith('# branch.head ')) branch = line.slice(14) === '(detached)' ? null : line.slice(14);
-    else if (line.startsWith('1 ')) dirty.push(line.split(' ').slice(8).join(' '));
-    else if (line.startsWith('2 ')) { dirty.push(line.split(' ').slice(9).join(' ')); i++; } // the rename's source follows
-    else if (line.startsWith('u ')) dirty.push(line.split(' ').slice(10).join(' '));
-  }
-  return { branch, oid, dirty, busy: await busyReason(p.gitDir, branch) };
+  const { branch, oid, files } = parseStatus(r.stdout);
+  return { branch, oid, dirty: files, busy: await busyReason(p.gitDir, branch) };
 }
 
 export type MergeResult =
@@ -210,9 +225,7 @@ export async function land(p: RepoPaths, into: string, base: string, commit: str
     return { kind: 'wait', reason: `the workspace could not be brought to the merge (${firstLines(r.stderr) || `git merge exit ${r.code}`}); it is tried again shortly` };
   }
   // Switched to another branch at `base` in the moment between the status and the merge: it went there.
-  const head = await readFile(join(p.gitDir, 'HEAD'), 'utf8').catch(() => '');
-  const on = /^ref: refs\/heads\/(.+?)\s*$/.exec(head)?.[1] ?? into;
-  return { kind: 'landed', state: { branch: on, oid: commit, dirty: [], busy: null } };
+  return { kind: 'landed', state: { branch: (await headBranch(p.gitDir)) ?? into, oid: commit, dirty: [], busy: null } };
 }
 
 /**

@@ -2,16 +2,14 @@
 // is refused at once with its reason and nothing changed: an unknown teammate, one without a
 // worktree, a branch with nothing to merge, a repository mid-rebase or on a detached HEAD, a
 // test command whose program does not exist.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { runShell } from '../exec/shell';
 import type { Team } from '../team/team';
-import { git, splitZ, type GitEnvOptions } from '../worktree/git';
+import { git, type GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import { commitAll, dirtyFiles } from '../worktree/repo';
 import { isTeammateName } from '../util/names';
 import type { GitRun } from './git-shell';
-import { busyReason } from './integrate';
+import { busyReason, headBranch, parseStatus } from './integrate';
 
 export class MergeQueueError extends Error {}
 
@@ -57,13 +55,6 @@ export async function missingProgram(command: string, cwd: string): Promise<stri
   return `the test command's program "${program}" was not found (not on PATH, not a shell builtin${program.includes('/') ? ', no such executable file' : ''})`;
 }
 
-/** The branch HEAD names in `gitDir` (its HEAD file, as gitrepository-layout(5) has it), null when detached. */
-async function headBranch(gitDir: string): Promise<string | null> {
-  const head = await readFile(join(gitDir, 'HEAD'), 'utf8').catch(() => '');
-  const m = /^ref: refs\/heads\/(.+?)\s*$/.exec(head);
-  return m ? m[1]! : null;
-}
-
 /**
  * The teammate's checkout as `git status` sees it, with what its branch has beyond `into`:
  * the branch is given `into` as its upstream for this one call (`-c branch.<b>.merge`), so the
@@ -77,22 +68,10 @@ async function checkoutState(checkout: string, branch: string, into: string, ctx
     'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], {
     ...ctx, cwd: checkout, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the teammate's git for index.lock
   });
-  const parts = splitZ(r.stdout);
-  let head: string | null = null;
-  let ahead: number | null = null;
-  const pending: string[] = [];
-  for (let i = 0; i < parts.length; i++) {
-    const line = parts[i]!;
-    if (line.startsWith('# branch.head ')) head = line.slice(14);
-    else if (line.startsWith('# branch.ab +')) ahead = Number(line.slice(13).split(' ')[0]);
-    else if (line.startsWith('1 ')) pending.push(line.split(' ').slice(8).join(' '));
-    else if (line.startsWith('2 ')) { pending.push(line.split(' ').slice(9).join(' ')); i++; } // the rename's source follows
-    else if (line.startsWith('u ')) pending.push(line.split(' ').slice(10).join(' '));
-    else if (line.startsWith('? ')) pending.push(line.slice(2));
-  }
+  const s = parseStatus(r.stdout);
   // No `branch.ab` line: `into` has no commit yet, or the branch is not the one checked out.
-  if (head !== branch || ahead === null || !Number.isInteger(ahead)) return null;
-  return { pending, ahead };
+  if (s.branch !== branch || s.ahead === null) return null;
+  return { pending: s.files, ahead: s.ahead };
 }
 
 /** Branch names `-c branch.<name>.merge=…` carries unambiguously (no '=', which ends the key). */
