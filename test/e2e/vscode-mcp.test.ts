@@ -10,14 +10,14 @@
 // Restart from a failed server's row bringing it up once its cause is fixed; edits to
 // .mcp.json applied while the window runs.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { reply, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type TurnSpec } from '../fake-api';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import type { CodeServer } from './harness/code-server';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { failureReport } from './harness/failure-report';
 import { newest } from './harness/model-text';
 import { repoRoot } from './harness/paths';
@@ -46,7 +46,7 @@ function toolResults(r: RecordedRequest): Array<{ content: unknown; is_error?: b
 
 describe('VS Code: MCP servers from .mcp.json', () => {
   let workspace = '';
-  let vsix = '';
+  let vs: SuiteWorkbench | undefined;
   let api: FakeApi | undefined;
   let server: CodeServer | undefined;
   let wb: Workbench | undefined;
@@ -62,24 +62,15 @@ describe('VS Code: MCP servers from .mcp.json', () => {
       everything: { command: process.execPath, args: [join(workspace, 'slow-everything.mjs')] },
       later: { command: process.execPath, args: [join(workspace, 'later-server.mjs')] },
     } }, null, 2));
-    vsix = join(tmpdir(), `agent-teams-mcp-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
-    server = await startCodeServer({
-      vsixPath: vsix, workspace,
-      settings: { 'agentTeams.baseUrl': api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1 },
-      env: { ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: '' },
-    });
-    wb = await openWorkbench(server.url);
-    await wb.openContainer('Agent Teams');
+    vs = await openSuiteWorkbench('mcp', { workspace, apiUrl: api.url, apiKey: API_KEY });
+    ({ server, wb } = vs);
   });
 
   after(async () => {
     if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, 'vscode-mcp.png'));
-    await wb?.close();
-    await server?.stop();
+    await vs?.close();
     await api?.close();
     if (workspace) await rm(workspace, { recursive: true, force: true });
-    if (vsix) await rm(vsix, { force: true });
   });
 
   it('asks before the first start, shows each server in the Team tree, asks per tool call, writes "Always allow" as a rule, restarts from the row', async () => {

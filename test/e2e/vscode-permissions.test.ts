@@ -4,17 +4,16 @@
 // `npm test -- --watch=false` runs without asking while `npm test; touch x` still asks;
 // a background job's end wakes the lead once.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { reply, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from '../fake-api';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import type { CodeServer } from './harness/code-server';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { failureReport } from './harness/failure-report';
 import { allText, newest } from './harness/model-text';
-import { repoRoot } from './harness/paths';
 
 const API_KEY = 'sk-ant-permissions-test-key';
 const ASK = 'Run the test suite, then the watch-free run, then the compound one, then a background build.';
@@ -39,30 +38,21 @@ describe('VS Code permission rules and background jobs', () => {
   let server: CodeServer;
   let wb: Workbench;
   let workspace = '';
-  let vsix = '';
+  let vs: SuiteWorkbench | undefined;
 
   before(async () => {
-    vsix = join(tmpdir(), `agent-teams-permissions-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
     api = await startFakeApi();
     api.setDefault((r) => (r.agent === 'lead' ? lead(r) : 'unexpected'));
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-permissions-'));
     await writeFile(join(workspace, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'echo TESTS-RAN' } }));
-    server = await startCodeServer({
-      vsixPath: vsix, workspace,
-      settings: { 'agentTeams.baseUrl': api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1, 'agentTeams.toolApproval.bash': 'ask' },
-      env: { ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: '' },
-    });
-    wb = await openWorkbench(server.url);
-    await wb.openContainer('Agent Teams');
+    vs = await openSuiteWorkbench('permissions', { workspace, apiUrl: api.url, apiKey: API_KEY, settings: { 'agentTeams.toolApproval.bash': 'ask' } });
+    ({ server, wb } = vs);
   });
 
   after(async () => {
-    await wb?.close();
-    await server?.stop();
+    await vs?.close();
     await api?.close();
     if (workspace) await rm(workspace, { recursive: true, force: true });
-    if (vsix) await rm(vsix, { force: true });
   });
 
   it('Always allow `npm test:*` lets `npm test -- --watch=false` run unasked, `npm test; touch x` still asks; a job wakes the lead once', async () => {

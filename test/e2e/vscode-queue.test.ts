@@ -3,7 +3,7 @@
 // the teammate in the Team tree, a failing test command's reason on the failed row, and Retry
 // Merge, the row's inline action, running the test again — which passes now, so the branch lands.
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,10 +12,10 @@ import { after, before, describe, it } from 'node:test';
 import { startFakeApi, type FakeApi } from '../fake-api';
 import { Team } from '../../src/core/team/team';
 import { WorktreeManager } from '../../src/core/worktree/manager';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import type { CodeServer } from './harness/code-server';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { failureReport } from './harness/failure-report';
-import { repoRoot } from './harness/paths';
 
 const exec = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
@@ -27,7 +27,7 @@ describe('VS Code merge queue', () => {
   let server: CodeServer;
   let wb: Workbench;
   let workspace = '';
-  let vsix = '';
+  let vs: SuiteWorkbench | undefined;
 
   before(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-queue-e2e-'));
@@ -43,29 +43,20 @@ describe('VS Code merge queue', () => {
     await team.roster.spawn('ann', 'developer', { worktree: wt.path, branch: wt.branch });
     await team.roster.setStatus('ann', 'shutdown');
     team.dispose();
-    vsix = join(tmpdir(), `agent-teams-queue-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
     api = await startFakeApi();
     api.setDefault(() => 'Noted.');
-    server = await startCodeServer({
-      vsixPath: vsix, workspace,
-      settings: {
-        'agentTeams.baseUrl': api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1,
-        // Passes only once go.flag exists in the workspace (read-only to the sandboxed test).
-        'agentTeams.merge.testCommand': `test -e '${join(workspace, 'go.flag')}'`,
-      },
-      env: { ANTHROPIC_API_KEY: 'sk-ant-queue-test-key', ANTHROPIC_BASE_URL: '' },
+    vs = await openSuiteWorkbench('queue', {
+      workspace, apiUrl: api.url, apiKey: 'sk-ant-queue-test-key',
+      // Passes only once go.flag exists in the workspace (read-only to the sandboxed test).
+      settings: { 'agentTeams.merge.testCommand': `test -e '${join(workspace, 'go.flag')}'` },
     });
-    wb = await openWorkbench(server.url);
-    await wb.openContainer('Agent Teams');
+    ({ server, wb } = vs);
   });
 
   after(async () => {
-    await wb?.close();
-    await server?.stop();
+    await vs?.close();
     await api?.close();
     if (workspace) await rm(workspace, { recursive: true, force: true });
-    if (vsix) await rm(vsix, { force: true });
   });
 
   it('Queue Merge shows the entry under ann; the failing test\'s reason is on the failed row; Retry Merge runs it again and it lands', async () => {

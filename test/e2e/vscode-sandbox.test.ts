@@ -4,7 +4,6 @@
 // allowed (a local HTTP server standing in for one) raises a notification, and "Always allow"
 // lets it through and writes the host to the workspace's agentTeams.sandbox.allowedDomains.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,11 +12,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { reply, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from '../fake-api';
 import { detectEngine } from '../../src/core/sandbox/engine';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import type { CodeServer } from './harness/code-server';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { failureReport } from './harness/failure-report';
 import { newest } from './harness/model-text';
-import { repoRoot } from './harness/paths';
 
 const ASK = 'Check where commands run, then fetch the page.';
 const WAIT_MS = 60_000;
@@ -29,7 +28,7 @@ describe('VS Code command sandbox', () => {
   let site: Server;
   let port = 0;
   let workspace = '';
-  let vsix = '';
+  let vs: SuiteWorkbench | undefined;
   let skip = '';
 
   /** The lead, answering from what each request's newest turn says. */
@@ -47,30 +46,18 @@ describe('VS Code command sandbox', () => {
     site = createServer((_req, res) => res.end('hello-from-the-host'));
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
     port = (site.address() as AddressInfo).port;
-    vsix = join(tmpdir(), `agent-teams-sandbox-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
     api = await startFakeApi();
     api.setDefault((r) => (r.agent === 'lead' ? lead(r) : 'unexpected'));
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-sandbox-e2e-'));
-    server = await startCodeServer({
-      vsixPath: vsix, workspace,
-      settings: {
-        'agentTeams.baseUrl': api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1,
-        'agentTeams.toolApproval.bash': 'ask', 'agentTeams.sandbox.autoAllow': true,
-      },
-      env: { ANTHROPIC_API_KEY: 'sk-ant-sandbox-test-key', ANTHROPIC_BASE_URL: '' },
-    });
-    wb = await openWorkbench(server.url);
-    await wb.openContainer('Agent Teams');
+    vs = await openSuiteWorkbench('sandbox', { workspace, apiUrl: api.url, apiKey: 'sk-ant-sandbox-test-key', settings: { 'agentTeams.toolApproval.bash': 'ask', 'agentTeams.sandbox.autoAllow': true } });
+    ({ server, wb } = vs);
   });
 
   after(async () => {
-    await wb?.close();
-    await server?.stop();
+    await vs?.close();
     await api?.close();
     await new Promise<void>((r) => (site ? site.close(() => r()) : r()));
     if (workspace) await rm(workspace, { recursive: true, force: true });
-    if (vsix) await rm(vsix, { force: true });
   });
 
   it('a sandboxed command runs unasked; a new host is a notification whose "Always allow" lets it through and keeps it', async (t) => {

@@ -13,11 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { reply, startFakeApi, toolUse, type FakeApi, type RecordedRequest, type TurnSpec } from '../fake-api';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import type { CodeServer } from './harness/code-server';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { failureReport } from './harness/failure-report';
 import { newest } from './harness/model-text';
-import { repoRoot } from './harness/paths';
 import { until } from './harness/until';
 
 const CONTAINER = 'agentTeams';
@@ -44,37 +44,25 @@ describe('VS Code: the diff before an asked edit, and background jobs in the Tea
   let server: CodeServer | undefined;
   let wb: Workbench | undefined;
   let workspace = '';
-  let vsix = '';
+  let vs: SuiteWorkbench | undefined;
   const row = (label: string) => wb!.treeRow(CONTAINER, label);
   const diff = () => wb!.page.locator('.monaco-diff-editor').first();
 
   before(async () => {
-    vsix = join(tmpdir(), `agent-teams-toolbelt-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
     api = await startFakeApi();
     api.setDefault((r) => (r.agent === 'lead' ? lead(r) : `unexpected agent ${r.agent}`));
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-toolbelt-'));
     await mkdir(join(workspace, 'src'));
     await writeFile(join(workspace, 'src', 'a.ts'), 'export const a = OLD_VALUE;\n');
-    server = await startCodeServer({
-      vsixPath: vsix, workspace,
-      settings: {
-        'agentTeams.baseUrl': api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1,
-        'agentTeams.toolApproval.bash': 'allow', 'agentTeams.permissions.ask': ['Edit(src/**)'],
-      },
-      env: { ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: '' },
-    });
-    wb = await openWorkbench(server.url);
-    await wb.openContainer('Agent Teams');
+    vs = await openSuiteWorkbench('toolbelt', { workspace, apiUrl: api.url, apiKey: API_KEY, settings: { 'agentTeams.toolApproval.bash': 'allow', 'agentTeams.permissions.ask': ['Edit(src/**)'] } });
+    ({ server, wb } = vs);
   });
 
   after(async () => {
     try { execFileSync('pkill', ['-f', `^${SERVER}$`]); } catch { /* none left, as it should be */ }
-    await wb?.close();
-    await server?.stop();
+    await vs?.close();
     await api?.close();
     if (workspace) await rm(workspace, { recursive: true, force: true });
-    if (vsix) await rm(vsix, { force: true });
   });
 
   it('an asked edit shows the diff first: Allow writes it, Deny leaves the file unwritten', async () => {
