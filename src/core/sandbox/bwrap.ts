@@ -64,7 +64,12 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   for (const r of p.fs.readable) a.push('--ro-bind', r, r);
   for (const w of p.fs.writable) a.push('--bind', w, w);
   for (const r of p.fs.readOnly) a.push('--ro-bind', r, r);
+  for (const c of p.fs.coverFiles) a.push('--ro-bind', p.emptyFile, c);
   for (const g of p.fs.guarded) a.push('--tmpfs', g, '--remount-ro', g);
+  // The command's own branch ref folder and reflogs, writable inside read-only `refs`/`logs`;
+  // the folder's other refs read-only again (a mount cannot be renamed over).
+  for (const w of p.fs.ownWritable) a.push('--bind', w, w);
+  for (const r of p.fs.ownReadOnly) a.push('--ro-bind', r, r);
   for (const f of p.hidden.files) a.push('--ro-bind', p.emptyFile, f);
   for (const d of p.hidden.dirs) a.push('--tmpfs', d, '--remount-ro', d);
   a.push('--chdir', p.cwd, '--');
