@@ -15,6 +15,7 @@ import { harness, toolResults } from './harness';
 import { detectEngine } from '../../src/core/sandbox/engine';
 import { DISABLED_NAME } from '../../src/core/sandbox/nested-repos';
 import { git } from '../../src/core/worktree/git';
+import { waitFor } from '../helpers/tmp';
 
 const exec = promisify(execFile);
 
@@ -37,6 +38,7 @@ for (const how of ['committed as a link', 'left untracked, two folders down'] as
     h.api.script('lead', reply(toolUse('bash', { command: plant })), 'Done.');
     await h.rt.askLead('Go.');
     assert.match(toolResults(h)[0]!, /planted/, 'the command ran');
+    await waitFor(async () => h.events.some((ev) => ev.type === 'notice' && ev.message.includes(sub)), 5000, 'the check after the command');
     const ran = () => stat(marker).then(() => 'ran', () => 'not run');
 
     // The user's own git (no settings of the product's) and the product's git alike.

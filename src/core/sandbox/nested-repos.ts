@@ -20,12 +20,13 @@ const SKIP = new Set(['node_modules', '.git', '.worktrees', DISABLED_NAME]);
  * walk), and folders committed or staged as a repository link (mode 160000).
  */
 export async function findNestedRepos(checkout: string): Promise<string[]> {
-  const [others, links] = await Promise.all([
-    git(['ls-files', '-z', '--others', '--directory'], { cwd: checkout, allowFail: true, timeoutMs: 30_000 }),
-    git(['ls-files', '-z', '--stage'], { cwd: checkout, allowFail: true, timeoutMs: 30_000 }),
-  ]);
-  const folders = splitZ(others.stdout).filter((p) => p.endsWith('/')).map((p) => p.slice(0, -1));
-  for (const e of splitZ(links.stdout)) if (e.startsWith('160000 ')) folders.push(e.slice(e.indexOf('\t') + 1));
+  // One git: untracked folders collapsed (`dir/`), and the index with modes (links are 160000).
+  const r = await git(['ls-files', '-z', '--others', '--directory', '--stage'], { cwd: checkout, allowFail: true, timeoutMs: 30_000 });
+  const folders: string[] = [];
+  for (const e of splitZ(r.stdout)) {
+    const staged = /^(\d{6}) [0-9a-f]+ \d\t(.*)$/s.exec(e);
+    if (staged) { if (staged[1] === '160000') folders.push(staged[2]!); } else if (e.endsWith('/')) folders.push(e.slice(0, -1));
+  }
   const found = new Set<string>();
   let budget = WALK_CAP;
   const walk = async (dir: string, depth: number): Promise<void> => {

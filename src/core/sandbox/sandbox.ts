@@ -79,6 +79,8 @@ export class CommandSandbox {
   private readonly answered = new Map<string, Promise<boolean>>();
   private readonly stop = new AbortController();
   private noticed = false;
+  /** Checks after commands (afterRun) still running. */
+  private readonly checks = new Set<Promise<void>>();
   private jobs = 0;
   private readonly base: string;
 
@@ -134,7 +136,8 @@ export class CommandSandbox {
     fs.coverFiles = [];
     const release = async () => {
       await releaseAll([...fs.guarded, ...covers]);
-      if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) await this.afterRun(agent, fs.checkout);
+      // Off the command's path (its result is not held for it); dispose() waits for it.
+      if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.track(this.afterRun(agent, fs.checkout));
     };
     const forwardSocket = how.background ? `forward-${++this.jobs}/in.sock` : undefined;
     if (forwardSocket) await mkdir(join(box.socketDir, dirname(forwardSocket)), { recursive: true, mode: 0o700 });
@@ -194,8 +197,19 @@ export class CommandSandbox {
     }
   }
 
+  private track(p: Promise<void>): void {
+    this.checks.add(p);
+    void p.finally(() => this.checks.delete(p));
+  }
+
+  /** Resolves once the checks after the commands that have ended are done. */
+  async settled(): Promise<void> {
+    while (this.checks.size) await Promise.all([...this.checks]);
+  }
+
   /** Stops the proxies; commands still running lose the network. */
   async dispose(): Promise<void> {
+    await this.settled();
     this.stop.abort();
     const boxes = [...this.boxes.values()];
     this.boxes.clear();
