@@ -79,7 +79,7 @@ const SAFE_BRANCH = /^[A-Za-z0-9._/-]+$/;
 
 /** `gitDir`: the workspace's git folder (asked of git once per queue). */
 /** `run`: how its git calls start (the queue's GitShell; a process each by default). */
-export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, testCommand: string | null, ctx: GitEnvOptions, gitDir: () => Promise<string>, run: GitRun = git): Promise<Candidate> {
+export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, tests: readonly (string | null)[], ctx: GitEnvOptions, gitDir: () => Promise<string>, run: GitRun = git): Promise<Candidate> {
   if (!isTeammateName(teammate)) throw new MergeQueueError(`"${teammate}" is not a teammate's name`);
   const [member, wt] = await Promise.all([team.roster.get(teammate), worktrees.get(teammate).catch(() => undefined)]);
   if (!member && !wt) throw new MergeQueueError(`unknown teammate "${teammate}": no member and no worktree has that name`);
@@ -106,8 +106,8 @@ export async function preflight(team: Team, worktrees: WorktreeManager, teammate
     throw new MergeQueueError(`${wt.branch} has nothing to merge into ${into}: every commit of it is already there and its checkout has no changes`);
   }
   const workdir = checkout ? wt.workdir : root;
-  if (testCommand) {
-    const missing = await missingProgram(testCommand, workdir);
+  for (const command of tests) {
+    const missing = command ? await missingProgram(command, workdir) : null;
     if (missing) throw new MergeQueueError(missing);
   }
   return { teammate, branch: wt.branch, checkout, workdir, into, pending };

@@ -32,6 +32,7 @@ export async function tellMerged(h: NoteHost, e: MergeEntry, already: boolean): 
 
 export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
   const into = e.into ?? 'the workspace branch';
+  if (e.control?.length) return tellHeld(h, e, into);
   let taskLine = '';
   if (e.task !== null) {
     const back = await h.team.tasks.update(e.task, { status: 'in_progress' }, 'lead').catch(() => null);
@@ -47,4 +48,11 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
   h.notify('warning', `Merge queue: ${e.teammate}'s ${e.branch} was not merged: it ${e.reason}.`, e.teammate);
   await note(h.team, e.teammate, `[merge queue] Your branch ${e.branch} was not merged into ${into}: it ${e.reason}. Nothing was merged.${taskLine} ${fix} Then mark the task completed and tell the lead, who queues it again.${output}`, true);
   await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${e.branch} was not merged into ${into}: it ${e.reason}. It went back to ${e.teammate}.${taskLine}`, e.by !== 'user');
+}
+
+/** Held at the gate (control-gate.ts): nothing for the teammate to fix; only the user can let it land. */
+async function tellHeld(h: NoteHost, e: MergeEntry, into: string): Promise<void> {
+  h.notify('warning', `Merge queue: ${e.teammate}'s ${e.branch} ${e.reason}.`, e.teammate);
+  await note(h.team, e.teammate, `[merge queue] Your branch ${e.branch} is held before ${into}: it ${e.reason}. Nothing was merged; the user decides.`, false);
+  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${e.branch} is held before ${into}: it ${e.reason}. Only the user can approve it (agent-teams queue approve ${e.teammate}, or /queue approve ${e.teammate}); tell the user, do not work around it.`, e.by !== 'user');
 }

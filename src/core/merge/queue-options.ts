@@ -7,6 +7,7 @@ import type { CommandSandbox } from '../sandbox/sandbox';
 import type { Team } from '../team/team';
 import type { GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
+import type { AskChange } from './control-gate';
 import type { MergeAuto } from './merge-settings';
 
 export interface MergeQueueOptions {
@@ -40,4 +41,9 @@ export interface WorkerHost {
    */
   sandbox?: Pick<CommandSandbox, 'launch'> & Partial<Pick<CommandSandbox, 'prepare'>>;
   notify?: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
+  /**
+   * Asks the user about a control file an entry changes (the Approver's fileChange: the diff,
+   * Allow / Deny). Absent (headless): such an entry is refused and held for `queue approve`.
+   */
+  askChange?: AskChange;
 }

@@ -26,11 +26,25 @@ export type TestOutcome =
   | { kind: 'failed'; reason: string; output_tail?: string }
   | { kind: 'aborted' };
 
+/** The entry's test commands in the order they run: the configured one, then the one the lead added. */
+export const testsOf = (e: Pick<MergeEntry, 'test_command' | 'extra_test_command'>): string[] =>
+  [e.test_command, e.extra_test_command].filter((c): c is string => !!c);
+
 export async function runEntryTest(
   sandbox: TestSandbox, e: MergeEntry, cwd: string, signal: AbortSignal,
   o: { timeoutMs?: number; processes?: ProcessRegistry },
 ): Promise<TestOutcome> {
-  const command = e.test_command!;
+  for (const command of testsOf(e)) {
+    const r = await runOne(sandbox, e, command, cwd, signal, o);
+    if (r.kind !== 'passed') return r;
+  }
+  return { kind: 'passed' };
+}
+
+async function runOne(
+  sandbox: TestSandbox, e: MergeEntry, command: string, cwd: string, signal: AbortSignal,
+  o: { timeoutMs?: number; processes?: ProcessRegistry },
+): Promise<TestOutcome> {
   const plan = await sandbox.launch(e.teammate, cwd, command, { gitReadOnly: true, box: QUEUE_BOX });
   if ('refused' in plan) return { kind: 'failed', reason: `could not run the test command \`${command}\`: ${plan.refused}` };
   const r = await runShell(command, {

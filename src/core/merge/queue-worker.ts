@@ -24,9 +24,10 @@ import type { MergeQueueOptions } from './queue-options';
 import { recoverEntry } from './queue-recover';
 import { nowSeconds, type QueueStore } from './queue-store';
 import { tellFailed, tellMerged } from './queue-notes';
-import { QUEUE_BOX, runEntryTest, type TestSandbox } from './queue-test';
+import { QUEUE_BOX, runEntryTest, testsOf, type TestSandbox } from './queue-test';
 import { ScratchCheckout } from './scratch';
 import { LookAhead, mergeMessage, type Merged } from './look-ahead';
+import { approvedAll, askControl, controlChanges, type AskChange } from './control-gate';
 
 /** A worker silent this long has gone away (heartbeats every HEARTBEAT_MS). */
 const STALE_S = 30;
@@ -38,6 +39,7 @@ export interface WorkerOptions extends MergeQueueOptions {
   processes?: ProcessRegistry;
   sandbox?: TestSandbox;
   notify: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
+  askChange?: AskChange;
 }
 
 /** done: the entry is settled; again: the branch moved, merge anew; wait: the workspace cannot take it yet. */
@@ -274,10 +276,11 @@ export class QueueWorker {
     }
     // The commit is written down before anything else happens to it: a host that dies after the
     // branch moved to it is recognised as having landed it (recoverEntry).
-    if (!e.test_command) {
+    if (!testsOf(e).length) {
       const ch = await changedFiles(p.top, base, m.tree, this.g, objects ?? undefined);
       if (!ch.files.length) return this.nothing(e, into, base);
       if (!(await this.mine(e.id, { commit: m.commit, files: ch.files }))) return 'done';
+      if (!(await this.gate(e, p, { into, base, commit: m.commit, tree: m.tree, files: ch.files }, signal))) return 'done';
       return this.landWhenClean(e, p, { into, base, commit: m.commit, ...ch }, signal);
     }
     return this.test(e, p, { into, base }, m, false, signal);
@@ -310,6 +313,7 @@ export class QueueWorker {
         await this.fail(e, r.reason, { into, ...(r.output_tail !== undefined ? { output_tail: r.output_tail } : {}) });
         return 'done';
       }
+      if (!(await this.gate(e, p, { into, base, commit: m.commit, tree: m.tree, files: ch.files }, signal))) return 'done';
       return await this.landWhenClean(e, p, { into, base, commit: m.commit, ...ch }, signal);
     } finally {
       this.scratch.clean();
@@ -372,6 +376,30 @@ export class QueueWorker {
       e, already,
       change: { state: 'merged', worker: null, scratch: null, waiting: null, into: r.into, commit: r.commit, files: r.files, reason: already ? `${e.branch} was already part of ${r.into}` : null },
     };
+  }
+
+  /**
+   * The gate (control-gate.ts): true when the merge may land — it changes no control path, or
+   * only ones approved for this entry, or the user (asked now, with the diff) says yes. Else
+   * the entry is held: failed with the changes listed, for `queue approve`.
+   */
+  private async gate(e: MergeEntry, p: RepoPaths, m: { into: string; base: string; commit: string; tree: string; files: string[] }, signal: AbortSignal): Promise<boolean> {
+    const changes = await controlChanges(p.top, m.base, m.tree, m.files, this.o.git);
+    // Asked about: the changes not approved for this entry to the byte.
+    const pending = changes.filter((c) => !approvedAll([c], e.approved));
+    if (!pending.length) return true;
+    const list = fileList(pending.map((c) => c.path));
+    const ask = this.o.askChange;
+    if (ask) {
+      if (!(await this.mine(e.id, { waiting: `asks for your approval: it changes control files (${list})` }))) return false;
+      if (await askControl(ask, e, p.top, m.base, pending, this.o.git, signal)) return this.mine(e.id, { waiting: null });
+      if (signal.aborted) return false;
+    }
+    const why = ask ? 'you did not approve them' : 'those land only on the user\'s yes';
+    await this.fail(e, `changes control files (${list}) and ${why}; \`agent-teams queue approve ${e.teammate}\` shows their diff and lands it on your yes`, {
+      into: m.into, base: m.base, commit: m.commit, control: changes,
+    });
+    return false;
   }
 
   private async fail(e: MergeEntry, reason: string, extra: Partial<MergeEntry>): Promise<void> {

@@ -9,13 +9,19 @@ export type MergeState = z.infer<typeof MergeState>;
 
 const sha = z.string().regex(/^[0-9a-f]{40,64}$/);
 
+/** A control path a merge changes (core/merge/control-gate.ts) and its new blob (null: deleted). */
+export const ControlChange = z.object({ path: z.string().min(1), oid: sha.nullable() });
+export type ControlChange = z.infer<typeof ControlChange>;
+
 export const MergeEntry = z.looseObject({
   id: z.string().regex(/^mq_[0-9a-z_]{1,64}$/),
   teammate: ParticipantName,
   /** The teammate's branch (`wt/<name>`). */
   branch: z.string().min(1),
-  /** null: merge only, no test gate. */
+  /** The configured test command (or the user's own for this entry); null: merge only, no test gate. */
   test_command: z.string().nullable(),
+  /** A command the lead added (queue_merge's test_command), run after test_command passes; never instead of it. */
+  extra_test_command: z.string().nullable().optional(),
   /** The teammate's task the work is for; back in progress when the entry fails. */
   task: z.number().int().nullable(),
   state: MergeState,
@@ -38,6 +44,10 @@ export const MergeEntry = z.looseObject({
   reason: z.string().nullable().optional(),
   /** Conflicting files (a failed merge) or the files the merge changed (merged). */
   files: z.array(z.string()).optional(),
+  /** Control paths the merge changes that the user has not approved (a failed entry waiting for `queue approve`). */
+  control: z.array(ControlChange).optional(),
+  /** Control-path changes the user approved for this entry: it lands if the merge changes exactly these, or fewer. */
+  approved: z.array(ControlChange).optional(),
   /** The end of the test command's output (failed test). */
   output_tail: z.string().nullable().optional(),
 });
