@@ -6,9 +6,8 @@
 import type { ControlChange, MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
 import type { Task } from '../../shared/team-schemas';
-import type { GitEnvOptions } from '../worktree/git';
+import { git, type GitEnvOptions } from '../worktree/git';
 import { controlDiffText } from './control-gate';
-import { GitShell } from './git-shell';
 import { mergeSettings } from './merge-settings';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
 import { commitPending, MergeQueueError, preflight } from './preflight';
@@ -42,18 +41,11 @@ export class MergeQueue {
     return this.opts.git ?? {};
   }
 
-  private dir: Promise<string> | null = null;
-  /** add()'s git calls, started by one shell rather than forked from this process (git-shell.ts); idle, it keeps no process alive. */
-  private shell: GitShell | null = null;
-
-  private get checks(): GitShell {
-    return (this.shell ??= new GitShell(this.git));
-  }
-
   /** The workspace's git folder, asked once (a failure is asked again next time). */
-  private gitDir(): Promise<string> {
-    this.dir ??= this.checks.run(['rev-parse', '--absolute-git-dir'], { ...this.git, cwd: this.opts.worktrees.root }).then((r) => r.stdout.trim());
-    this.dir.catch(() => { this.dir = null; });
+  private dir: string | null = null;
+
+  private async gitDir(): Promise<string> {
+    this.dir ??= (await git(['rev-parse', '--absolute-git-dir'], { ...this.git, cwd: this.opts.worktrees.root })).stdout.trim();
     return this.dir;
   }
 
@@ -84,7 +76,7 @@ export class MergeQueue {
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
     const [c, task] = await Promise.all([
-      preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra], this.git, () => this.gitDir(), this.checks.run),
+      this.gitDir().then((dir) => preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra], this.git, dir)),
       o.task ?? this.taskOf(teammate),
     ]);
     await commitPending(c, this.git);
@@ -181,8 +173,5 @@ export class MergeQueue {
     const w = this.worker;
     this.worker = null;
     await w?.dispose();
-    const sh = this.shell;
-    this.shell = null;
-    await sh?.dispose();
   }
 }

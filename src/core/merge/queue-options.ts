@@ -9,6 +9,7 @@ import type { GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import type { AskChange } from './control-gate';
 import type { MergeAuto } from './merge-settings';
+import type { QueueStore } from './queue-store';
 
 export interface MergeQueueOptions {
   team: Team;
@@ -25,11 +26,6 @@ export interface MergeQueueOptions {
   testTimeoutMs?: number;
   /** How often a waiting entry looks at the user's tree again (default 2 s). */
   pollMs?: number;
-  /**
-   * How long the scratch checkout, git shell and object reader of a run of entries outlive
-   * it (default 30 s): an entry queued meanwhile reuses them instead of a new checkout.
-   */
-  lingerMs?: number;
 }
 
 /** Where the worker's outcomes are told (the host's notices) and whose registry runs the tests. */
@@ -45,5 +41,15 @@ export interface WorkerHost {
    * Asks the user about a control file an entry changes (the Approver's fileChange: the diff,
    * Allow / Deny). Absent (headless): such an entry is refused and held for `queue approve`.
    */
+  askChange?: AskChange;
+}
+
+/** What the worker (queue-worker.ts) and an entry's steps (entry-steps.ts) are given. */
+export interface WorkerOptions extends MergeQueueOptions {
+  store: QueueStore;
+  git: GitEnvOptions;
+  processes?: ProcessRegistry;
+  sandbox?: WorkerHost['sandbox'];
+  notify: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
   askChange?: AskChange;
 }
