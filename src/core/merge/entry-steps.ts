@@ -11,7 +11,9 @@ import { approvedAll, askControl, controlChanges } from './control-gate';
 import { changedFiles, headState, land, mergeCommit, type CommitFacts, type RepoPaths } from './integrate';
 import { tellFailed, tellMerged } from './queue-notes';
 import { nowSeconds } from './queue-store';
-import { QUEUE_BOX, runEntryTest, testsOf, type TestSandbox } from './queue-test';
+import { conflictFailure, testFailure, withOnly } from './failure';
+import { QUEUE_BOX, runEntryTest, tail, testsOf, type TestSandbox } from './queue-test';
+import { firstErrors, lockKey, prepareScratch, type PrepState } from './scratch-prep';
 import type { ScratchCheckout } from './scratch';
 import type { WorkerOptions } from './queue-options';
 
@@ -23,6 +25,8 @@ export interface QueueRun {
   repo(): Promise<{ p: RepoPaths; facts: CommitFacts }>;
   scratch: ScratchCheckout;
   tests: TestSandbox;
+  /** How the run's scratch checkout was prepared (null: not yet, or it must be again). */
+  prep: PrepState | null;
 }
 
 export interface EntryCtx {
@@ -50,7 +54,10 @@ export async function attempt(c: EntryCtx): Promise<Step> {
   if (tests.length) void c.run.tests.prepare?.(QUEUE_BOX);
   if (!(await mine(c, { into, base, commit: null, waiting: null }))) return 'done';
   const m = await mergeCommit(p.top, base, c.e.branch, mergeMessage(c.e, into), facts, c.w.git);
-  if (m.kind === 'conflict') return fail(c, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into });
+  if (m.kind === 'conflict') {
+    const failure = await conflictFailure(p.top, base, m.tip, m.files, c.w.git).catch(() => undefined);
+    return fail(c, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into, ...(failure ? { failure } : {}) });
+  }
   const ch = await changedFiles(p.top, base, m.tree, c.w.git);
   // Already part of the workspace branch (its changes came another way): nothing to test or land.
   if (!ch.files.length) return merged(c, { into, commit: base, files: [] }, true);
@@ -60,13 +67,52 @@ export async function attempt(c: EntryCtx): Promise<Step> {
   if (!(await mine(c, { commit: m.commit, files: ch.files, ...(scratch ? { scratch } : {}) }))) return 'done';
   const made: Made = { into, base, commit: m.commit, tree: m.tree, ...ch };
   if (tests.length) {
-    const { dir } = await c.run.scratch.at(p.top, m.commit);
-    const r = await runEntryTest(c.run.tests, c.e, p.subdir ? join(dir, p.subdir) : dir, c.signal, { timeoutMs: c.w.testTimeoutMs, processes: c.w.processes });
+    const workdir = await ready(c, p, m.commit);
+    if (typeof workdir !== 'string') return workdir;
+    const test = (e: MergeEntry, dir: string) => runEntryTest(c.run.tests, e, dir, c.signal, { timeoutMs: c.w.testTimeoutMs, processes: c.w.processes });
+    const r = await test(c.e, workdir);
     if (r.kind === 'aborted') return 'done';
-    if (r.kind === 'failed') return fail(c, r.reason, { into, ...(r.output_tail !== undefined ? { output_tail: r.output_tail } : {}) });
+    if (r.kind === 'failed') {
+      // Whose fault: the same command on the workspace branch alone, in the same prepared checkout.
+      // Not comparable when the branch changed a lockfile (the checkout holds its dependencies).
+      const failure = await testFailure(r, into, async (command) => ((await lockKey(p.top, base, p.subdir, c.w.git)) === c.run.prep?.key
+        ? test(withOnly(c.e, command), (await checkoutAt(c, p, base)).workdir) : { kind: 'aborted' }));
+      return fail(c, r.reason, { into, failure, ...(r.output_tail !== undefined ? { output_tail: r.output_tail } : {}) });
+    }
   }
   if (!(await gate(c, p, made))) return 'done';
   return landWhenClean(c, p, made);
+}
+
+/** The scratch checkout moved to `commit`, what was prepared kept; `workdir`: its workspace folder. */
+async function checkoutAt(c: EntryCtx, p: RepoPaths, commit: string): Promise<{ workdir: string; made: boolean }> {
+  const keep = (c.run.prep?.keep ?? []).map((k) => (p.subdir ? `${p.subdir}/${k}` : k));
+  const { dir, made } = await c.run.scratch.at(p.top, commit, keep);
+  return { workdir: p.subdir ? join(dir, p.subdir) : dir, made };
+}
+
+/** The scratch checkout at `commit`, prepared (scratch-prep.ts): its workspace folder, or the entry failed at `prepare`. */
+async function ready(c: EntryCtx, p: RepoPaths, commit: string): Promise<string | Step> {
+  const { workdir, made } = await checkoutAt(c, p, commit);
+  const key = await lockKey(p.top, commit, p.subdir, c.w.git);
+  if (!made && c.run.prep?.key === key) return workdir;
+  // A lockfile changed: what was prepared goes, and the checkout is prepared again.
+  if (!made && c.run.prep) {
+    c.run.prep = null;
+    await checkoutAt(c, p, commit);
+  }
+  c.run.prep = null;
+  const env = { root: c.w.worktrees.root, setup: c.w.settings().worktreeSetup, tests: c.run.tests, git: c.w.git, signal: c.signal };
+  const r = await prepareScratch(env, workdir, key);
+  if ('failed' in r) {
+    const f = r.failed;
+    return fail(c, `could not be tested: ${f.reason}`, {
+      prepared: r.prepared, output_tail: tail(f.output) || null,
+      failure: { step: 'prepare', fault: 'environment', why: 'the scratch checkout could not be prepared (worktree.setup)', exit_code: f.exit_code, first_errors: firstErrors(f.output) },
+    });
+  }
+  c.run.prep = r;
+  return (await mine(c, { prepared: r.prepared })) ? workdir : 'done';
 }
 
 /**
@@ -123,7 +169,8 @@ async function merged(c: EntryCtx, r: { into: string; commit: string; files: str
 }
 
 export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<Step> {
-  if (await mine(c, { state: 'failed', worker: null, scratch: null, waiting: null, commit: null, reason, ...extra })) {
+  // `files` is what a conflict lists (written with it in `extra`), not what the merge changed.
+  if (await mine(c, { state: 'failed', worker: null, scratch: null, waiting: null, commit: null, files: undefined, reason, ...extra })) {
     await tellFailed(c.w, { ...c.e, ...extra, reason, state: 'failed' });
   }
   return 'done';

@@ -86,7 +86,7 @@ export async function commitFacts(top: string, ctx: GitEnvOptions): Promise<Comm
 
 export type MergeResult =
   | { kind: 'merged'; commit: string; tree: string; tip: string }
-  | { kind: 'conflict'; files: string[] };
+  | { kind: 'conflict'; files: string[]; tip: string };
 
 /** The merge commit of `branch` onto `base` (--no-ff: one commit per hand-in, revertible as a unit), made in the object store only. */
 export async function mergeCommit(top: string, base: string, branch: string, message: string, facts: CommitFacts, ctx: GitEnvOptions): Promise<MergeResult> {
@@ -96,7 +96,7 @@ export async function mergeCommit(top: string, base: string, branch: string, mes
   if (!tip) throw new WorktreeError('merge-failed', `branch ${branch} no longer exists`);
   const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, tip], g);
   const out = splitZ(t.stdout);
-  if (t.code === 1) return { kind: 'conflict', files: [...new Set(out.slice(1))] };
+  if (t.code === 1) return { kind: 'conflict', files: [...new Set(out.slice(1))], tip };
   if (t.code !== 0 || !out[0]) throw new WorktreeError('merge-failed', `git merge-tree failed: ${firstLines(t.stderr || t.stdout)} (the merge queue needs git 2.38 or later)`);
   const tree = out[0];
   const c = await git([...facts.identity, 'commit-tree', ...(facts.sign ? ['-S'] : []), tree, '-p', base, '-p', tip, '-m', message], g);

@@ -7,6 +7,7 @@ import type { CommandSandbox } from '../sandbox/sandbox';
 import type { Team } from '../team/team';
 import type { GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
+import type { WorktreeSetup } from '../worktree/setup-config';
 import type { AskChange } from './control-gate';
 import type { MergeAuto } from './merge-settings';
 import type { QueueStore } from './queue-store';
@@ -20,7 +21,7 @@ export interface MergeQueueOptions {
    * sandbox settings and permission rules apply to the test command when the host working the
    * queue has no sandbox of its own to lend (WorkerHost.sandbox).
    */
-  settings: () => { mergeAuto?: MergeAuto; mergeTestCommand?: string; sandbox?: SandboxSettings; permissions?: RuleSource };
+  settings: () => { mergeAuto?: MergeAuto; mergeTestCommand?: string; sandbox?: SandboxSettings; permissions?: RuleSource; worktreeSetup?: WorktreeSetup };
   git?: GitEnvOptions;
   /** Limit for one test run (default 10 minutes); the command and its processes are killed. */
   testTimeoutMs?: number;

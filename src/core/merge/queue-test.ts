@@ -23,7 +23,7 @@ export type TestSandbox = Pick<CommandSandbox, 'launch'> & Partial<Pick<CommandS
 
 export type TestOutcome =
   | { kind: 'passed' }
-  | { kind: 'failed'; reason: string; output_tail?: string }
+  | { kind: 'failed'; reason: string; command: string; exit_code: number | null; output: string; output_tail?: string }
   | { kind: 'aborted' };
 
 /** The entry's test commands in the order they run: the configured one, then the one the lead added. */
@@ -45,8 +45,9 @@ async function runOne(
   sandbox: TestSandbox, e: MergeEntry, command: string, cwd: string, signal: AbortSignal,
   o: { timeoutMs?: number; processes?: ProcessRegistry },
 ): Promise<TestOutcome> {
-  const plan = await sandbox.launch(e.teammate, cwd, command, { gitReadOnly: true, box: QUEUE_BOX });
-  if ('refused' in plan) return { kind: 'failed', reason: `could not run the test command \`${command}\`: ${plan.refused}` };
+  // As "merge queue" (its network questions say so), in the queue's own box.
+  const plan = await sandbox.launch(QUEUE_BOX, cwd, command, { gitReadOnly: true, box: QUEUE_BOX });
+  if ('refused' in plan) return { kind: 'failed', reason: `could not run the test command \`${command}\`: ${plan.refused}`, command, exit_code: null, output: plan.refused };
   const r = await runShell(command, {
     cwd, timeoutMs: o.timeoutMs ?? 600_000, maxOutputBytes: 30_000, signal, plan,
     ...(o.processes ? { track: { registry: o.processes, owner: e.teammate } } : {}),
@@ -54,10 +55,11 @@ async function runOne(
   if (signal.aborted) return { kind: 'aborted' };
   if (r.exitCode === 0) return { kind: 'passed' };
   const how = r.timedOut ? `timed out after ${Math.round(r.timeoutMs / 1000)} s` : r.error ? `could not start (${r.error})` : r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal}`;
-  return { kind: 'failed', reason: `failed the test command \`${command}\` on the merge (${how})`, output_tail: tail(r.output) };
+  return { kind: 'failed', reason: `failed the test command \`${command}\` on the merge (${how})`, command, exit_code: r.exitCode, output: r.output, output_tail: tail(r.output) };
 }
 
-function tail(output: string): string {
+/** The end of `output`: at most TAIL_LINES lines and TAIL_CHARS characters. */
+export function tail(output: string): string {
   const lines = output.replace(/\s+$/, '').split('\n').slice(-TAIL_LINES).join('\n');
   return lines.length > TAIL_CHARS ? `…${lines.slice(-TAIL_CHARS)}` : lines;
 }

@@ -85,7 +85,7 @@ export class QueueWorker {
     let repo: ReturnType<QueueRun['repo']> | null = null;
     // The repository's paths and commit settings, asked at the run's first entry (a failure: asked again at the next).
     const run: QueueRun = {
-      scratch, tests: this.tests,
+      scratch, tests: this.tests, prep: null,
       repo: () => (repo ??= repoPaths(this.o.worktrees.root, this.o.git).then(async (p) => ({ p, facts: await commitFacts(p.top, this.o.git) })))
         .catch((err: Error) => { repo = null; throw err; }),
     };
