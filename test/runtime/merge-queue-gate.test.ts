@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import type { MergeEntry } from '../../src/shared/merge-queue-schema';
-import { isControlPath } from '../../src/core/merge/control-gate';
+import { approvedAll, isControlPath } from '../../src/core/merge/control-gate';
 import type { FileChangeQuestion } from '../../src/core/runtime/types';
 import { harness, sentText, type Harness } from './harness';
 import { git, initRepo, status } from './git-helpers';
@@ -131,8 +131,16 @@ test('the configured test command cannot be skipped or replaced by the lead: "" 
 
 test('control paths: the listed ones at any depth and case; ordinary files not', () => {
   for (const p of ['.claude/settings.json', '.team/settings.json', '.tasks/1.json', '.mcp.json', '.vscode/tasks.json', '.gitattributes', '.gitmodules',
-    '.gitignore', '.github/workflows/ci.yml', '.devcontainer/devcontainer.json', 'AGENTS.md', 'CLAUDE.md', 'pkg/.claude/settings.json', 'sub/.gitattributes', '.CLAUDE/x', 'docs/CLAUDE.md']) {
+    '.gitignore', '.github/workflows/ci.yml', '.devcontainer/devcontainer.json', 'AGENTS.md', 'CLAUDE.md', 'pkg/.claude/settings.json', 'sub/.gitattributes', '.CLAUDE/x', 'docs/CLAUDE.md', '.claude', '.vscode']) {
     assert.ok(isControlPath(p), p);
   }
   for (const p of ['src/a.ts', 'README.md', 'claude.ts', 'docs/agents.md.bak', 'mcp.json', 'x.git']) assert.ok(!isControlPath(p), p);
+});
+
+test('an approval binds content and mode: the same text as a symbolic link is not approved', () => {
+  const file = { path: '.claude/settings.json', oid: 'a'.repeat(40), mode: '100644' };
+  assert.ok(approvedAll([file], [file]));
+  assert.ok(!approvedAll([{ ...file, mode: '120000' }], [file]));
+  assert.ok(!approvedAll([{ ...file, oid: 'b'.repeat(40) }], [file]));
+  assert.ok(!approvedAll([file], []));
 });

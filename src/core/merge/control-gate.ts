@@ -34,16 +34,17 @@ export async function controlChanges(top: string, base: string, tree: string, fi
   const parts = splitZ(r.stdout);
   const out: ControlChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
-    const [, , , oid, status] = parts[i]!.split(' ');
-    out.push({ path: parts[i + 1]!, oid: status === 'D' ? null : oid! });
+    const [, mode, , oid, status] = parts[i]!.split(' ');
+    out.push({ path: parts[i + 1]!, oid: status === 'D' ? null : oid!, ...(status === 'D' ? {} : { mode: mode! }) });
   }
   return out;
 }
 
-/** Whether every change is one the user approved, to the byte. */
+/** Whether every change is one the user approved, to the byte and the mode (a link is not a file of the same text). */
 export function approvedAll(changes: readonly ControlChange[], approved: readonly ControlChange[] | null | undefined): boolean {
-  const ok = new Map((approved ?? []).map((c) => [c.path, c.oid]));
-  return changes.every((c) => ok.has(c.path) && ok.get(c.path) === c.oid);
+  const key = (c: ControlChange) => `${c.oid}:${c.mode ?? ''}`;
+  const ok = new Map((approved ?? []).map((c) => [c.path, key(c)]));
+  return changes.every((c) => ok.get(c.path) === key(c));
 }
 
 /** What the queue's host asks with: the Approver's file-change question (a diff with Allow / Deny). */
@@ -64,11 +65,10 @@ async function blob(top: string, rev: string, ctx: GitEnvOptions): Promise<strin
 
 /** The files' before (at `base`) and after (the merge) as the approver shows them. */
 export async function controlDiffs(top: string, base: string, changes: readonly ControlChange[], ctx: GitEnvOptions) {
-  return Promise.all(changes.map(async (c) => ({
-    path: c.path,
-    before: await blob(top, `${base}:${c.path}`, ctx),
-    after: c.oid ? (await blob(top, c.oid, ctx)) ?? '' : '',
-  })));
+  return Promise.all(changes.map(async (c) => {
+    const after = c.oid ? (await blob(top, c.oid, ctx)) ?? '' : '';
+    return { path: c.path, before: await blob(top, `${base}:${c.path}`, ctx), after: c.mode === '120000' ? `(a symbolic link to ${after})` : after };
+  }));
 }
 
 /** Asks the user about each control file the entry changes; true only if every one is allowed. */

@@ -10,7 +10,12 @@ export type MergeState = z.infer<typeof MergeState>;
 const sha = z.string().regex(/^[0-9a-f]{40,64}$/);
 
 /** A control path a merge changes (core/merge/control-gate.ts) and its new blob (null: deleted). */
-export const ControlChange = z.object({ path: z.string().min(1), oid: sha.nullable() });
+export const ControlChange = z.object({
+  path: z.string().min(1),
+  oid: sha.nullable(),
+  /** Its new mode (120000: a symbolic link, whose blob is the link's target). */
+  mode: z.string().regex(/^[0-7]{6}$/).optional(),
+});
 export type ControlChange = z.infer<typeof ControlChange>;
 
 /** How the scratch checkout was made ready to test (core/merge/scratch-prep.ts). */
