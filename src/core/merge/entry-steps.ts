@@ -67,8 +67,8 @@ export async function attempt(c: EntryCtx): Promise<Step> {
   if (!(await mine(c, { commit: m.commit, files: ch.files, ...(scratch ? { scratch } : {}) }))) return 'done';
   const made: Made = { into, base, commit: m.commit, tree: m.tree, ...ch };
   if (tests.length) {
-    const workdir = await ready(c, p, m.commit);
-    if (typeof workdir !== 'string') return workdir;
+    const { workdir, step } = await ready(c, p, m.commit);
+    if (step) return step;
     const test = (e: MergeEntry, dir: string) => runEntryTest(c.run.tests, e, dir, c.signal, { timeoutMs: c.w.testTimeoutMs, processes: c.w.processes });
     const r = await test(c.e, workdir);
     if (r.kind === 'aborted') return 'done';
@@ -92,10 +92,10 @@ async function checkoutAt(c: EntryCtx, p: RepoPaths, commit: string): Promise<{ 
 }
 
 /** The scratch checkout at `commit`, prepared (scratch-prep.ts): its workspace folder, or the entry failed at `prepare`. */
-async function ready(c: EntryCtx, p: RepoPaths, commit: string): Promise<string | Step> {
+async function ready(c: EntryCtx, p: RepoPaths, commit: string): Promise<{ workdir: string; step?: Step }> {
   const { workdir, made } = await checkoutAt(c, p, commit);
   const key = await lockKey(p.top, commit, p.subdir, c.w.git);
-  if (!made && c.run.prep?.key === key) return workdir;
+  if (!made && c.run.prep?.key === key) return { workdir };
   // A lockfile changed: what was prepared goes, and the checkout is prepared again.
   if (!made && c.run.prep) {
     c.run.prep = null;
@@ -106,13 +106,13 @@ async function ready(c: EntryCtx, p: RepoPaths, commit: string): Promise<string 
   const r = await prepareScratch(env, workdir, key);
   if ('failed' in r) {
     const f = r.failed;
-    return fail(c, `could not be tested: ${f.reason}`, {
+    return { workdir, step: await fail(c, `could not be tested: ${f.reason}`, {
       prepared: r.prepared, output_tail: tail(f.output) || null,
       failure: { step: 'prepare', fault: 'environment', why: 'the scratch checkout could not be prepared (worktree.setup)', exit_code: f.exit_code, first_errors: firstErrors(f.output) },
-    });
+    }) };
   }
   c.run.prep = r;
-  return (await mine(c, { prepared: r.prepared })) ? workdir : 'done';
+  return (await mine(c, { prepared: r.prepared })) ? { workdir } : { workdir, step: 'done' };
 }
 
 /**

@@ -130,9 +130,10 @@ export class QueueWorker {
         if (step === 'done') return;
         if (step === 'again' && ++moves >= 5) break;
       }
-      if (!ctl.signal.aborted && !this.disposed) await fail(c, 'could not be merged: the workspace branch kept moving meanwhile; retry it', {});
+      if (!ctl.signal.aborted && !this.disposed) await fail(c, 'could not be merged: the workspace branch kept moving meanwhile; retry it', { failure: { step: 'merge', fault: 'environment', why: 'the workspace branch moved under every attempt' } });
     } catch (err) {
-      await fail(c, `could not be merged: ${(err as Error).message}`, {}).catch(() => undefined);
+      const failure = { step: 'merge' as const, fault: 'environment' as const, why: 'git or the queue itself failed, not the branch' };
+      await fail(c, `could not be merged: ${(err as Error).message}`, { failure }).catch(() => undefined);
     } finally {
       clearInterval(beat);
       this.current = null;
