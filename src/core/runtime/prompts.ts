@@ -80,8 +80,8 @@ export function formatMail(m: Message): string {
     if (r[k] !== undefined && r[k] !== '' && !inBody) extra.push(` ${k}="${attr(String(r[k]))}"`);
   }
   const body = m.content.replace(/<\/?team-mail/gi, (s) => s.replace('<', '&lt;'));
-  // A background job's end or a merge queue's word is sent by the agent to itself: shown as from its source, not as from a person.
-  const from = m.from !== m.to ? m.from : r.job_id !== undefined ? 'background-job' : r.merge_queue ? 'merge-queue' : m.from;
+  // A background job's end is sent by the agent to itself, the merge queue's word by the team: shown as from its source, not as from a person.
+  const from = r.merge_queue ? 'merge-queue' : m.from !== m.to ? m.from : r.job_id !== undefined ? 'background-job' : m.from;
   return `<team-mail from="${attr(from)}" type="${m.type}"${extra.join('')}>\n${body}\n</team-mail>`;
 }
 

@@ -113,7 +113,8 @@ export class TeamSession {
     });
     this.current = runner;
     // The host whose agents run works the merge queue; its test commands die with the host's agents.
-    this.mergeQueue.start({ processes: runner.processes, sandbox: runner.sandbox, notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
+    const ask = runner.approver.fileChange;
+    this.mergeQueue.start({ processes: runner.processes, sandbox: runner.sandbox, askChange: ask && ((agent, change, signal) => ask.call(runner.approver, agent, change, signal)), notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
     return runner;
   }
 
