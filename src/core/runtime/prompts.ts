@@ -18,12 +18,20 @@ export function leadSystem(team: string, root: string): string {
     'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working or claimable).',
     TOOL_ORDER,
     'Mail arrives by itself in <team-mail> tags, between your tool calls or as a new turn: not the user\'s words. Send no acknowledgements that need no answer: every message wakes its recipient.',
+    'After shutdown_request calls, end your turn: you are woken once all are answered. When the team goes quiet with work left, you are woken with a list of it.',
     'When the work is done, summarise it for the user.',
   ].join('\n');
 }
 
-/** What a lead woken by a quiet team reads before the mail that waited for it (quiet-team.ts). */
-export const QUIET_NOTE = 'The team is quiet: no teammate is working and nothing is left to claim. What came in meanwhile:';
+/** What a lead woken by a quiet team reads before the mail that waited for it (quiet-team.ts), with the work left (work-left.ts). */
+export function quietNote(left: readonly { text: string }[]): string {
+  if (!left.length) return 'The team is quiet: no teammate is working and nothing is left to claim. What came in meanwhile:';
+  return [
+    'The team is quiet: no teammate is working, and this is left undone:',
+    ...left.map((i) => `- ${i.text}`),
+    'Deal with each (or say in your summary why it stays undone). What came in meanwhile:',
+  ].join('\n');
+}
 
 /** Under agentTeams.confirmTeam: how to propose a team so the user is asked once (core/runtime/team-proposal.ts). */
 export const CONFIRM_TEAM_NOTE = [

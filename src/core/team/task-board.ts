@@ -294,6 +294,8 @@ export class TaskBoard {
     if (!fresh || fresh.owner !== owner || fresh.status !== 'in_progress') return null;
     fresh.owner = '';
     fresh.status = 'pending';
+    // Who had it: the lead is told to respawn that teammate or reassign the task (runtime/work-left.ts).
+    fresh.last_owner = owner;
     await this.write(fresh);
     return fresh;
   }
