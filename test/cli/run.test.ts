@@ -2,14 +2,18 @@
 // output format, --with, waiting for a working teammate, --timeout, a failing model call,
 // questions denied and reported, and bad prompts.
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { detectEngine } from '../../src/core/sandbox/engine';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fault, reply, toolUse } from '../fake-api';
 import { tempDir } from '../helpers/tmp';
 import { cleanEnv, fakeApi, runCli } from './cli-proc';
 
-const envFor = (url: string) => cleanEnv({ ANTHROPIC_API_KEY: 'sk-test-cli', ANTHROPIC_BASE_URL: url });
+const envFor = (url: string, extra: NodeJS.ProcessEnv = {}) => cleanEnv({ ANTHROPIC_API_KEY: 'sk-test-cli', ANTHROPIC_BASE_URL: url, ...extra });
+const execp = promisify(execFile);
 const run = (root: string, url: string, args: string[], input?: string) => runCli(['run', '--root', root, '--idle-timeout', '0', '--trust', ...args], { env: envFor(url), input });
 
 test('run: text prints the lead\'s final words; a command nobody allowed is denied and reported, never asked', async (t) => {
@@ -111,6 +115,25 @@ test('run: work left blocked — a teammate\'s plan nobody answered, a task pend
   const text = await run(root, api.url, ['Anything else?']);
   assert.equal(text.code, 1, text.stderr);
   assert.match(text.stdout, /^I will not decide that now\.\n\nLeft blocked \(exit 1\):\n- task #1 "release notes" is pending/m);
+});
+
+test('run: nothing it started outlives it — no process, no folder under the temp dir, no sandbox or socket folder', async (t) => {
+  if (!(await detectEngine()).engine) return void t.skip('no sandbox on this machine');
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  const tmp = await tempDir(t, 'agent-teams-runtmp-');
+  const sockets = `/tmp/agent-teams-${process.getuid!()}`;
+  const socketsBefore = new Set(await readdir(sockets).catch(() => [] as string[]));
+  const sleep = `sleep 300.${process.pid}`; // a name no other process on the machine has
+  api.script('lead', reply(toolUse('bash', { command: `${sleep} & echo started` }), toolUse('spawn_teammate', { name: 'amy', role: 'dev', prompt: 'Run it.' })), 'Done.');
+  api.script('amy', reply(toolUse('bash', { command: `echo amy > /tmp/x; (${sleep} &) ; echo ok` })), reply(toolUse('idle', {})));
+  const r = await runCli(['run', '--root', root, '--idle-timeout', '0', '--trust', '--bash', 'allow', 'Start things.'], { env: envFor(api.url, { TMPDIR: tmp }) });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(await readdir(tmp), [], 'the temp dir is empty again');
+  const socketsAfter = (await readdir(sockets).catch(() => [] as string[])).filter((n) => !socketsBefore.has(n));
+  assert.deepEqual(socketsAfter, [], 'no socket folder left');
+  const { stdout } = await execp('pgrep', ['-f', sleep]).catch(() => ({ stdout: '' }));
+  assert.equal(stdout.trim(), '', 'no process left');
 });
 
 test('run --timeout ends a run that does not finish: exit 1, the error says so, nothing left running', async (t) => {
