@@ -216,7 +216,12 @@ export class CommandSandbox {
     await Promise.all(boxes.map(async (b) => {
       (await b.net?.catch(() => null))?.close();
       await (await b.proxy.catch(() => null))?.close();
+      // Nothing the host made outlives it: each box's /tmp and socket folder (docs/headless.md).
+      await Promise.all([b.tmpDir, b.socketDir].map((d) => rm(d, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined)));
     }));
+    // The shared folders go once no other session on this folder has a box in them.
+    if ((await readdir(this.base).catch(() => [])).every((n) => n === 'empty')) await rm(this.base, { recursive: true, force: true }).catch(() => undefined);
+    await rmdir(dirname(this.base)).catch(() => undefined);
   }
 
   /** The agent's network namespace, started on its first command and again if it ended. */

@@ -173,6 +173,15 @@ export class TeamSession {
     return this.current?.lead.busy ?? false;
   }
 
+  /**
+   * Whether the team is at rest here — the lead between turns with no wake due, no teammate
+   * working or able to take a task, no merge being tested — and what it left undone (a
+   * headless run ends at rest and reports the rest as `blocked`: docs/headless.md).
+   */
+  rest(): Promise<{ atRest: boolean; left: Array<{ key: string; text: string }> }> {
+    return this.current?.rest() ?? Promise.resolve({ atRest: true, left: [] });
+  }
+
   /** A team exists once it has members or the lead has a conversation. */
   async hasTeam(): Promise<boolean> {
     const [members, lead] = await Promise.all([
