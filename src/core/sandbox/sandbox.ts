@@ -3,7 +3,7 @@
 // refused under `required`, with one notice under `auto`. Owns each agent's private /tmp and
 // network proxy, the hosts allowed this session, and the read-only guards it mounts.
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
