@@ -1,6 +1,7 @@
 // `agent-teams run` (docs/headless.md) driven as a process against the fake API: every
 // output format, --with, waiting for a working teammate, --timeout, a failing model call,
 // questions denied and reported, and bad prompts.
+import { createHash } from 'node:crypto';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -130,7 +131,9 @@ test('run: nothing it started outlives it — no process, no folder under the te
   const r = await runCli(['run', '--root', root, '--idle-timeout', '0', '--trust', '--bash', 'allow', 'Start things.'], { env: envFor(api.url, { TMPDIR: tmp }) });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(await readdir(tmp), [], 'the temp dir is empty again');
-  const socketsAfter = (await readdir(sockets).catch(() => [] as string[])).filter((n) => !socketsBefore.has(n));
+  // Only this run's: other test files running meanwhile have boxes of their own there.
+  const mine = `${createHash('sha256').update(root).digest('hex').slice(0, 12)}-`;
+  const socketsAfter = (await readdir(sockets).catch(() => [] as string[])).filter((n) => !socketsBefore.has(n) && n.startsWith(mine));
   assert.deepEqual(socketsAfter, [], 'no socket folder left');
   const { stdout } = await execp('pgrep', ['-f', sleep]).catch(() => ({ stdout: '' }));
   assert.equal(stdout.trim(), '', 'no process left');
