@@ -17,6 +17,9 @@ export interface TestEngine {
   host: string;
   image: string;
   stop(): Promise<void>;
+  /** Stops and starts the engine's service again (the containers go on); the test engine only. */
+  down?(): Promise<void>;
+  up?(): Promise<void>;
 }
 
 let provisioned: Promise<{ ok: boolean; reason?: string; conf?: string; image?: string }> | undefined;
@@ -49,23 +52,40 @@ export async function startTestEngine(): Promise<TestEngine | { skip: string }> 
   if (!p.ok) return { skip: `no container engine on this machine: ${p.reason}` };
   const dir = await mkdtemp(join(tmpdir(), 'agent-teams-podman-'));
   const host = `unix://${join(dir, 'podman.sock')}`;
-  const child: ChildProcess = spawn('podman', ['system', 'service', '--time=0', host], {
-    detached: true, stdio: 'ignore', env: { ...process.env, CONTAINERS_CONF: p.conf! },
-  });
+  let service = serve(host, p.conf!);
   const stop = async () => {
-    if (child.exitCode === null) {
+    await service.stop();
+    await rm(dir, { recursive: true, force: true });
+  };
+  if (!(await answers(host, 15_000))) {
+    await stop();
+    return { skip: 'podman system service did not answer within 15 s' };
+  }
+  return {
+    host, image: p.image!, stop,
+    down: () => service.stop(),
+    up: async () => {
+      if (service.running()) return;
+      service = serve(host, p.conf!); if (!(await answers(host, 15_000))) throw new Error('podman did not come back'); },
+  };
+}
+
+/** `podman system service` on `host`, in a process group of its own. */
+function serve(host: string, conf: string): { stop(): Promise<void>; running(): boolean } {
+  const child: ChildProcess = spawn('podman', ['system', 'service', '--time=0', host], {
+    detached: true, stdio: 'ignore', env: { ...process.env, CONTAINERS_CONF: conf },
+  });
+  child.on('error', () => undefined);
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    running,
+    stop: async () => {
+      if (!running()) return;
       const exited = new Promise((r) => child.once('exit', r));
       try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* gone */ }
       const late = setTimeout(() => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* gone */ } }, 3000);
       await exited;
       clearTimeout(late);
-    }
-    await rm(dir, { recursive: true, force: true });
+    },
   };
-  child.on('error', () => undefined);
-  if (!(await answers(host, 15_000))) {
-    await stop();
-    return { skip: 'podman system service did not answer within 15 s' };
-  }
-  return { host, image: p.image!, stop };
 }
