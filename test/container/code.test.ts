@@ -5,15 +5,14 @@
 import assert from 'node:assert/strict';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { startTestEngine, type TestEngine } from './engine-fixture';
+import { test } from 'node:test';
+import { engineForFile } from './engine-fixture';
 import { backendFor, gitIn, RUN, userRepo } from './helpers';
 
-let engine: TestEngine | { skip: string };
-before(async () => { engine = await startTestEngine(); if ('skip' in engine) console.log(`# SKIP container tests: ${engine.skip}`); });
-after(async () => { if (!('skip' in engine)) await engine.stop(); });
+const testEngine = engineForFile();
 
 test('the branch goes in as a clone of its own; commits made inside come back onto team/<name>', async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   const root = await userRepo(t, ['ed']);
   // Things of the user's repository that must not reach the container.
@@ -47,6 +46,7 @@ test('the branch goes in as a clone of its own; commits made inside come back on
 });
 
 test("a container that bundles other branches changes none of the user's, and no hook of the user's runs", async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   const root = await userRepo(t, ['flo']);
   const mainBefore = await gitIn(root, 'rev-parse', 'main');

@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { after, before } from 'node:test';
 import { connectEngine } from '../../src/core/container/engine';
 
 const repo = join(__dirname, '..', '..', '..');
@@ -88,4 +89,18 @@ function serve(host: string, conf: string): { stop(): Promise<void>; running(): 
       clearTimeout(late);
     },
   };
+}
+
+/**
+ * One engine for the test file that calls this (at load): started before its tests, stopped
+ * after them; the getter gives it, or the reason to skip (printed once).
+ */
+export function engineForFile(): () => TestEngine | { skip: string } {
+  let engine: TestEngine | { skip: string } = { skip: 'the engine was not started' };
+  before(async () => {
+    engine = await startTestEngine();
+    if ('skip' in engine) console.log(`# SKIP container tests: ${engine.skip}`);
+  });
+  after(async () => { if (!('skip' in engine)) await engine.stop(); });
+  return () => engine;
 }

@@ -3,15 +3,14 @@
 // kills the command's whole process group, output past the cap keeps its head and tail, and the
 // command sees nothing of the host (no key in its environment, no engine socket).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { startTestEngine, type TestEngine } from './engine-fixture';
+import { test } from 'node:test';
+import { engineForFile } from './engine-fixture';
 import { backendFor, RUN, userRepo } from './helpers';
 
-let engine: TestEngine | { skip: string };
-before(async () => { engine = await startTestEngine(); if ('skip' in engine) console.log(`# SKIP container tests: ${engine.skip}`); });
-after(async () => { if (!('skip' in engine)) await engine.stop(); });
+const testEngine = engineForFile();
 
 test('a command runs in the container: interleaved output, exit code, working folder, a missing folder said', async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   const root = await userRepo(t, ['ann']);
   const b = backendFor(t, engine, root);
@@ -29,6 +28,7 @@ test('a command runs in the container: interleaved output, exit code, working fo
 });
 
 test('a timeout and an abort kill the command and everything it started; the next command runs', async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   const root = await userRepo(t, ['bo']);
   const b = backendFor(t, engine, root);
@@ -51,6 +51,7 @@ test('a timeout and an abort kill the command and everything it started; the nex
 });
 
 test('output past the cap keeps its head and tail, and says how much was cut', async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   const root = await userRepo(t, ['cy']);
   const b = backendFor(t, engine, root);
@@ -64,6 +65,7 @@ test('output past the cap keeps its head and tail, and says how much was cut', a
 });
 
 test("a command sees nothing of the host: not the key, not the engine's socket, not the user's repository", async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   const root = await userRepo(t, ['di']);
   process.env.ANTHROPIC_API_KEY = 'sk-ant-test-do-not-leak';

@@ -3,16 +3,14 @@
 // stopped, removed, pruned; placed on a reachable engine when another does not answer; a lost
 // engine an error on that teammate only.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { connectEngine } from '../../src/core/container/engine';
 import { createOptions } from '../../src/core/container/lifecycle';
 import { leastBusy } from '../../src/core/container/placement';
-import { startTestEngine, type TestEngine } from './engine-fixture';
+import { engineForFile, type TestEngine } from './engine-fixture';
 import { backendFor, RUN, userRepo } from './helpers';
 
-let engine: TestEngine | { skip: string };
-before(async () => { engine = await startTestEngine(); if ('skip' in engine) console.log(`# SKIP container tests: ${engine.skip}`); });
-after(async () => { if (!('skip' in engine)) await engine.stop(); });
+const testEngine = engineForFile();
 
 test('the create request shares nothing of the host: no bind, no mount, network none, limits applied', () => {
   const o = createOptions({ team: 't', agent: 'a', branch: 'team/a', workspace: '/home/u/repo', image: 'img', settings: { network: 'none', cpus: 1.5, memoryBytes: 2 ** 30 } });
@@ -27,6 +25,7 @@ test('the create request shares nothing of the host: no bind, no mount, network 
 });
 
 test('after a restart of the host the same container is found by its labels, its work kept, never a second', async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   const root = await userRepo(t, ['gus']);
   const teamName = `restart${process.pid}`;
@@ -48,16 +47,17 @@ test('after a restart of the host the same container is found by its labels, its
   assert.equal(again.created, false);
   assert.equal(again.clone, 'kept');
   assert.equal((await second.exec('gus', 'cat wip.txt', RUN)).output, 'uncommitted\n');
-  assert.equal((await second.list()).length, 1);
+  assert.equal((await second.list()).containers.length, 1);
 });
 
 test('stop keeps the container, remove and prune take it away; prune spares the living', async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   const root = await userRepo(t, ['hal', 'ivy']);
   const b = backendFor(t, engine, root);
   await Promise.all([b.start('hal'), b.start('ivy')]);
   assert.equal(await b.stop('hal'), true);
-  const rows = await b.list();
+  const rows = (await b.list()).containers;
   assert.deepEqual(rows.map((r) => [r.agent, r.state]).sort(), [['hal', 'exited'], ['ivy', 'running']]);
   // A stopped teammate that comes back gets its container (and clone) again.
   const back = await b.start('hal');
@@ -65,12 +65,13 @@ test('stop keeps the container, remove and prune take it away; prune spares the 
   assert.equal((await b.exec('hal', 'git rev-parse --abbrev-ref HEAD', RUN)).output, 'team/hal\n');
   const pruned = await b.prune((agent) => agent === 'ivy');
   assert.deepEqual(pruned.map((r) => r.agent), ['hal']);
-  assert.deepEqual((await b.list()).map((r) => r.agent), ['ivy']);
+  assert.deepEqual((await b.list()).containers.map((r) => r.agent), ['ivy']);
   assert.equal(await b.remove('ivy'), true);
-  assert.deepEqual(await b.list(), []);
+  assert.deepEqual((await b.list()).containers, []);
 });
 
 test('placement: the least busy reachable engine; an engine that does not answer is passed over', async (t) => {
+  const engine = testEngine();
   assert.equal(leastBusy([{ url: 'a', running: 3 }, { url: 'b', running: 1 }, { url: 'c', running: 1 }]), 'b');
   assert.equal(leastBusy([{ url: 'a', error: 'down' }, { url: 'b', running: 9 }]), 'b');
   assert.equal(leastBusy([{ url: 'a', error: 'down' }]), undefined);
@@ -82,6 +83,7 @@ test('placement: the least busy reachable engine; an engine that does not answer
 });
 
 test('a lost engine is an error on that teammate, said clearly, and retried on its next command', async (t) => {
+  const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
   if (!engine.down || !engine.up) return t.skip('the engine under test cannot be stopped by the test');
   const root = await userRepo(t, ['kim']);

@@ -160,19 +160,24 @@ export class ContainerBackend {
     return this.onEveryHost((e) => removeContainer(e, this.team, agent));
   }
 
-  /** This team's containers on every reachable engine. */
-  async list(): Promise<ContainerListing[]> {
-    const out: ContainerListing[] = [];
+  /** This team's containers on every engine, and the engines that did not answer. */
+  async list(): Promise<{ containers: ContainerListing[]; unreachable: { host: string; error: string }[] }> {
+    const containers: ContainerListing[] = [];
+    const unreachable: { host: string; error: string }[] = [];
     for (const host of await this.hosts()) {
-      const rows = await listContainers(await this.engine(host), this.team).catch(() => []);
-      out.push(...rows.map((r) => ({ ...r, host })));
+      try {
+        const rows = await listContainers(await this.engine(host), this.team);
+        containers.push(...rows.map((r) => ({ ...r, host })));
+      } catch (e) {
+        unreachable.push({ host, error: (e as Error).message });
+      }
     }
-    return out;
+    return { containers, unreachable };
   }
 
   /** Removes the containers of this team's agents for which `alive` is false; returns them. */
   async prune(alive: (agent: string) => boolean): Promise<ContainerListing[]> {
-    const gone = (await this.list()).filter((r) => !alive(r.agent));
+    const gone = (await this.list()).containers.filter((r) => !alive(r.agent));
     for (const r of gone) {
       await this.detach(r.agent);
       await removeContainer(await this.engine(r.host), this.team, r.agent);
