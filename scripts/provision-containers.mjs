@@ -12,9 +12,10 @@
 // Usage: node scripts/provision-containers.mjs   (prints one JSON line: {ok, conf, image, …})
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export const IMAGE = 'localhost/agent-teams-e2e:bookworm';
 export const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'agent-teams-e2e', 'containers');
@@ -116,4 +117,5 @@ export async function provisionContainers() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await provisionContainers()));
+// Run as a script (also through a symlink, as `npm run bench` does from its shadow copy).
+if (process.argv[1] && fileURLToPath(import.meta.url) === (await realpath(process.argv[1]).catch(() => ''))) console.log(JSON.stringify(await provisionContainers()));

@@ -27,7 +27,8 @@ let provisioned: Promise<{ ok: boolean; reason?: string; conf?: string; image?: 
 
 function provision() {
   provisioned ??= promisify(execFile)(process.execPath, [join(repo, 'scripts', 'provision-containers.mjs')], { timeout: 600_000 })
-    .then(({ stdout }) => JSON.parse(stdout.trim().split('\n').pop()!), (e: Error) => ({ ok: false, reason: `provisioning failed: ${e.message}` }));
+    .then(({ stdout }) => JSON.parse(stdout.trim().split('\n').pop()!))
+    .catch((e: Error) => ({ ok: false, reason: `provisioning failed: ${e.message}` }));
   return provisioned;
 }
 

@@ -62,6 +62,26 @@ test('output past the cap keeps its head and tail, and says how much was cut', a
   assert.match(r.output, /LAST\n$/);
   assert.match(r.output, /\[\.\.\. \d+ bytes truncated \.\.\.\]/);
   assert.ok(r.output.length < 1200, `capped: ${r.output.length}`);
+  // Under the cap, whatever its size, it comes whole: a short answer, a long one, text in UTF-8.
+  const long = await b.exec('cy', 'seq 1 2000', RUN);
+  assert.equal(long.output, `${Array.from({ length: 2000 }, (_, i) => i + 1).join('\n')}\n`);
+  assert.equal(long.truncated, false);
+  assert.equal((await b.exec('cy', 'echo "héllo ✓"', RUN)).output, 'héllo ✓\n');
+});
+
+test('commands run at once each get their own output and exit code', async (t) => {
+  const engine = testEngine();
+  if ('skip' in engine) return t.skip(engine.skip);
+  const root = await userRepo(t, ['dot']);
+  const b = backendFor(t, engine, root);
+  await b.start('dot');
+  const n = 12;
+  const results = await Promise.all(Array.from({ length: n }, (_, i) => b.exec('dot', `sleep 0.$((RANDOM % 3)); seq ${i} ${i + (i % 2 ? 2000 : 3)} | tr -d '\\n' | head -c ${i % 2 ? 6000 : 50}; echo; exit ${i}`, RUN)));
+  results.forEach((r, i) => {
+    assert.equal(r.exitCode, i);
+    assert.ok(r.output.startsWith(String(i)), `command ${i}: ${r.output.slice(0, 40)}`);
+    assert.equal(r.output.length, (i % 2 ? 6000 : Math.min(50, r.output.length - 1)) + 1);
+  });
 });
 
 test("a command sees nothing of the host: not the key, not the engine's socket, not the user's repository", async (t) => {

@@ -5,12 +5,19 @@
 // costs a few. Each command runs as the leader of its own session (setsid), so a timeout or an
 // abort kills its whole process group, as on the host (src/core/exec/shell.ts).
 //
-// Wire format, one line each way, fields separated by one space:
-//   host → loop   `run <id> <maxBytes> <cwd base64> <command base64>` · `kill <id> <TERM|KILL>`
-//   loop → host   `<id> o <base64 of ≤3000 output bytes>` (stdout and stderr interleaved)
-//                 `<id> s <bytes cut from the middle>` · `<id> x <exit status>`
-// Lines are under 4096 bytes, so concurrent commands' lines never interleave (pipe writes of
-// up to PIPE_BUF bytes are atomic). The image needs bash, coreutils and util-linux's setsid.
+// Wire format (fields separated by one space; lengths in bytes):
+//   host → loop   `run <id> <maxBytes> <cwd length> <command length>\n<cwd><command>`
+//                 `kill <id> <TERM|KILL>`
+//   loop → host   `<id> r <exit status> <output>` — the usual answer: output under 2000 bytes
+//                 (stdout and stderr interleaved) with `\` and newlines escaped as `\\` and
+//                 `\n`, in one line (bash writes stdout line by line), no process started;
+//                 longer output: `<id> o <base64 of ≤3000 bytes>` lines, `<id> s <bytes cut
+//                 from the middle>` when over the cap, then `<id> x <exit status>`;
+//                 `<id> e cwd` when the working folder does not exist.
+// Every write is under 4096 bytes, so concurrent commands' answers never interleave (pipe
+// writes of up to PIPE_BUF bytes are atomic). Per command the loop starts three processes (the
+// job, the command's bash, one rm): each fork counts on a loaded machine. The image needs bash,
+// coreutils and util-linux's setsid.
 import type { Duplex } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
@@ -22,28 +29,34 @@ d=/tmp/.agent-teams-exec
 mkdir -p "$d"
 emit() { base64 -w 3000 "$3" | while IFS= read -r l; do printf '%s %s %s\n' "$1" "$2" "$l"; done; }
 job() {
-  local id=$1 cap=$2 out="$d/$1.out" code size h t
-  if cd -- "$3" 2>"$out"; then
+  local id=$1 cap=$2 out="$d/$1" code buf size h t
+  if cd -- "$3" 2>/dev/null; then
     setsid bash -o pipefail -c "$4" </dev/null >"$out" 2>&1 &
-    echo $! >"$d/$id.pid"
+    echo $! >"$out.p"
     wait $!; code=$?
   else
-    printf '%s e cwd\n' "$id"; code=126
+    printf '%s e cwd\n' "$id"; : >"$out"; code=126
   fi
-  size=$(stat -c %s "$out")
-  if [ "$size" -le "$cap" ]; then emit "$id" o "$out"
+  IFS= read -r -N 2000 buf <"$out"
+  if [ "${"$"}{#buf}" -lt 2000 ]; then
+    buf=${"$"}{buf//\\/\\\\}
+    printf '%s r %s %s\n' "$id" "$code" "${"$"}{buf//$'\n'/\\n}"
   else
-    h=$((cap * 6 / 10)); t=$((cap - h))
-    head -c "$h" "$out" >"$out.h"; tail -c "$t" "$out" >"$out.t"
-    emit "$id" o "$out.h"; printf '%s s %s\n' "$id" "$((size - h - t))"; emit "$id" o "$out.t"
+    size=$(stat -c %s "$out")
+    if [ "$size" -le "$cap" ]; then emit "$id" o "$out"
+    else
+      h=$((cap * 6 / 10)); t=$((cap - h))
+      head -c "$h" "$out" >"$out.h"; tail -c "$t" "$out" >"$out.t"
+      emit "$id" o "$out.h"; printf '%s s %s\n' "$id" "$((size - h - t))"; emit "$id" o "$out.t"
+    fi
+    printf '%s x %s\n' "$id" "$code"
   fi
-  printf '%s x %s\n' "$id" "$code"
-  rm -f "$out" "$out.h" "$out.t" "$d/$id.pid"
+  rm -f -- "$out" "$out.p" "$out.h" "$out.t"
 }
 while IFS=' ' read -r op id a b c; do
   case $op in
-    run) job "$id" "$a" "$(printf %s "$b" | base64 -d)" "$(printf %s "$c" | base64 -d)" & ;;
-    kill) read -r p <"$d/$id.pid" 2>/dev/null && kill -s "$a" -- "-$p" 2>/dev/null ;;
+    run) IFS= read -r -N "$b" cwd; IFS= read -r -N "$c" cmd; job "$id" "$a" "$cwd" "$cmd" & ;;
+    kill) read -r p <"$d/$id.p" 2>/dev/null && kill -s "$a" -- "-$p" 2>/dev/null ;;
   esac
 done
 `;
@@ -73,7 +86,7 @@ interface Pending {
 export class CommandLoop {
   private readonly pending = new Map<string, Pending>();
   private nextId = 0;
-  private partial = '';
+  private inbox: Buffer = Buffer.alloc(0);
   private ended: string | null = null;
   private stderrTail = '';
 
@@ -146,8 +159,9 @@ export class CommandLoop {
         lost: (why) => settle({ exitCode: null, signal: null, output: this.text(entry), truncated: entry.cut > 0, timedOut: false, aborted: reason === 'abort', error: why }),
       };
       this.pending.set(id, entry);
-      const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
-      this.send(`run ${id} ${cap} ${b64(opts.cwd)} ${b64(command)}`);
+      const cwd = Buffer.from(opts.cwd, 'utf8');
+      const cmd = Buffer.from(command.replace(/\0/g, ''), 'utf8');
+      this.send(`run ${id} ${cap} ${cwd.length} ${cmd.length}\n${cwd.toString('utf8')}${cmd.toString('utf8')}`, true);
     });
   }
 
@@ -157,8 +171,8 @@ export class CommandLoop {
     this.onEnd('the command loop was closed');
   }
 
-  private send(line: string): void {
-    if (!this.ended) this.stream.write(`${line}\n`);
+  private send(text: string, raw = false): void {
+    if (!this.ended) this.stream.write(raw ? text : `${text}\n`);
   }
 
   private text(p: Pending): string {
@@ -169,18 +183,24 @@ export class CommandLoop {
   }
 
   private onData(b: Buffer): void {
-    const lines = (this.partial + b.toString('latin1')).split('\n');
-    this.partial = lines.pop() ?? '';
-    for (const line of lines) {
-      const [id, kind, rest = ''] = line.split(' ', 3);
-      const p = this.pending.get(id!);
-      if (!p) continue;
-      if (kind === 'o') p.parts.push(Buffer.from(rest, 'base64'));
-      else if (kind === 's') {
-        p.cut = Number(rest);
+    this.inbox = this.inbox.length ? Buffer.concat([this.inbox, b]) : b;
+    for (;;) {
+      const nl = this.inbox.indexOf(10);
+      if (nl < 0) return;
+      const [id = '', kind, f1 = ''] = this.inbox.subarray(0, nl).toString('latin1').split(' ');
+      const p = this.pending.get(id);
+      if (kind === 'r') {
+        // The rest of the line is the output, `\\` and newlines escaped.
+        const rest = this.inbox.subarray(0, nl).toString('latin1').split(' ').slice(3).join(' ');
+        p?.parts.push(Buffer.from(rest.replace(/\\(\\|n)/g, (_, c: string) => (c === 'n' ? '\n' : '\\')), 'latin1'));
+        p?.done(Number(f1));
+      } else if (p && kind === 'o') p.parts.push(Buffer.from(f1, 'base64'));
+      else if (p && kind === 's') {
+        p.cut = Number(f1);
         p.headLen = p.parts.reduce((n, x) => n + x.length, 0);
-      } else if (kind === 'e') p.badCwd = true;
-      else if (kind === 'x') p.done(Number(rest));
+      } else if (p && kind === 'e') p.badCwd = true;
+      else if (p && kind === 'x') p.done(Number(f1));
+      this.inbox = this.inbox.subarray(nl + 1);
     }
   }
 
