@@ -4,7 +4,9 @@
 // (decideCommand, the same the bash tool uses, and the sandbox's host check for the hosts each
 // command reaches), counting the questions the user gets sandboxed (autoAllow) and as before
 // (no sandbox, toolApproval.bash = ask, no rules). Tunables (env): BENCH_SANDBOX_RUNS (100).
+import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runShell } from '../src/core/exec/shell';
@@ -37,6 +39,9 @@ const SESSION: Array<{ command: string; hosts?: Array<[string, number]>; backgro
 
 async function execMs(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'agent-teams-bench-sandbox-'));
+  // A repository, as a team's folder is: the git folder's guards and the nested-repository
+  // check after each command (docs/security.md, "The policy table") are in the figure.
+  await promisify(execFile)('git', ['init', '-q'], { cwd: root });
   const settings: SandboxSettings = { ...DEFAULT_SANDBOX };
   const sandbox = new CommandSandbox({ root, settings: () => settings, rules: () => undefined, notice: () => undefined });
   try {

@@ -195,6 +195,16 @@ describe('model client', () => {
     assert.match(reasons[1], /network error/);
   });
 
+  test('a slow answer whose stream sends only pings for longer than the stall watchdog is alive: not cut, not sent again', async () => {
+    api.script('alice', shaped('slow but sure', { pings: { after: 1, forMs: 800, everyMs: 50 } }));
+    const statuses: ModelStatus[] = [];
+    const r = await client({ streamIdleMs: 250 }).send({ system: SYSTEM, messages: hello, onStatus: (s) => statuses.push(s) });
+    assert.deepEqual(r.content, [{ type: 'text', text: 'slow but sure' }]);
+    assert.equal(r.attempts, 1);
+    assert.equal(api.requests().length, 1, 'the request was not sent again');
+    assert.deepEqual(statuses.filter((s) => s.state === 'retrying'), []);
+  });
+
   test('network error (nothing listening) is retried, then fails as network', async () => {
     const gone = await startFakeApi();
     const url = gone.url;

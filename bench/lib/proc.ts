@@ -32,7 +32,9 @@ export function startChild<R>(script: string, args: string[]): Child<R> {
       else for (const l of listeners) l(msg);
     });
     proc.on('error', reject);
-    proc.on('exit', (code, signal) => {
+    // 'close', not 'exit': on a loaded machine 'exit' can come before the last IPC message
+    // (the child's `done`) has been read, which read as "exited with 0 (no result)".
+    proc.on('close', (code, signal) => {
       if (result && code === 0) resolve(result.value);
       else reject(new Error(`${script} ${args.join(' ')} exited with ${code ?? signal} ${result ? '' : '(no result)'}`));
     });

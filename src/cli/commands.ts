@@ -9,7 +9,7 @@ import { hooksCommand } from './hooks-commands';
 import { inboxCommand, requestsCommand, tasksCommand, teamCommand } from './read-commands';
 import { approve, broadcast, reject, send, shutdown, taskAdd, taskDone, taskUnblock } from './write-commands';
 import { mcpCommand } from './mcp-commands';
-import { queueAddCommand, queueCancelCommand, queueCommand } from './queue-commands';
+import { queueAddCommand, queueApproveCommand, queueCancelCommand, queueCommand } from './queue-commands';
 import { sandboxCommand } from './sandbox-command';
 import { changesCommand, exportCommand, logCommand } from './watch-commands';
 import { worktreeDiff, worktreeKeep, worktreeMerge, worktreeRemove, worktrees } from './worktree-commands';
@@ -77,6 +77,7 @@ export const COMMANDS: Command[] = [
   queueCommand,
   queueAddCommand,
   queueCancelCommand,
+  queueApproveCommand,
 ];
 
 /** Options of the interactive session (no command). */

@@ -64,14 +64,22 @@ export const queueCancelCommand = actionCommand(ACTIONS.queueCancel, {
   args: (ctx) => ({ teammate: oneName(ctx.args, ctx.usage, UsageError) }),
 });
 
-/** `/queue` alone lists; `/queue add|cancel|retry <name>` are the actions. */
-const usage = '/queue [add|cancel|retry <name>]';
+export const queueApproveCommand = actionCommand(ACTIONS.queueApprove, {
+  words: ['queue', 'approve'], synopsis: '<name> [--yes] [--json]',
+  summary: 'show the diff of the control files a held merge changes; with --yes, approve exactly those changes and queue it again',
+  options: { ...json, yes: { type: 'boolean' } },
+  args: (ctx) => ({ teammate: oneName(ctx.args, ctx.usage, UsageError), yes: ctx.opts.yes === true }),
+});
+
+/** `/queue` alone lists; `/queue add|cancel|retry|approve <name>` are the actions. */
+const usage = '/queue [add|cancel|retry|approve <name>]';
 const nameArg = (words: string[]) => ({ teammate: oneName(words, usage, ReplUsageError) });
 const refusal = (err: unknown) => (err instanceof ActionError ? new ReplUsageError(err.message) : err);
 const VERBS: Record<string, SlashCommand> = {
   add: slashAction(ACTIONS.queueAdd, { usage, args: nameArg, failure: refusal }),
   cancel: slashAction(ACTIONS.queueCancel, { usage, args: nameArg, failure: refusal }),
   retry: slashAction(ACTIONS.queueRetry, { usage, args: nameArg, failure: refusal }),
+  approve: slashAction(ACTIONS.queueApprove, { usage, args: nameArg, failure: refusal }),
 };
 
 export const QUEUE_SLASH_COMMAND: SlashCommand = {

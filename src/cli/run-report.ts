@@ -16,9 +16,11 @@ export interface RunReport {
   changes: Array<{ agent: string; path: string; tool: string; task: number | null; ts: number }>;
   errors: string[];
   denied: Denial[];
+  /** What the team left undone at rest (runtime/work-left.ts): a non-empty list makes the exit code 1. */
+  blocked: string[];
 }
 
-export async function runReport(rt: TeamSession, model: string, r: Pick<RunReport, 'result' | 'exit_code' | 'duration_ms' | 'timed_out' | 'errors' | 'denied'>): Promise<RunReport> {
+export async function runReport(rt: TeamSession, model: string, r: Pick<RunReport, 'result' | 'exit_code' | 'duration_ms' | 'timed_out' | 'errors' | 'denied' | 'blocked'>): Promise<RunReport> {
   const config = await rt.team.roster.read();
   const agent = (name: string, m: string, u: Partial<RunReport['agents'][number]['usage']> | undefined) => {
     const usage = { input: u?.input ?? 0, output: u?.output ?? 0, cache_read: u?.cache_read ?? 0, cache_write: u?.cache_write ?? 0 };

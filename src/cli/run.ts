@@ -1,7 +1,9 @@
 // `agent-teams run <prompt…|->` / `-p <prompt>`: a headless team run for scripts and CI
 // (docs/headless.md). Spawns the `--with` teammates, gives the lead the prompt, waits until
-// the lead's turn has ended and no teammate is working (or `--timeout`), stops the team and
-// exits 0 when the lead finished without an error, 1 otherwise, 2 on bad usage. Nothing is
+// the team is at rest — the lead between turns, no teammate working, no merge being tested —
+// (or `--timeout`), stops the team and exits 0 when the lead finished without an error and
+// nothing was left blocked (a task pending, a plan unanswered, a merge failed: listed as
+// `blocked`), 1 otherwise, 2 on bad usage. Nothing is
 // asked: what would ask is denied and reported. Every session flag applies.
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -77,6 +79,8 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   const errors: string[] = [];
   let leadFailed = false;
   let result = '';
+  /** What the team left undone at rest (a task pending, a plan unanswered, a merge failed): exit 1. */
+  let blocked: string[] = [];
   const approver = new HeadlessApprover((d) => {
     const msg = `denied (nobody to ask in a headless run): ${d.agent} wanted to ${d.what}${d.reason ? ` — ${d.reason}` : ''}`;
     if (format === 'stream-json') line({ type: 'denied', ...d });
@@ -119,7 +123,7 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
       });
     }
     await Promise.race([rt.askLead(prompt), timedOut]);
-    await Promise.race([settled(rt, deadline.signal), timedOut]);
+    blocked = (await Promise.race([settled(rt, deadline.signal), timedOut])) ?? [];
   } catch (err) {
     errors.push((err as Error).message);
     leadFailed = true;
@@ -130,31 +134,38 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
     errors.push(`timed out after ${timeoutS} s`);
     leadFailed = true;
   }
-  const code = leadFailed ? 1 : 0;
+  const code = leadFailed || blocked.length ? 1 : 0;
   await stopAll(rt);
   const report = await runReport(rt, settings.model, {
-    result, exit_code: code, duration_ms: Date.now() - started, timed_out: deadline.signal.aborted, errors, denied: approver.denied,
-  }).catch((e: Error) => ({ result, exit_code: code, errors: [...errors, `the report could not be read: ${e.message}`] }));
+    result, exit_code: code, duration_ms: Date.now() - started, timed_out: deadline.signal.aborted, errors, denied: approver.denied, blocked,
+  }).catch((e: Error) => ({ result, exit_code: code, blocked, errors: [...errors, `the report could not be read: ${e.message}`] }));
   sub.dispose();
   await rt.dispose();
   if (format === 'json') writeLine(io.stdout, JSON.stringify(report, null, 2));
   else if (format === 'stream-json') line({ type: 'result', ...report });
-  else if (result) writeLine(io.stdout, result);
+  else {
+    if (result) writeLine(io.stdout, result);
+    if (blocked.length) writeLine(io.stdout, `${result ? '\n' : ''}Left blocked (exit 1):\n${blocked.map((b) => `- ${b}`).join('\n')}`);
+  }
   if (format === 'text' && errors.length) writeLine(io.stderr, `agent-teams: ${errors.length} error${errors.length === 1 ? '' : 's'}: ${errors.join('; ')}`);
   return code;
 }
 
-/** Resolves once the lead is between turns and no teammate of this host has worked for QUIET_MS. */
-async function settled(rt: TeamSession, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves with what was left undone once the team has been at rest for QUIET_MS: the lead
+ * between turns with no wake due, no teammate working or able to take a task, no merge being
+ * tested (TeamSession.rest). A lead turn that ends while its team still works is not the end.
+ */
+async function settled(rt: TeamSession, signal: AbortSignal): Promise<string[]> {
   let quietSince = 0;
   while (!signal.aborted) {
-    const members = await rt.team.roster.list();
-    const working = members.some((m) => m.status === 'working' && rt.activity(m.name).kind !== 'remote');
-    if (rt.leadBusy() || working) quietSince = 0;
+    const rest = await rt.rest();
+    if (!rest.atRest) quietSince = 0;
     else if (!quietSince) quietSince = Date.now();
-    else if (Date.now() - quietSince >= QUIET_MS) return;
+    else if (Date.now() - quietSince >= QUIET_MS) return rest.left.map((i) => i.text);
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
+  return [];
 }
 
 /** The run is over: the lead's turn (if still going, after a timeout) is cancelled, teammates stopped; their state stays on disk. */

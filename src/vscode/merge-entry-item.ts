@@ -2,7 +2,7 @@
 // "Merge queue"): its state in words, why it waits or failed, the test output's tail in the
 // tooltip; contextValue `mergeEntry.<state>` gives it Retry, Cancel or Open Merge Diff.
 import * as vscode from 'vscode';
-import { entryWords } from '../core/session';
+import { entryWords, preparedWords } from '../core/session';
 import type { MergeEntryNode } from './nodes';
 
 const ICONS: Record<string, [string, string?]> = {
@@ -22,6 +22,9 @@ export function mergeEntryItem(n: MergeEntryNode): vscode.TreeItem {
   item.accessibilityInformation = { label: `merge of ${e.branch}, ${words}`, role: 'treeitem' };
   const md = new vscode.MarkdownString();
   md.appendText(`${e.branch} → ${e.into ?? 'the workspace branch'}: ${words}\n\nTest: ${e.test_command ?? 'none (merge only)'}\n\n`);
+  const prepared = preparedWords(e);
+  if (prepared) md.appendText(`Checkout: ${prepared}\n\n`);
+  if (e.failure) md.appendText(`Failed at ${e.failure.step}${e.failure.exit_code != null ? ` (exit ${e.failure.exit_code})` : ''}; at fault: ${e.failure.fault} — ${e.failure.why}\n\n`);
   if (e.files?.length) md.appendText(`${e.state === 'failed' ? 'Conflicting files' : 'Files'}: ${e.files.join(', ')}\n\n`);
   if (e.output_tail) md.appendCodeblock(e.output_tail, 'text');
   item.tooltip = md;

@@ -43,3 +43,25 @@ test('CLI: task add --files shows in tasks; queue add --wait lands a branch; que
     assert.match(f.stderr, re);
   }
 });
+
+test('CLI: a branch changing a control file is held, not landed; queue approve shows the diff, and only --yes approves and queues it again', async (t) => {
+  const root = await tempDir(t);
+  await initRepo(root, 'shared.txt');
+  const wt = await new WorktreeManager(root).create('ann');
+  await writeFile(join(wt.path, '.mcp.json'), '{"mcpServers":{"x":{"command":"evil"}}}\n');
+  await git(wt.path, 'add', '.mcp.json');
+  await git(wt.path, 'commit', '-qm', 'ann');
+  const before = (await git(root, 'rev-parse', 'main')).stdout;
+  const r = await runCli(['--root', root, 'queue', 'add', 'ann', '--wait']);
+  assert.equal(r.code, 1);
+  assert.match(r.stdout, /changes control files \(\.mcp\.json\)/);
+  assert.equal((await git(root, 'rev-parse', 'main')).stdout, before, 'nothing landed');
+  const shown = await runCli(['--root', root, 'queue', 'approve', 'ann']);
+  assert.equal(shown.code, 1);
+  assert.match(shown.stderr, /\+\{"mcpServers":\{"x":\{"command":"evil"\}\}\}[\s\S]*run it again with --yes/);
+  const yes = await runCli(['--root', root, 'queue', 'approve', 'ann', '--yes', '--json']);
+  assert.equal(yes.code, 0, yes.stderr);
+  const entry = (JSON.parse(yes.stdout) as { entry: { state: string; approved: { path: string }[] } }).entry;
+  assert.equal(entry.state, 'queued');
+  assert.deepEqual(entry.approved.map((c) => c.path), ['.mcp.json']);
+});

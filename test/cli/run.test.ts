@@ -2,14 +2,18 @@
 // output format, --with, waiting for a working teammate, --timeout, a failing model call,
 // questions denied and reported, and bad prompts.
 import assert from 'node:assert/strict';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
+import { detectEngine } from '../../src/core/sandbox/engine';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fault, reply, toolUse } from '../fake-api';
 import { tempDir } from '../helpers/tmp';
 import { cleanEnv, fakeApi, runCli } from './cli-proc';
 
-const envFor = (url: string) => cleanEnv({ ANTHROPIC_API_KEY: 'sk-test-cli', ANTHROPIC_BASE_URL: url });
+const envFor = (url: string, extra: NodeJS.ProcessEnv = {}) => cleanEnv({ ANTHROPIC_API_KEY: 'sk-test-cli', ANTHROPIC_BASE_URL: url, ...extra });
+const execp = promisify(execFile);
 const run = (root: string, url: string, args: string[], input?: string) => runCli(['run', '--root', root, '--idle-timeout', '0', '--trust', ...args], { env: envFor(url), input });
 
 test('run: text prints the lead\'s final words; a command nobody allowed is denied and reported, never asked', async (t) => {
@@ -30,6 +34,7 @@ test('run --output-format json: one object with result, per-agent usage and cost
   const root = await tempDir(t);
   api.script('lead',
     reply(toolUse('task_create', { subject: 'Write notes' }), toolUse('write_file', { path: 'notes.md', content: '# Notes\n' })),
+    reply(toolUse('task_update', { task_id: 1, status: 'completed' })),
     'Wrote notes.md.');
   const r = await run(root, api.url, ['--output-format', 'json', '--model', 'claude-sonnet-4-5', '-p', 'Write notes.']);
   assert.equal(r.code, 0, r.stderr);
@@ -40,7 +45,8 @@ test('run --output-format json: one object with result, per-agent usage and cost
   assert.equal(o.agents[0].name, 'lead');
   assert.ok(o.agents[0].usage.input + o.agents[0].usage.cache_write + o.agents[0].usage.cache_read > 0);
   assert.ok(o.agents[0].cost_usd > 0 && o.agents[0].cost_known);
-  assert.deepEqual(o.tasks, [{ id: 1, subject: 'Write notes', status: 'pending', owner: '' }]);
+  assert.deepEqual(o.tasks, [{ id: 1, subject: 'Write notes', status: 'completed', owner: '' }]);
+  assert.deepEqual(o.blocked, []);
   assert.equal(o.changes[0].path, 'notes.md');
   assert.equal(o.changes[0].agent, 'lead');
   assert.deepEqual(o.errors, []);
@@ -87,6 +93,47 @@ test('run --with spawns the named teammates first (one from an agent definition)
   assert.equal(bob.agent_type ?? bob.role, 'reviewer');
   assert.deepEqual(config.members.map((m: { status: string }) => m.status), ['shutdown', 'shutdown']);
   assert.match(JSON.stringify(api.requests('alice')[0]!.body.messages), /Review it\./);
+});
+
+test('run: work left blocked — a teammate\'s plan nobody answered, a task pending — exits 1 and says what, in text and json', async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  api.script('pia', reply(toolUse('plan_approval', { plan: '1. rewrite the parser' })), 'Waiting for the answer.');
+  api.script('lead', reply(toolUse('task_create', { subject: 'release notes' })), 'Started.');
+  api.setDefault('I will not decide that now.');
+  const r = await run(root, api.url, ['--with', 'pia', '--output-format', 'json', 'Rewrite the parser.']);
+  assert.equal(r.code, 1, r.stderr);
+  const o = JSON.parse(r.stdout);
+  assert.equal(o.exit_code, 1);
+  assert.equal(o.is_error, true);
+  assert.equal(o.blocked.length, 2, o.blocked);
+  assert.match(o.blocked.join('\n'), /task #1 "release notes" is pending/);
+  assert.match(o.blocked.join('\n'), /pia's plan waits for your answer \(plan_approval request_id "req_/);
+  // The lead was told of both before the run ended (woken by the quiet team), once.
+  const told = api.requests('lead').map((q) => JSON.stringify(q.body.messages.at(-1))).filter((m) => /this is left undone/.test(m));
+  assert.equal(told.length, 1, 'told once');
+  const text = await run(root, api.url, ['Anything else?']);
+  assert.equal(text.code, 1, text.stderr);
+  assert.match(text.stdout, /^I will not decide that now\.\n\nLeft blocked \(exit 1\):\n- task #1 "release notes" is pending/m);
+});
+
+test('run: nothing it started outlives it — no process, no folder under the temp dir, no sandbox or socket folder', async (t) => {
+  if (!(await detectEngine()).engine) return void t.skip('no sandbox on this machine');
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  const tmp = await tempDir(t, 'agent-teams-runtmp-');
+  const sockets = `/tmp/agent-teams-${process.getuid!()}`;
+  const socketsBefore = new Set(await readdir(sockets).catch(() => [] as string[]));
+  const sleep = `sleep 300.${process.pid}`; // a name no other process on the machine has
+  api.script('lead', reply(toolUse('bash', { command: `${sleep} & echo started` }), toolUse('spawn_teammate', { name: 'amy', role: 'dev', prompt: 'Run it.' })), 'Done.');
+  api.script('amy', reply(toolUse('bash', { command: `echo amy > /tmp/x; (${sleep} &) ; echo ok` })), reply(toolUse('idle', {})));
+  const r = await runCli(['run', '--root', root, '--idle-timeout', '0', '--trust', '--bash', 'allow', 'Start things.'], { env: envFor(api.url, { TMPDIR: tmp }) });
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(await readdir(tmp), [], 'the temp dir is empty again');
+  const socketsAfter = (await readdir(sockets).catch(() => [] as string[])).filter((n) => !socketsBefore.has(n));
+  assert.deepEqual(socketsAfter, [], 'no socket folder left');
+  const { stdout } = await execp('pgrep', ['-f', sleep]).catch(() => ({ stdout: '' }));
+  assert.equal(stdout.trim(), '', 'no process left');
 });
 
 test('run --timeout ends a run that does not finish: exit 1, the error says so, nothing left running', async (t) => {

@@ -126,6 +126,12 @@ export async function writeStream(res: ServerResponse, events: Array<[string, un
       return 'error-event';
     }
     if (i >= events.length) break;
+    if (shape.pings && i === shape.pings.after) {
+      for (const until = Date.now() + shape.pings.forMs; Date.now() < until && !gone();) {
+        await sleep(shape.pings.everyMs);
+        if (!gone()) res.write(`event: ping\ndata: ${JSON.stringify({ type: 'ping' })}\n\n`);
+      }
+    }
     if (shape.delayMs) await sleep(shape.delayMs);
     if (gone()) return 'gone';
     const [name, data] = events[i];

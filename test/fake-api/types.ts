@@ -22,6 +22,8 @@ export interface StreamShape {
   errorAfter?: number;
   /** `error.type` of that event; default `overloaded_error`. */
   errorType?: string;
+  /** After `after` events, only `ping` events every `everyMs` for `forMs` (a slow but live answer), then the rest. */
+  pings?: { after: number; forMs: number; everyMs: number };
 }
 
 export interface ReplyTurn {

@@ -4,6 +4,8 @@
 // all, the entry failing with the reason.
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { detectEngine } from '../../src/core/sandbox/engine';
@@ -89,4 +91,21 @@ test('sandbox "required" and no sandbox on the machine: the test command is not 
   assert.match(e.reason ?? '', /could not run the test command `touch .*`: the sandbox is required .*bubblewrap and socat are not installed/);
   await assert.rejects(readFile(join(h.root, 'the-test-ran')), /ENOENT/);
   assert.equal((await git(h.root, 'rev-parse', 'main')).stdout.trim(), before);
+});
+
+test('a network question from the queue\'s test names "merge queue", not the teammate', async (t) => {
+  const engine = await detectEngine();
+  if (!engine.engine) return t.skip(`no sandbox on this machine: ${engine.reason}`);
+  const srv = createServer((_q, s) => s.end('hi'));
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  t.after(() => srv.close());
+  const port = (srv.address() as AddressInfo).port;
+  const asked: string[] = [];
+  const h = await harness(t, { sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } }, 'allow', {
+    network: async (agent, host) => (asked.push(`${agent} -> ${host}`), 'deny'),
+  });
+  await ann(h);
+  await h.rt.mergeQueue.add('ann', { by: 'user', testCommand: `curl -s -m 10 http://127.0.0.1:${port}/; true` });
+  await settled(h, 'ann');
+  assert.deepEqual(asked, [`merge queue -> 127.0.0.1:${port}`]);
 });

@@ -25,7 +25,7 @@ test('the lead is told how tasks go out, how to wait and that tool calls run in 
   assert.ok(a && b, 'two requests in one turn');
   const system = systemText(a.body);
   assert.match(system, /an unowned task goes to whichever teammate is idle first/);
-  assert.match(system, /To wait for teammates, end your turn: their messages start your next one/);
+  assert.match(system, /To wait for teammates \(after spawning, messaging or asking them to shut down\), end your turn: what they send starts your next one/);
   assert.match(system, /Several tool calls in one reply run in order/);
   // The rules above plus the merge queue's two sentences and the worktree note (docs/file-formats.md).
   assert.ok(system.length < 2100, `lead system prompt stays short (${system.length}): ${system}`);

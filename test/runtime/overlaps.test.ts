@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { ChangeLog } from '../../src/core/watch/change-log';
-import { mergeMarks, overlapsOf } from '../../src/core/watch/overlaps';
+import { clash, mergeMarks, overlapsOf } from '../../src/core/watch/overlaps';
 import { harness, type Harness } from './harness';
 import { initRepo } from './git-helpers';
 
@@ -52,4 +52,33 @@ test('two agents changing the same file, neither merged into the other\'s branch
   marks = overlapsOf((await log.list()).changes, await mergeMarks(h.root));
   assert.deepEqual([...(marks.get('lead\0shared.txt') ?? [])], ['ben']);
   assert.equal((await overlapNotes(h, 'ann')).length, 1, 'ann, merged, is not told again');
+});
+
+test('one note per pair of agents per batch, listing the files, from the team; none for a file the lead gave to one task', async (t) => {
+  const h = await harness(t);
+  h.api.script('ann', reply(toolUse('write_file', { path: 'a.txt', content: 'ann\n' }), toolUse('write_file', { path: 'b.txt', content: 'ann\n' }),
+    toolUse('write_file', { path: 'owned.txt', content: 'ann\n' })), reply(toolUse('idle', {})));
+  await h.rt.team.tasks.create({ subject: 'the owned file', files: ['owned.txt'] });
+  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Edit.' });
+  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'idle', 10_000, 'ann idle');
+  h.api.script('ben', reply(toolUse('write_file', { path: 'a.txt', content: 'ben\n' }), toolUse('write_file', { path: 'b.txt', content: 'ben\n' }),
+    toolUse('write_file', { path: 'owned.txt', content: 'ben\n' })), reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Edit.' });
+  await waitFor(async () => (await overlapNotes(h, 'ann')).length >= 1 && (await overlapNotes(h, 'ben')).length >= 1, 10_000, 'both told');
+  await new Promise((r) => setTimeout(r, 1500));
+  const toAnn = (await h.rt.team.mailbox.history('ann')).filter((m) => m.content.startsWith('[overlap]'));
+  assert.equal(toAnn.length, 1, 'one note for the pair');
+  assert.equal(toAnn[0]!.from, 'team', 'from the team, not from ann herself');
+  assert.match(toAnn[0]!.content, /^\[overlap\] ben also changed a\.txt, b\.txt \(in the main checkout\), and neither change/);
+  assert.doesNotMatch(toAnn[0]!.content, /owned\.txt/);
+  assert.deepEqual(await overlapNotes(h, 'ben'), ['[overlap] ann also changed a.txt, b.txt (in the main checkout), and neither change has been merged into the other\'s branch: agree with ann (or the lead) who changes them, before the two collide at merge time.']);
+  // The model reads it as from the team.
+  await waitFor(() => /team-mail from=\\"team\\" type=\\"message\\"[^>]*>\\n\[overlap\] ben also changed/.test(JSON.stringify(h.api.requests('ann').map((r) => r.body.messages))), 10_000, 'ann reads it from the team');
+});
+
+test('two worktree changes both merged into the workspace branch no longer clash', () => {
+  const rec = (agent: string, ts: number) => ({ id: `chg_${agent}`, agent, ts, task: null, tool: 'write_file' as const, root: `.worktrees/${agent}`, path: 'x.txt', before: null, after: null });
+  const marks = new Map([['ann', 10], ['ben', 20]]);
+  assert.equal(clash(rec('ann', 5), rec('ben', 6), marks), false);
+  assert.equal(clash(rec('ann', 5), rec('ben', 25), marks), true, "ben's later change is not merged");
 });

@@ -1,7 +1,9 @@
-// The repository's git folder is writable from the sandbox (a commit writes objects and refs),
-// but a `commondir` file written there would send host-side git to a config of the command's
-// choosing: `core.fsmonitor` then runs outside the sandbox on the next `git status`
-// (docs/security.md). A scripted model through the real SDK plants one.
+// Host-side git obeys the git folder's `commondir`: one written there would send it to a config
+// and hooks of the command's choosing. The sandbox leaves the top of the git folder read-only
+// but for what a commit writes (docs/security.md, "The policy table"), and the product's git
+// names its folders explicitly. The attack of the red-team round: a background job keeps
+// writing `.git/commondir` (pointing at a copy of `.git` with a `post-checkout` hook) while the
+// lead spawns a worktree teammate, whose `git worktree add` ran the hook on the host.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
@@ -14,21 +16,34 @@ import { detectEngine } from '../../src/core/sandbox/engine';
 
 const exec = promisify(execFile);
 
-test('a sandboxed command that writes .git/commondir gets no config of its own run by host-side git', async (t) => {
+test('a sandboxed command cannot write .git/commondir; a job that keeps trying gets no hook run by the worktree the lead makes', async (t) => {
   const e = await detectEngine();
   if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
   const h = await harness(t, { bashPolicy: 'allow', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } });
   await exec('git', ['init', '-q'], { cwd: h.root });
   await exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'base'], { cwd: h.root });
+  const ranHook = join(h.root, 'hook-ran');
+  const ranMonitor = join(h.root, 'fsmonitor-ran');
   const plant = [
-    'mkdir -p evil && cp -r .git/objects .git/refs .git/HEAD evil/',
-    `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${h.root}/fsmonitor-ran; false"\\n' > evil/config`,
-    'echo ../evil > .git/commondir && echo planted',
+    'mkdir -p evil/hooks && cp -r .git/objects .git/refs .git/HEAD evil/',
+    `printf '[core]\\n\\trepositoryformatversion = 0\\n\\tfsmonitor = "touch ${ranMonitor}; false"\\n' > evil/config`,
+    `printf '#!/bin/sh\\ntouch ${ranHook}\\n' > evil/hooks/post-checkout && chmod +x evil/hooks/post-checkout`,
+    'echo planted; echo ../evil > .git/commondir',
   ].join('; ');
-  h.api.script('lead', reply(toolUse('bash', { command: plant })), 'Done.');
+  const loop = `while true; do echo ${h.root}/evil > .git/commondir 2>/dev/null; sleep 0.05; done`;
+  h.api.script('lead',
+    reply(toolUse('bash', { command: plant })),
+    reply(toolUse('bash', { command: loop, run_in_background: true })),
+    reply(toolUse('spawn_teammate', { name: 'bob', role: 'dev', prompt: 'Wait.', isolation: 'worktree' })),
+    'Done.');
+  h.api.script('bob', 'Waiting.');
   await h.rt.askLead('Go.');
-  assert.match(toolResults(h)[0]!, /planted/, 'the command ran');
+  const results = toolResults(h);
+  assert.match(results[0]!, /planted/, 'the command ran');
+  assert.match(results[0]!, /Read-only file system/, 'the write to .git/commondir is refused');
+  assert.match(results[2]!, /bob/, 'the teammate was spawned in its worktree');
   await exec('git', ['status', '--short'], { cwd: h.root });
-  assert.equal(await stat(join(h.root, 'fsmonitor-ran')).then(() => 'ran', () => 'not run'), 'not run');
-  assert.equal(await stat(join(h.root, '.git', 'commondir')).then(() => 'exists', () => 'missing'), 'missing');
+  await exec('git', ['status', '--short'], { cwd: join(h.root, '.worktrees', 'bob') });
+  assert.equal(await stat(ranHook).then(() => 'ran', () => 'not run'), 'not run', 'the planted hook never ran');
+  assert.equal(await stat(ranMonitor).then(() => 'ran', () => 'not run'), 'not run', 'the planted fsmonitor never ran');
 });

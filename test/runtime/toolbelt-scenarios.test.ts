@@ -34,7 +34,7 @@ test('lead prompt: after spawning or messaging it ends its turn and waits for ma
   const h = await harness(t);
   h.api.script('lead', 'ok');
   await h.rt.askLead('hi');
-  assert.match(systemOf(h.api.requests('lead')[0]!), /end your turn: their messages start your next one\. Do so after spawning or messaging them/);
+  assert.match(systemOf(h.api.requests('lead')[0]!), /To wait for teammates \(after spawning, messaging or asking them to shut down\), end your turn: what they send starts your next one\. Do not poll/);
 });
 
 test('list_dir, glob and grep run without asking even when bash asks, confined and .gitignore-aware', async (t) => {

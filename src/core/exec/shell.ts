@@ -3,6 +3,7 @@
 // process behind. Nothing here may block the extension host's event loop.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { REMOVED_ENV } from '../sandbox/policy';
 import { OutputBuffer } from './output-buffer';
 import { DEFAULT_KILL_GRACE_MS, killGroup, type ProcessRegistry } from './process-group';
 
@@ -31,13 +32,6 @@ export function nextSpawnTurn(): Promise<void> {
 }
 
 /**
- * The Anthropic credentials this host uses are not handed to the commands agents run: an
- * `env` or a script printing its environment would put the key into a transcript in the
- * workspace and into the model's context.
- */
-const SECRET_VARS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN'];
-
-/**
  * bash's arguments for one command. `pipefail`: a pipeline's exit status is its last failing
  * part's, so `npm test | tail` reports the tests' failure, not tail's 0.
  */
@@ -45,9 +39,14 @@ export function bashArgs(command: string): string[] {
   return ['-o', 'pipefail', '-c', command];
 }
 
+/**
+ * The model keys this host uses (policy.ts REMOVED_ENV) are not handed to the commands agents
+ * run: an `env` or a script printing its environment would put a key into a transcript in the
+ * workspace and into the model's context.
+ */
 export function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const clean = { ...env };
-  for (const k of SECRET_VARS) delete clean[k];
+  for (const k of REMOVED_ENV) delete clean[k];
   return clean;
 }
 

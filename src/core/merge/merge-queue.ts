@@ -3,11 +3,11 @@
 // workspace, each only after its test command passed on the merge. This file is what every
 // surface calls (the lead's queue_merge, Queue Merge in VS Code, `agent-teams queue`, /queue):
 // add, cancel, retry, list. The work itself is queue-worker.ts, run by a host whose agents run.
-import type { MergeEntry } from '../../shared/merge-queue-schema';
+import type { ControlChange, MergeEntry } from '../../shared/merge-queue-schema';
 import { isOpen } from '../../shared/merge-queue-schema';
 import type { Task } from '../../shared/team-schemas';
-import type { GitEnvOptions } from '../worktree/git';
-import { GitShell } from './git-shell';
+import { git, type GitEnvOptions } from '../worktree/git';
+import { controlDiffText } from './control-gate';
 import { mergeSettings } from './merge-settings';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
 import { commitPending, MergeQueueError, preflight } from './preflight';
@@ -18,8 +18,12 @@ export { MergeQueueError };
 export type { MergeQueueOptions, WorkerHost };
 
 export interface AddOptions {
-  /** Overrides the configured test command for this entry ('' = merge only). */
+  /** The user's own test command for this entry, instead of the configured one ('' = merge only). Never a model's. */
   testCommand?: string | null;
+  /** A command run after the test command passes (the lead's queue_merge test_command): it adds to the gate, never replaces it. */
+  extraTest?: string | null;
+  /** Control-path changes the user approved (queue approve): the entry lands if its merge changes no others. */
+  approved?: ControlChange[];
   /** `lead`, `user` or `auto`. */
   by: string;
   task?: number | null;
@@ -37,18 +41,11 @@ export class MergeQueue {
     return this.opts.git ?? {};
   }
 
-  private dir: Promise<string> | null = null;
-  /** add()'s git calls, started by one shell rather than forked from this process (git-shell.ts); idle, it keeps no process alive. */
-  private shell: GitShell | null = null;
-
-  private get checks(): GitShell {
-    return (this.shell ??= new GitShell(this.git));
-  }
-
   /** The workspace's git folder, asked once (a failure is asked again next time). */
-  private gitDir(): Promise<string> {
-    this.dir ??= this.checks.run(['rev-parse', '--absolute-git-dir'], { ...this.git, cwd: this.opts.worktrees.root }).then((r) => r.stdout.trim());
-    this.dir.catch(() => { this.dir = null; });
+  private dir: string | null = null;
+
+  private async gitDir(): Promise<string> {
+    this.dir ??= (await git(['rev-parse', '--absolute-git-dir'], { ...this.git, cwd: this.opts.worktrees.root })).stdout.trim();
     return this.dir;
   }
 
@@ -75,10 +72,11 @@ export class MergeQueue {
    */
   async add(teammate: string, o: AddOptions): Promise<{ entry: MergeEntry; position: number }> {
     const test = o.testCommand === undefined || o.testCommand === null ? await this.testCommand() : o.testCommand.trim() || null;
+    const extra = o.extraTest?.trim() || null;
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
     const [c, task] = await Promise.all([
-      preflight(this.opts.team, this.opts.worktrees, teammate, test, this.git, () => this.gitDir(), this.checks.run),
+      this.gitDir().then((dir) => preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra], this.git, dir)),
       o.task ?? this.taskOf(teammate),
     ]);
     await commitPending(c, this.git);
@@ -87,6 +85,7 @@ export class MergeQueue {
       const now = nowSeconds();
       const entry: MergeEntry = {
         id: newEntryId(), teammate, branch: c.branch, test_command: test, task, state: 'queued', by: o.by, queued_at: now, updated_at: now,
+        ...(extra ? { extra_test_command: extra } : {}), ...(o.approved?.length ? { approved: o.approved } : {}),
       };
       entries.push(entry);
       return { entry, position: entries.filter(isOpen).length };
@@ -114,7 +113,20 @@ export class MergeQueue {
     if (!last) throw new MergeQueueError(`${teammate} has never been queued`);
     if (isOpen(last)) throw new MergeQueueError(`${teammate} is already in the merge queue (${last.state})`);
     if (last.state === 'merged') throw new MergeQueueError(`${teammate}'s last entry was merged; queue it again with queue add`);
-    return this.add(teammate, { by, testCommand: last.test_command ?? '', task: last.task });
+    return this.add(teammate, { by, testCommand: last.test_command ?? '', extraTest: last.extra_test_command, task: last.task });
+  }
+
+  /** The entry of `teammate` held at the gate (control-gate.ts) and the diff of its control files. */
+  async pendingApproval(teammate: string): Promise<{ entry: MergeEntry; diff: string }> {
+    const last = (await this.latestByTeammate()).get(teammate);
+    if (last?.state !== 'failed' || !last.control?.length || !last.base || !last.commit) throw new MergeQueueError(`${teammate} has no merge waiting for approval`);
+    return { entry: last, diff: await controlDiffText(this.opts.worktrees.root, last.base, last.commit, last.control, this.git) };
+  }
+
+  /** The user's yes to the control files `teammate`'s held entry changes: queued again, landing if its merge changes exactly these (or fewer). */
+  async approve(teammate: string, by = 'user'): Promise<{ entry: MergeEntry; position: number }> {
+    const { entry: last } = await this.pendingApproval(teammate);
+    return this.add(teammate, { by, testCommand: last.test_command ?? '', extraTest: last.extra_test_command, task: last.task, approved: last.control });
   }
 
   /** agentTeams.merge.auto = onTaskComplete: a completed task of a worktree teammate queues its branch. */
@@ -141,7 +153,7 @@ export class MergeQueue {
   /** This host works the queue from now on (the host whose agents run); idempotent. */
   start(host: WorkerHost = {}): void {
     this.worker ??= new QueueWorker({
-      ...this.opts, store: this.store, git: this.git, processes: host.processes, sandbox: host.sandbox, notify: host.notify ?? (() => undefined),
+      ...this.opts, store: this.store, git: this.git, processes: host.processes, sandbox: host.sandbox, notify: host.notify ?? (() => undefined), askChange: host.askChange,
     });
     this.worker.kick();
   }
@@ -161,8 +173,5 @@ export class MergeQueue {
     const w = this.worker;
     this.worker = null;
     await w?.dispose();
-    const sh = this.shell;
-    this.shell = null;
-    await sh?.dispose();
   }
 }

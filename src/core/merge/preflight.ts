@@ -8,8 +8,7 @@ import { git, type GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import { commitAll, dirtyFiles } from '../worktree/repo';
 import { isTeammateName } from '../util/names';
-import type { GitRun } from './git-shell';
-import { busyReason, headBranch, parseStatus } from './integrate';
+import { busyReason, headBranch } from './integrate';
 
 export class MergeQueueError extends Error {}
 
@@ -55,59 +54,30 @@ export async function missingProgram(command: string, cwd: string): Promise<stri
   return `the test command's program "${program}" was not found (not on PATH, not a shell builtin${program.includes('/') ? ', no such executable file' : ''})`;
 }
 
-/**
- * The teammate's checkout as `git status` sees it, with what its branch has beyond `into`:
- * the branch is given `into` as its upstream for this one call (`-c branch.<b>.merge`), so the
- * same process that lists the uncommitted files counts the commits (`# branch.ab +N -M`) — one
- * git process instead of a status and a `rev-list` (bench/README.md, merge.queue_ms). Null
- * when that does not apply (another branch checked out there, or a name `-c` cannot carry).
- */
-async function checkoutState(checkout: string, branch: string, into: string, ctx: GitEnvOptions, run: GitRun): Promise<{ pending: string[]; ahead: number } | null> {
-  if (!SAFE_BRANCH.test(branch) || !SAFE_BRANCH.test(into)) return null;
-  const r = await run(['-c', `branch.${branch}.remote=.`, '-c', `branch.${branch}.merge=refs/heads/${into}`,
-    'status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], {
-    ...ctx, cwd: checkout, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the teammate's git for index.lock
-  });
-  const s = parseStatus(r.stdout);
-  // No `branch.ab` line: `into` has no commit yet, or the branch is not the one checked out.
-  if (s.branch !== branch || s.ahead === null) return null;
-  return { pending: s.files, ahead: s.ahead };
-}
-
-/** Branch names `-c branch.<name>.merge=…` carries unambiguously (no '=', which ends the key). */
-const SAFE_BRANCH = /^[A-Za-z0-9._/-]+$/;
-
-/** `gitDir`: the workspace's git folder (asked of git once per queue). */
-/** `run`: how its git calls start (the queue's GitShell; a process each by default). */
-export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, testCommand: string | null, ctx: GitEnvOptions, gitDir: () => Promise<string>, run: GitRun = git): Promise<Candidate> {
+/** `gitDir`: the workspace's git folder. */
+export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, tests: readonly (string | null)[], ctx: GitEnvOptions, gitDir: string): Promise<Candidate> {
   if (!isTeammateName(teammate)) throw new MergeQueueError(`"${teammate}" is not a teammate's name`);
   const [member, wt] = await Promise.all([team.roster.get(teammate), worktrees.get(teammate).catch(() => undefined)]);
   if (!member && !wt) throw new MergeQueueError(`unknown teammate "${teammate}": no member and no worktree has that name`);
   if (!wt) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
   const root = worktrees.root;
   const checkout = wt.status === 'active' ? wt.path : undefined;
-  const dir = await gitDir();
-  const into = await headBranch(dir);
-  const busy = await busyReason(dir, into);
+  const into = await headBranch(gitDir);
+  const busy = await busyReason(gitDir, into);
   if (busy || !into) throw new MergeQueueError(busy ?? 'the workspace is not on a branch');
   if (into === wt.branch) throw new MergeQueueError(`the workspace has ${wt.branch} itself checked out`);
-  const seen = checkout ? await checkoutState(checkout, wt.branch, into, ctx, run).catch(() => null) : null;
-  let { pending = [], ahead = 0 } = seen ?? {};
-  if (!seen) {
-    // The checkout is gone or holds another branch: the branch itself is asked.
-    const [files, count] = await Promise.all([
-      checkout ? dirtyFiles(checkout, ctx, true, run).catch(() => []) : [],
-      run(['rev-list', '--count', `refs/heads/${into}..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true }),
-    ]);
-    if (count.code !== 0) throw new MergeQueueError(`branch ${wt.branch} of ${teammate} no longer exists`);
-    [pending, ahead] = [files, Number(count.stdout.trim())];
-  }
+  const [pending, count] = await Promise.all([
+    checkout ? dirtyFiles(checkout, ctx, true).catch(() => []) : [],
+    git(['rev-list', '--count', `refs/heads/${into}..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true }),
+  ]);
+  if (count.code !== 0) throw new MergeQueueError(`branch ${wt.branch} of ${teammate} no longer exists`);
+  const ahead = Number(count.stdout.trim());
   if (ahead === 0 && pending.length === 0) {
     throw new MergeQueueError(`${wt.branch} has nothing to merge into ${into}: every commit of it is already there and its checkout has no changes`);
   }
   const workdir = checkout ? wt.workdir : root;
-  if (testCommand) {
-    const missing = await missingProgram(testCommand, workdir);
+  for (const command of tests) {
+    const missing = command ? await missingProgram(command, workdir) : null;
     if (missing) throw new MergeQueueError(missing);
   }
   return { teammate, branch: wt.branch, checkout, workdir, into, pending };

@@ -1,8 +1,9 @@
 // What the merge queue tells the team when an entry settles (docs/file-formats.md, "Merge
-// queue"): a failed entry goes back to its teammate — a message with the conflicting files or
-// the test output's tail, and its task back in progress — and the lead is told either way.
-// Notes are written as the job notes are (job-wakes.ts): into the agent's own inbox, marked
-// `[merge queue]`, so nobody else is put in their mouth.
+// queue"): the lead is told either way; a failed entry goes back to its teammate — its task
+// back in progress — only when its branch is at fault (failure.ts), with the step, the exit
+// code, the first error lines and the output's tail; a conflict names the other side's
+// commits and who made them. The notes come from the team (`from: "team"`, marked
+// `merge_queue`, read by the model as from "merge-queue"), never as the agent's own words.
 import type { MergeEntry } from '../../shared/merge-queue-schema';
 import type { Team } from '../team/team';
 import { fileList } from '../worktree/errors';
@@ -15,8 +16,7 @@ interface NoteHost {
 const shortSha = (c: string | null | undefined): string => (c ? c.slice(0, 10) : '?');
 
 async function note(team: Team, to: string, content: string, wake: boolean): Promise<void> {
-  // merge_queue: the model sees it as from "merge-queue" (runtime/prompts.ts, formatMail).
-  await team.mailbox.send({ from: to, to, type: 'message', content, merge_queue: true, ...(wake ? {} : { notice: true }) }).catch(() => undefined);
+  await team.mailbox.send({ from: 'team', to, type: 'message', content, merge_queue: true, ...(wake ? {} : { notice: true }) }).catch(() => undefined);
 }
 
 export async function tellMerged(h: NoteHost, e: MergeEntry, already: boolean): Promise<void> {
@@ -30,8 +30,28 @@ export async function tellMerged(h: NoteHost, e: MergeEntry, already: boolean): 
   await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${what}.`, e.by !== 'user');
 }
 
+/** The failure in words: step, exit code, why it is whose, the other side's commits, the first errors and the output's end. */
+function details(e: MergeEntry): string {
+  const f = e.failure;
+  if (!f) return e.output_tail ? `\nThe end of its output:\n${e.output_tail}` : '';
+  const lines = [`Step: ${f.step}${f.exit_code !== undefined && f.exit_code !== null ? `, exit code ${f.exit_code}` : ''}. At fault: ${f.fault === 'branch' ? 'the branch' : 'the environment, not the branch'} (${f.why}).`];
+  if (f.theirs?.length) lines.push(`${e.into ?? 'The workspace branch'} changed those files in: ${f.theirs.map((t) => `${t.commit} "${t.subject}" by ${t.author}`).join('; ')}.`);
+  if (f.first_errors) lines.push(`First errors:\n${f.first_errors}`);
+  if (e.output_tail) lines.push(`The end of its output:\n${e.output_tail}`);
+  return `\n${lines.join('\n')}`;
+}
+
 export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
   const into = e.into ?? 'the workspace branch';
+  if (e.control?.length) return tellHeld(h, e, into);
+  const notMerged = `${e.branch} was not merged into ${into}: it ${e.reason}. Nothing was merged.`;
+  h.notify('warning', `Merge queue: ${e.teammate}'s ${notMerged}`, e.teammate);
+  if (e.failure?.fault === 'environment') {
+    // Nothing the teammate's branch can fix: it is told without being woken, its task stays as it is.
+    await note(h.team, e.teammate, `[merge queue] Your branch ${notMerged} The cause is the environment, not your branch (${e.failure.why}): do not change your branch for it; the lead was told.`, false);
+    await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged} The branch is not at fault: fix the environment (a missing program, the test command, worktree.setup) or tell the user, then retry it (/queue retry ${e.teammate}).${details(e)}`, e.by !== 'user');
+    return;
+  }
   let taskLine = '';
   if (e.task !== null) {
     const back = await h.team.tasks.update(e.task, { status: 'in_progress' }, 'lead').catch(() => null);
@@ -40,11 +60,16 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
       if (back.owner === e.teammate) await h.team.roster.patch(e.teammate, { current_task: back.id }).catch(() => undefined);
     }
   }
-  const fix = e.files?.length
+  const fix = e.files?.length && e.failure?.step !== 'test'
     ? `Bring ${into} into your branch (git merge ${into}), resolve the conflicts in ${fileList(e.files, 20)}, and commit.`
     : 'Fix it in your worktree and commit.';
-  const output = e.output_tail ? `\nThe end of its output:\n${e.output_tail}` : '';
-  h.notify('warning', `Merge queue: ${e.teammate}'s ${e.branch} was not merged: it ${e.reason}.`, e.teammate);
-  await note(h.team, e.teammate, `[merge queue] Your branch ${e.branch} was not merged into ${into}: it ${e.reason}. Nothing was merged.${taskLine} ${fix} Then mark the task completed and tell the lead, who queues it again.${output}`, true);
-  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${e.branch} was not merged into ${into}: it ${e.reason}. It went back to ${e.teammate}.${taskLine}`, e.by !== 'user');
+  await note(h.team, e.teammate, `[merge queue] Your branch ${notMerged}${taskLine} ${fix} Then mark the task completed and tell the lead, who queues it again.${details(e)}`, true);
+  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged} It went back to ${e.teammate}.${taskLine}`, e.by !== 'user');
+}
+
+/** Held at the gate (control-gate.ts): nothing for the teammate to fix; only the user can let it land. */
+async function tellHeld(h: NoteHost, e: MergeEntry, into: string): Promise<void> {
+  h.notify('warning', `Merge queue: ${e.teammate}'s ${e.branch} ${e.reason}.`, e.teammate);
+  await note(h.team, e.teammate, `[merge queue] Your branch ${e.branch} is held before ${into}: it ${e.reason}. Nothing was merged; the user decides.`, false);
+  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${e.branch} is held before ${into}: it ${e.reason}. Only the user can approve it (agent-teams queue approve ${e.teammate}, or /queue approve ${e.teammate}); tell the user, do not work around it.`, e.by !== 'user');
 }

@@ -49,12 +49,13 @@ export class QueueStore {
     });
   }
 
-  /** Changes one entry by id (no-op when it is gone). */
-  patch(id: string, change: Partial<MergeEntry>): Promise<MergeEntry | undefined> {
+  /** Writes `change` to entry `id` while host `host` works it; false when it does not (cancelled, taken back). */
+  mine(id: string, host: string, change: Partial<MergeEntry>): Promise<boolean> {
     return this.update((entries) => {
       const e = entries.find((x) => x.id === id);
-      if (e) Object.assign(e, change, { updated_at: nowSeconds() });
-      return e ? { ...e } : undefined;
+      if (!e || e.state !== 'testing' || e.worker?.host !== host) return false;
+      Object.assign(e, change, { updated_at: nowSeconds() });
+      return true;
     });
   }
 }

@@ -23,16 +23,31 @@ export type TestSandbox = Pick<CommandSandbox, 'launch'> & Partial<Pick<CommandS
 
 export type TestOutcome =
   | { kind: 'passed' }
-  | { kind: 'failed'; reason: string; output_tail?: string }
+  | { kind: 'failed'; reason: string; command: string; exit_code: number | null; output: string; output_tail?: string }
   | { kind: 'aborted' };
+
+/** The entry's test commands in the order they run: the configured one, then the one the lead added. */
+export const testsOf = (e: Pick<MergeEntry, 'test_command' | 'extra_test_command'>): string[] =>
+  [e.test_command, e.extra_test_command].filter((c): c is string => !!c);
 
 export async function runEntryTest(
   sandbox: TestSandbox, e: MergeEntry, cwd: string, signal: AbortSignal,
   o: { timeoutMs?: number; processes?: ProcessRegistry },
 ): Promise<TestOutcome> {
-  const command = e.test_command!;
-  const plan = await sandbox.launch(e.teammate, cwd, command, { gitReadOnly: true, box: QUEUE_BOX });
-  if ('refused' in plan) return { kind: 'failed', reason: `could not run the test command \`${command}\`: ${plan.refused}` };
+  for (const command of testsOf(e)) {
+    const r = await runOne(sandbox, e, command, cwd, signal, o);
+    if (r.kind !== 'passed') return r;
+  }
+  return { kind: 'passed' };
+}
+
+async function runOne(
+  sandbox: TestSandbox, e: MergeEntry, command: string, cwd: string, signal: AbortSignal,
+  o: { timeoutMs?: number; processes?: ProcessRegistry },
+): Promise<TestOutcome> {
+  // As "merge queue" (its network questions say so), in the queue's own box.
+  const plan = await sandbox.launch(QUEUE_BOX, cwd, command, { gitReadOnly: true, box: QUEUE_BOX });
+  if ('refused' in plan) return { kind: 'failed', reason: `could not run the test command \`${command}\`: ${plan.refused}`, command, exit_code: null, output: plan.refused };
   const r = await runShell(command, {
     cwd, timeoutMs: o.timeoutMs ?? 600_000, maxOutputBytes: 30_000, signal, plan,
     ...(o.processes ? { track: { registry: o.processes, owner: e.teammate } } : {}),
@@ -40,10 +55,11 @@ export async function runEntryTest(
   if (signal.aborted) return { kind: 'aborted' };
   if (r.exitCode === 0) return { kind: 'passed' };
   const how = r.timedOut ? `timed out after ${Math.round(r.timeoutMs / 1000)} s` : r.error ? `could not start (${r.error})` : r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal}`;
-  return { kind: 'failed', reason: `failed the test command \`${command}\` on the merge (${how})`, output_tail: tail(r.output) };
+  return { kind: 'failed', reason: `failed the test command \`${command}\` on the merge (${how})`, command, exit_code: r.exitCode, output: r.output, output_tail: tail(r.output) };
 }
 
-function tail(output: string): string {
+/** The end of `output`: at most TAIL_LINES lines and TAIL_CHARS characters. */
+export function tail(output: string): string {
   const lines = output.replace(/\s+$/, '').split('\n').slice(-TAIL_LINES).join('\n');
   return lines.length > TAIL_CHARS ? `…${lines.slice(-TAIL_CHARS)}` : lines;
 }

@@ -15,6 +15,14 @@ export function entryWords(e: MergeEntry, position?: number): string {
   }
 }
 
+/** How the entry's scratch checkout was prepared, in words (null: not tested in one yet). */
+export function preparedWords(e: MergeEntry): string | null {
+  const p = e.prepared;
+  if (!p) return null;
+  const mode = { setup: 'worktree.setup ran', copy: 'worktree.copy brought over', shared: 'dependencies shared', none: 'plain checkout' }[p.mode];
+  return `${mode}: ${p.detail}`;
+}
+
 /** Each open entry's place in line (1 = being worked or next). */
 export function positions(entries: readonly MergeEntry[]): Map<string, number> {
   return new Map(entries.filter(isOpen).map((e, i) => [e.id, i + 1]));

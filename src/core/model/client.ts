@@ -9,6 +9,7 @@ import { isAbortError } from './errors';
 import { registerSecret } from './redact';
 import { DEFAULT_RETRY, type RetryPolicy } from './retry';
 import { CallSignal, sendWithRetries } from './send-loop';
+import { bytesAreLife } from './stream-life';
 import type { AssistantBlock, ModelClient, ModelClientOptions, SendRequest, SendResult } from './types';
 
 const PUBLIC_API = 'https://api.anthropic.com';
@@ -55,7 +56,8 @@ async function streamOnce(
   idleMs: number, onStreaming: () => void, onText?: (delta: string) => void,
 ): Promise<Omit<SendResult, 'attempts'>> {
   const call = new CallSignal(signal, idleMs);
-  const stream = sdk.messages.stream(params, { signal: call.signal });
+  // Every byte of the body (the API's pings too, which the SDK drops) restarts the watchdog.
+  const stream = sdk.messages.stream(params, { signal: call.signal, middleware: [bytesAreLife(() => call.arm())] });
   stream.on('connect', () => { onStreaming(); call.arm(); });
   stream.on('streamEvent', () => call.arm());
   if (onText) stream.on('text', (delta) => onText(delta));

@@ -79,12 +79,16 @@ export class CallSignal {
 
   /** Data arrived: the stall timer starts over. */
   arm(): void {
+    if (this.disposed) return; // a late byte of a finished body
     clearTimeout(this.timer);
     this.timer = setTimeout(() => this.stall.abort(), this.idleMs);
   }
 
   /** Takes back everything hung on the agent's signal. */
+  private disposed = false;
+
   dispose(): void {
+    this.disposed = true;
     clearTimeout(this.timer);
     if (this.onAbort) this.agent?.removeEventListener('abort', this.onAbort);
     this.agent?.removeEventListener('abort', this.relay);

@@ -32,7 +32,7 @@ import { definitionPrompt, toolAllowed } from '../roles/roles';
 import { RunnerDefinitions } from './runner-definitions';
 import { RunnerHooks } from './runner-hooks';
 import { RuntimeError, type RunnerOptions } from './runner-options';
-import { watchQuiet } from './quiet-team';
+import { watchQuiet, type QuietWatch, type TeamRest } from './quiet-team';
 import { Spawner } from './spawner';
 import { Tenancy } from './tenancy';
 import { toolsFor, ToolSet } from './tools';
@@ -70,6 +70,7 @@ export class AgentRunner {
   /** Which agents this host runs, by lease (tenancy.ts). */
   private readonly tenancy: Tenancy;
   lead!: Lead;
+  private quiet: QuietWatch | null = null;
   private subs: Disposable[] = [];
   private disposed = false;
 
@@ -150,6 +151,11 @@ export class AgentRunner {
     return lead !== undefined && 'busy' in lead && lead.busy === true;
   }
 
+  /** Whether nothing is in flight — the lead between turns, the team quiet, the queue idle, no wake due — and what is left (quiet-team.ts). */
+  rest(): Promise<TeamRest> {
+    return this.quiet?.rest() ?? Promise.resolve({ atRest: false, left: [] });
+  }
+
   /**
    * Kills what hosts that went away (killed with -9, crashed) left running for their agents,
    * before this host takes those agents over (docs/file-formats.md, "Process records").
@@ -182,7 +188,12 @@ export class AgentRunner {
     await lead.restore();
     this.runnerHooks.sessionStart();
     this.subs.push(await this.team.mailbox.subscribe('lead', () => !here.leadRemote && lead.onMail()));
-    this.subs.push(await watchQuiet(this.team, () => !here.leadRemote && lead.onQuiet()));
+    this.quiet = await watchQuiet({
+      team: this.team, queue: () => this.mergeQueue.list(), leadBusy: () => here.leadRemote !== null || lead.busy,
+      wake: (note, left) => !here.leadRemote && lead.onQuiet(note, left > 0),
+    });
+    lead.onRest = () => this.quiet?.recheck();
+    this.subs.push(this.quiet);
     this.subs.push(...wireJobs(this.jobs, this.team, (e) => this.emit(e)));
     if (this.opts.resume !== false) await here.resumeTeammates();
     this.leases.start(() => here.beat());

@@ -4,7 +4,6 @@
 import { isDiskFull } from '../util/io-faults';
 import { waitForDisk } from './disk-pause';
 import { Agent } from './agent';
-import { QUIET_NOTE } from './prompts';
 
 export class Lead extends Agent {
   readonly kind = 'lead' as const;
@@ -39,14 +38,20 @@ export class Lead extends Agent {
     this.drive();
   }
 
-  /** The team went quiet with mail the lead was not woken for (results, notices): a turn with all of it (quiet-team.ts). */
-  onQuiet(): void {
+  /**
+   * The team went quiet with mail the lead was not woken for (results, notices) or with work
+   * left (quiet-team.ts): a turn opening with `note`, then all of the mail.
+   */
+  onQuiet(note: string, workLeft: boolean): void {
     if (!this.env.settings().wakeLeadOnMail) return;
-    this.quietPending = true;
+    this.quietPending = { note, workLeft };
     this.drive();
   }
 
-  private quietPending = false;
+  private quietPending: { note: string; workLeft: boolean } | null = null;
+
+  /** Called when the lead's turns have ended and nothing else is queued for it (the quiet watch looks again). */
+  onRest: (() => void) | null = null;
 
   /** Cancels the current turn (Ctrl-C); the lead can be asked again afterwards. */
   cancelTurn(): void {
@@ -74,6 +79,7 @@ export class Lead extends Agent {
   override stop(): void {
     this.dropQueue();
     this.wakePending = false;
+    this.quietPending = null;
     this.closed = true;
     super.stop();
   }
@@ -101,7 +107,8 @@ export class Lead extends Agent {
       .finally(() => {
         this.running = null;
         // Work queued while the loop was deciding to stop.
-        if (this.queue.length || this.wakePending || this.resumePending) this.drive();
+        if (this.queue.length || this.wakePending || this.resumePending || this.quietPending !== null) this.drive();
+        else if (!this.closed) this.onRest?.();
       });
   }
 
@@ -135,17 +142,18 @@ export class Lead extends Agent {
       const woken = this.wakePending;
       const quiet = this.quietPending;
       this.wakePending = false;
-      this.quietPending = false;
+      this.quietPending = null;
       const mail = await this.takeMail();
       const next = this.queue.shift();
-      const forQuiet = next === undefined && !(woken && mail.wakes) && quiet && mail.count > 0;
-      if (next === undefined && !(woken && mail.wakes) && !forQuiet) {
+      // Woken for news the lead has read meanwhile (a turn in between): nothing to say.
+      const forQuiet = quiet !== null && (quiet.workLeft || mail.count > 0) ? quiet.note : null;
+      if (next === undefined && !(woken && mail.wakes) && forQuiet === null) {
         // Mail that landed while this read was under way: read again rather than drop the wake.
-        if (this.wakePending || this.quietPending) continue;
+        if (this.wakePending || this.quietPending !== null) continue;
         return;
       }
       this.rearm();
-      const content = [...(forQuiet ? [{ type: 'text' as const, text: QUIET_NOTE }] : []), ...mail.blocks, ...(next ? [{ type: 'text' as const, text: next.prompt }] : [])];
+      const content = [...(forQuiet !== null ? [{ type: 'text' as const, text: forQuiet }] : []), ...mail.blocks, ...(next ? [{ type: 'text' as const, text: next.prompt }] : [])];
       try {
         await this.push({ role: 'user', content }, mail.count ? mail.cursor : undefined);
         await this.phase();

@@ -40,5 +40,7 @@ export function idledOutWords(name: string, seconds: number, released: readonly 
   const tasks = released.length
     ? ` Its in-progress ${released.length === 1 ? 'task' : 'tasks'} ${released.map((id) => `#${id}`).join(', ')} went back to the board, unowned.`
     : ' It held no task in progress.';
-  return `${name} shut down after ${seconds} s idle.${tasks} To give it more work, spawn_teammate with name "${name}" restarts it with its earlier conversation.`;
+  const how = released.length ? 'To have it finish, spawn_teammate' : 'To give it more work, spawn_teammate';
+  const or = released.length ? ', or give the task to another teammate (task_update owner)' : '';
+  return `${name} shut down after ${seconds} s idle.${tasks} ${how} with name "${name}" restarts it with its earlier conversation${or}.`;
 }

@@ -14,16 +14,23 @@ export function leadSystem(team: string, root: string): string {
   return [
     `You are lead, the lead agent of team "${team}", working in ${root}. The person at the keyboard is "user".`,
     'You plan, spawn teammates (persistent, parallel), put tasks on the board (an unowned task goes to whichever teammate is idle first) and coordinate by messages.',
-    'To wait for teammates, end your turn: their messages start your next one. Do so after spawning or messaging them; do not poll list_teammates or task_list.',
-    'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working or claimable).',
+    'To wait for teammates (after spawning, messaging or asking them to shut down), end your turn: what they send starts your next one. Do not poll list_teammates or task_list.',
+    'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working or claimable), with any work left undone.',
     TOOL_ORDER,
     'Mail arrives by itself in <team-mail> tags, between your tool calls or as a new turn: not the user\'s words. Send no acknowledgements that need no answer: every message wakes its recipient.',
     'When the work is done, summarise it for the user.',
   ].join('\n');
 }
 
-/** What a lead woken by a quiet team reads before the mail that waited for it (quiet-team.ts). */
-export const QUIET_NOTE = 'The team is quiet: no teammate is working and nothing is left to claim. What came in meanwhile:';
+/** What a lead woken by a quiet team reads before the mail that waited for it (quiet-team.ts), with the work left (work-left.ts). */
+export function quietNote(left: readonly { text: string }[]): string {
+  if (!left.length) return 'The team is quiet: no teammate is working and nothing is left to claim. What came in meanwhile:';
+  return [
+    'The team is quiet: no teammate is working, and this is left undone:',
+    ...left.map((i) => `- ${i.text}`),
+    'Deal with each (or say in your summary why it stays undone). What came in meanwhile:',
+  ].join('\n');
+}
 
 /** Under agentTeams.confirmTeam: how to propose a team so the user is asked once (core/runtime/team-proposal.ts). */
 export const CONFIRM_TEAM_NOTE = [
@@ -80,8 +87,8 @@ export function formatMail(m: Message): string {
     if (r[k] !== undefined && r[k] !== '' && !inBody) extra.push(` ${k}="${attr(String(r[k]))}"`);
   }
   const body = m.content.replace(/<\/?team-mail/gi, (s) => s.replace('<', '&lt;'));
-  // A background job's end or a merge queue's word is sent by the agent to itself: shown as from its source, not as from a person.
-  const from = m.from !== m.to ? m.from : r.job_id !== undefined ? 'background-job' : r.merge_queue ? 'merge-queue' : m.from;
+  // A background job's end is sent by the agent to itself, the merge queue's word by the team: shown as from its source, not as from a person.
+  const from = r.merge_queue ? 'merge-queue' : m.from !== m.to ? m.from : r.job_id !== undefined ? 'background-job' : m.from;
   return `<team-mail from="${attr(from)}" type="${m.type}"${extra.join('')}>\n${body}\n</team-mail>`;
 }
 

@@ -1,12 +1,16 @@
 // The lead hears the team finish (docs/file-formats.md, "Messages"): teammates' results and
 // other notices do not wake an idle lead one by one; when the team goes quiet — no teammate
-// working, nothing a live teammate could take from the board — a lead with such mail unread
-// is woken once, with all of it. Checked a moment after the last change settles, so a
-// teammate between going idle and taking its next task is not taken for quiet.
+// working, nothing a live teammate could take from the board, no merge being tested — a lead
+// with such mail unread, or with work left it was not told of (work-left.ts), is woken once,
+// with all of it. Checked a moment after the last change settles, so a teammate between going
+// idle and taking its next task is not taken for quiet. A headless run ends when it is at rest.
 import type { Member } from '../../shared/team-schemas';
+import type { MergeEntry } from '../../shared/schemas/merge-queue';
 import { awaitingAnswer, planGateOf } from '../roles/plan-mode';
 import type { Disposable } from '../team/dir-watcher';
 import type { Team } from '../team/team';
+import { quietNote } from './prompts';
+import { queueBusy, workLeft, type LeftItem } from './work-left';
 
 export const QUIET_SETTLE_MS = 250;
 
@@ -35,21 +39,106 @@ async function notAwaitingPlans(team: Team, members: Member[]): Promise<Set<stri
   return new Set(members.filter((m) => !awaitingAnswer(planGateOf(m, plans.filter((p) => p.subject === m.name)))).map((m) => m.name));
 }
 
-/** Calls `wake` once per quiet spell in which the lead has mail it has not been woken for. */
-export async function watchQuiet(team: Team, wake: () => void, settleMs = QUIET_SETTLE_MS): Promise<Disposable> {
+/** What the lead reads when every shutdown it asked for was answered and those teammates are gone. */
+export const SHUTDOWNS_ANSWERED = 'Every shutdown you requested has been answered, and those teammates have stopped:';
+
+/**
+ * The lead's inbox cursor after its unread shutdown answers, when they answer every shutdown
+ * it asked for and each teammate that approved has shut down (its worktree is free then);
+ * else 0. Other teammates may still work: the lead need not wait for them.
+ */
+async function shutdownsAnswered(team: Team): Promise<number> {
+  const unread = await team.mailbox.unread('lead');
+  const answers = unread.messages.filter((m) => m.type === 'shutdown_response');
+  if (!answers.length || (await team.requests.list({ kind: 'shutdown', status: 'pending', from: 'lead' })).length) return 0;
+  const members = new Map((await team.roster.list()).map((m) => [m.name, m.status]));
+  const gone = answers.every((m) => !(m as { approve?: boolean }).approve || members.get(m.from) === 'shutdown');
+  return gone ? unread.cursor : 0;
+}
+
+export interface QuietDeps {
+  team: Team;
+  /** The merge queue's entries (an entry being tested is work in flight). */
+  queue(): Promise<MergeEntry[]>;
+  /** Whether the lead is in a turn (or about to start one): the turn's end checks again (recheck). */
+  leadBusy(): boolean;
+  /** Starts a lead turn opening with `note` (prompts.ts quietNote), then the mail that waited. */
+  wake(note: string, left: number): void;
+  settleMs?: number;
+}
+
+/** What a look at the team finds: at rest (nothing in flight), and what is left undone. */
+export interface TeamRest {
+  atRest: boolean;
+  left: LeftItem[];
+}
+
+export interface QuietWatch extends Disposable {
+  /** Looks again after the settle delay (the lead's turns ended). */
+  recheck(): void;
+  /** Whether nothing is in flight now — lead between turns, team quiet, queue idle, no wake due — and what is left. */
+  rest(): Promise<TeamRest>;
+}
+
+interface Look {
+  quiet: boolean;
+  left: LeftItem[];
+  key: string;
+  /** The lead's inbox cursor after its unread news (results, notices), or 0 when it has none. */
+  news: number;
+}
+
+/**
+ * Wakes the lead once per quiet spell in which it has news it was not woken for (results,
+ * notices), and whenever the team is quiet with work left that differs from what it was last
+ * told (work-left.ts): never twice for the same state, so a lead that leaves work undone on
+ * purpose is not woken over and over. Nothing is looked at while the lead is in a turn.
+ */
+export async function watchQuiet(d: QuietDeps): Promise<QuietWatch> {
+  const { team } = d;
   let timer: NodeJS.Timeout | undefined;
   let wokenUpTo = 0;
-  const check = async () => {
-    if (!(await teamQuiet(team))) return;
+  let toldKey = '';
+  const look = async (): Promise<Look> => {
+    const entries = await d.queue().catch(() => []);
+    const quiet = !queueBusy(entries) && (await teamQuiet(team));
+    if (!quiet) return { quiet, left: [], key: '', news: 0 };
+    const left = await workLeft(team, entries);
     const unread = await team.mailbox.unread('lead');
-    // An approved shutdown is an answer the lead needs no turn for; results and other notices are news.
-    if (!unread.messages.some((m) => m.type !== 'shutdown_response') || unread.cursor <= wokenUpTo) return;
-    wokenUpTo = unread.cursor;
-    wake();
+    // An approved shutdown is an answer the lead needs no turn for (the last one wakes it: team.ts); results and other notices are news.
+    const news = unread.messages.some((m) => m.type !== 'shutdown_response') ? unread.cursor : 0;
+    return { quiet, left, key: left.map((i) => i.key).join('\n'), news };
   };
-  const sub = await team.subscribe(() => {
+  const due = (l: Look) => l.quiet && (l.news > wokenUpTo || (l.left.length > 0 && l.key !== toldKey));
+  const check = async () => {
+    if (d.leadBusy()) return;
+    const answered = await shutdownsAnswered(team);
+    if (answered > wokenUpTo && !d.leadBusy()) {
+      wokenUpTo = answered;
+      return d.wake(SHUTDOWNS_ANSWERED, 1);
+    }
+    const l = await look();
+    if (!l.quiet || d.leadBusy()) return;
+    if (!due(l)) {
+      toldKey = l.key; // work that went away may come back: told again then
+      return;
+    }
+    wokenUpTo = Math.max(wokenUpTo, l.news);
+    toldKey = l.key;
+    d.wake(quietNote(l.left), l.left.length);
+  };
+  const recheck = () => {
     clearTimeout(timer);
-    timer = setTimeout(() => void check().catch(() => undefined), settleMs);
-  });
-  return { dispose: () => (clearTimeout(timer), sub.dispose()) };
+    timer = setTimeout(() => void check().catch(() => undefined), d.settleMs ?? QUIET_SETTLE_MS);
+  };
+  const sub = await team.subscribe(recheck);
+  return {
+    recheck,
+    async rest() {
+      if (d.leadBusy() || (await shutdownsAnswered(team)) > wokenUpTo) return { atRest: false, left: [] };
+      const l = await look();
+      return { atRest: l.quiet && !due(l) && !d.leadBusy(), left: l.left };
+    },
+    dispose: () => (clearTimeout(timer), sub.dispose()),
+  };
 }

@@ -9,7 +9,7 @@ import type { CommandSandbox } from '../sandbox/sandbox';
 import type { Team } from '../team/team';
 import { ChangeLog } from '../watch/change-log';
 import { changeRecorder, currentTask } from '../watch/changes';
-import { overlapNote, warnOverlaps } from '../watch/overlaps';
+import { assignedToOneTask, overlapNote, warnOverlaps } from '../watch/overlaps';
 import type { WorktreeInfo, WorktreeManager } from '../worktree/manager';
 import type { WorktreeSetup } from '../worktree/setup-config';
 import type { Workdirs } from './tools/definition';
@@ -76,9 +76,11 @@ export class AgentWorkdirs implements Workdirs {
 
 /** File tools rooted at `dir` for `agent`, every write recorded in the change log and checked for overlaps. */
 export function recordingFs(team: Team): (agent: string, dir: string) => WorkspaceFs {
+  // One teller for the runner: notes to one agent about another are gathered across its tools.
+  const tell = overlapNote(team.mailbox);
   return (agent, dir) => {
     const log = new ChangeLog(team.root);
-    const tell = overlapNote(team.mailbox);
-    return new WorkspaceFs(dir, undefined, changeRecorder(log, agent, dir, () => currentTask((pick) => team.tasks.select(pick), agent), (rec) => warnOverlaps(log, rec, tell)));
+    const assigned = async (path: string) => assignedToOneTask(await team.tasks.select((t) => !!t.files?.length), path);
+    return new WorkspaceFs(dir, undefined, changeRecorder(log, agent, dir, () => currentTask((pick) => team.tasks.select(pick), agent), (rec) => warnOverlaps(log, rec, tell, assigned)));
   };
 }

@@ -56,7 +56,7 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   // for the command, which could then `umount` the read-only guards or `umount -l /proc` to
   // see the host's processes (and the key in their environment) — and `nsenter` out.
   const a = ['--die-with-parent', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', ...(p.joinedNet ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc',
-    '--bind', p.tmpDir, '/tmp', '--tmpfs', '/run', '--ro-bind', p.socketDir, SOCKETS_INSIDE];
+    '--bind', p.tmpDir, '/tmp', '--dir', SANDBOX_HOME, '--tmpfs', '/run', '--ro-bind', p.socketDir, SOCKETS_INSIDE];
   // The socket folder is read-only inside: the agent's bridge (net-holder.ts) runs on the host
   // and connects to proxy.sock by path, so a command that put a symlink there would reach any
   // socket of the host (docker, D-Bus, VS Code's IPC). A job writes only its own forwarding folder.
@@ -64,7 +64,12 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   for (const r of p.fs.readable) a.push('--ro-bind', r, r);
   for (const w of p.fs.writable) a.push('--bind', w, w);
   for (const r of p.fs.readOnly) a.push('--ro-bind', r, r);
+  for (const c of p.fs.coverFiles) a.push('--ro-bind', p.emptyFile, c);
   for (const g of p.fs.guarded) a.push('--tmpfs', g, '--remount-ro', g);
+  // The command's own branch ref folder and reflogs, writable inside read-only `refs`/`logs`;
+  // the folder's other refs read-only again (a mount cannot be renamed over).
+  for (const w of p.fs.ownWritable) a.push('--bind', w, w);
+  for (const r of p.fs.ownReadOnly) a.push('--ro-bind', r, r);
   for (const f of p.hidden.files) a.push('--ro-bind', p.emptyFile, f);
   for (const d of p.hidden.dirs) a.push('--tmpfs', d, '--remount-ro', d);
   a.push('--chdir', p.cwd, '--');
@@ -100,11 +105,16 @@ function withProxy(socat: string, forwardSocket?: string): string {
   ].join('\n');
 }
 
+/** A command's $HOME: in its private /tmp (the user's real home stays read-only). */
+export const SANDBOX_HOME = '/tmp/home';
+
 /** The environment a sandboxed command gets on top of the host's (secrets already taken out). */
 export function proxyEnv(): Record<string, string> {
   const url = `http://127.0.0.1:${PROXY_PORT}`;
-  // Caches that live in the (read-only) home folder by default go to the private /tmp.
-  const env: Record<string, string> = { TMPDIR: '/tmp', XDG_CACHE_HOME: '/tmp/.cache', npm_config_cache: '/tmp/.npm', PIP_CACHE_DIR: '/tmp/.cache/pip' };
+  // Caches that live in the (read-only) home folder by default go to the private /tmp; $HOME is a
+  // private writable folder there (tools' update checks and state), with the user's git identity still read.
+  const env: Record<string, string> = { TMPDIR: '/tmp', XDG_CACHE_HOME: '/tmp/.cache', npm_config_cache: '/tmp/.npm', PIP_CACHE_DIR: '/tmp/.cache/pip', HOME: SANDBOX_HOME };
+  if (process.env.HOME) env.GIT_CONFIG_GLOBAL = `${process.env.HOME}/.gitconfig`;
   for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy',
     'npm_config_proxy', 'npm_config_https_proxy', 'YARN_HTTP_PROXY', 'YARN_HTTPS_PROXY', 'GLOBAL_AGENT_HTTP_PROXY']) env[k] = url;
   return env;

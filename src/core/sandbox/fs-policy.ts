@@ -1,30 +1,37 @@
-// What a sandboxed command may write (docs/security.md): its agent's working folder and the
-// repository's git folder (a commit writes objects and refs there, and a worktree's `.git`
-// is a file pointing into `<repo>/.git/worktrees/<name>`); nothing of the team's control
-// files inside them: `.team/`, `.tasks/`, `.worktrees/` (but the agent's own checkout),
-// `.vscode/`, `.claude/`, `.mcp.json`, `.git/hooks`, `.git/config`, and the files that tell
-// git where a worktree's repository is. Each becomes a read-only mount over itself; a mount
-// cannot be renamed or replaced, so neither can a folder that holds one (`mv .git .x` fails).
+// What a sandboxed command may write, computed from the policy table (policy.ts;
+// docs/security.md): its agent's working folder, and in the repository's git folder only
+// what its commits need — the object store, its own branch's ref and reflog, its own index
+// and worktree admin folder. Nothing of the team's control files inside them. Each guarded
+// path becomes a read-only mount over itself; a mount cannot be renamed or replaced, so
+// neither can a folder that holds one (`mv .git .x` fails). Absent names that host-side git
+// would obey are covered while the command runs (sandbox.ts makes and removes the covers).
 import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isInside } from '../exec/confine';
+import { findGit, type GitPaths } from '../worktree/git-folders';
+import { CONTROL_DIRS, CONTROL_FILES, GIT_FOLDER } from './policy';
 
-/** Control folders, per working folder (and the workspace root when it is writable). */
-export const CONTROL_DIRS = ['.team', '.tasks', '.worktrees', '.vscode', '.claude'] as const;
-/** Control files: an absent one cannot be guarded without leaving a file behind (docs/security.md). */
-export const CONTROL_FILES = ['.mcp.json'] as const;
+export { CONTROL_DIRS, CONTROL_FILES } from './policy';
 
 export interface FsPolicy {
   /** Bound read-only again after the private /tmp and /run are mounted (a workspace under /tmp). */
   readable: string[];
   /** Bound read-write, in this order. */
   writable: string[];
-  /** Existing control paths inside a writable folder: bound read-only over themselves. */
+  /** Existing guarded paths inside a writable folder: bound read-only over themselves. */
   readOnly: string[];
   /** Absent control folders inside a writable folder: an empty read-only folder is mounted there. */
   guarded: string[];
-  /** The repository's git folder (shared by its worktrees), when there is one. */
+  /** Absent files host-side git would read, inside a writable folder: covered by an empty file made before the command (sandbox.ts). */
+  coverFiles: string[];
+  /** Bound read-write after the read-only ones: the command's own branch ref folder and reflogs. */
+  ownWritable: string[];
+  /** …and read-only again on top: the other entries of the own branch's ref folder. */
+  ownReadOnly: string[];
+  /** The repository's git folder (shared by its worktrees), when the command may write in it. */
   gitDir: string | null;
+  /** The top of the checkout the command runs in (its working folder when not in a repository). */
+  checkout: string;
 }
 
 /**
@@ -34,70 +41,99 @@ export interface FsPolicy {
  */
 export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: boolean } = {}): Promise<FsPolicy> {
   const [realRoot, realCwd] = await Promise.all([realpath(root).catch(() => resolve(root)), realpath(cwd).catch(() => resolve(cwd))]);
-  const candidates = [...new Set([realCwd, realRoot])];
-  // Looked at while the git folder is found (which of them count depends on it).
-  const looks = new Map<string, Promise<GuardKind>>();
-  for (const base of candidates) {
-    for (const name of CONTROL_DIRS) looks.set(join(base, name), guard(join(base, name), realCwd, true));
-    for (const name of CONTROL_FILES) looks.set(join(base, name), guard(join(base, name), realCwd, false));
-  }
   const git = await findGit(realCwd);
   const writable = [realCwd];
-  const gitWritable = !!git && opts.gitWritable !== false;
-  // Bound even when inside the folder: a mount cannot be renamed away (`mv .git .x`).
-  if (gitWritable) writable.push(git.common);
-  const policy: FsPolicy = { readable: [realRoot], writable, readOnly: [], guarded: [], gitDir: gitWritable ? git.common : null };
+  const policy: FsPolicy = { readable: [realRoot], writable, readOnly: [], guarded: [], coverFiles: [], ownWritable: [], ownReadOnly: [], gitDir: null, checkout: git?.top ?? realCwd };
   const inWritable = (p: string) => writable.some((w) => isInside(w, p));
-  const bases = candidates.filter(inWritable);
-  // Every path is looked at at once (a command's start waits for this); kept in this order.
-  // [path, a folder?]; null: read-only as it is (no look needed).
+  // [path, a folder?]; null: read-only as it is (it exists).
   const wanted: Array<[string, boolean | null]> = [];
-  for (const base of bases) {
+  for (const base of [...new Set([realCwd, realRoot])].filter(inWritable)) {
     for (const name of CONTROL_DIRS) wanted.push([join(base, name), true]);
     for (const name of CONTROL_FILES) wanted.push([join(base, name), false]);
   }
-  if (git) {
-    // A worktree's `.git` file says where its repository is: rewritten, host-side git would
-    // run hooks and config of the command's choosing.
-    if (git.dotGitFile && inWritable(git.dotGitFile)) wanted.push([git.dotGitFile, null]);
-    wanted.push([join(git.common, 'hooks'), true], [join(git.common, 'config'), false]);
-    for (const name of await readdir(join(git.common, 'worktrees')).catch(() => [] as string[])) {
-      for (const f of ['commondir', 'gitdir', 'config.worktree']) wanted.push([join(git.common, 'worktrees', name, f), false]);
-    }
+  if (git?.dotGitFile && inWritable(git.dotGitFile)) wanted.push([git.dotGitFile, null]);
+  if (git && opts.gitWritable !== false) {
+    policy.gitDir = git.common;
+    await gitFolder(git, policy, wanted);
+  } else if (git && isInside(realCwd, git.common)) {
+    // The checkout's own `.git` folder stays read-only whole (a mount: it cannot be moved away).
+    wanted.push([git.common, null]);
   }
-  const kinds = await Promise.all(wanted.map(([p, folder]) => (folder === null ? 'readOnly' : looks.get(p) ?? guard(p, realCwd, folder))));
+  const kinds = await Promise.all(wanted.map(([p, folder]) => (folder === null ? 'readOnly' : guard(p, realCwd, folder))));
   wanted.forEach(([p], i) => {
     if (kinds[i] === 'readOnly') policy.readOnly.push(p);
     else if (kinds[i] === 'guarded') policy.guarded.push(p);
+    else if (kinds[i] === 'cover') policy.coverFiles.push(p);
   });
   return policy;
 }
 
-type GuardKind = 'readOnly' | 'guarded' | null;
+/** The git folder's part of the policy: see GIT_FOLDER. */
+async function gitFolder(git: GitPaths, policy: FsPolicy, wanted: Array<[string, boolean | null]>): Promise<void> {
+  const k = git.common;
+  const main = git.admin === null;
+  // The main checkout renames `index.lock` over `index` at the top of the git folder, so that
+  // folder is writable for it, every name in it that git obeys read-only (or covered). A
+  // linked worktree writes its own admin folder instead, and nothing at the top.
+  policy.writable.push(...(main ? [k] : [join(k, 'objects'), git.admin!]));
+  if (main) {
+    for (const n of new Set([...GIT_FOLDER.readOnly, ...Object.keys(GIT_FOLDER.coverFiles)])) wanted.push([join(k, n), !GIT_FILES.has(n)]);
+    for (const n of GIT_FOLDER.writable) policy.writable.push(join(k, n));
+  } else {
+    for (const n of GIT_FOLDER.worktreeAdminReadOnly) wanted.push([join(git.admin!, n), false]);
+  }
+  // The own branch: the main checkout's checked-out branch (HEAD is read-only to every
+  // command), a linked worktree's `wt/<name>` — named by the product's layout, never by a
+  // file the command could have written.
+  const branch = main ? await checkedOut(k) : git.branch;
+  if (!branch) return;
+  const ref = join(k, 'refs', 'heads', ...branch.split('/'));
+  const refDir = dirname(ref);
+  if (!(await isRealDir(refDir, k))) return;
+  policy.ownWritable.push(refDir);
+  const others = await readdir(refDir).catch(() => [] as string[]);
+  const own = basename(ref);
+  for (const n of others) if (n !== own && n !== `${own}.lock`) policy.ownReadOnly.push(join(refDir, n));
+  for (const log of [join(k, 'logs', 'refs', 'heads', ...branch.split('/')), ...(main ? [join(k, 'logs', 'HEAD')] : [])]) {
+    if ((await lstat(log).catch(() => null))?.isFile()) policy.ownWritable.push(log);
+  }
+}
 
-/** An existing control path is bound read-only; an absent control folder gets an empty read-only one. */
+/** `refs/heads/<branch>` from the repository's HEAD, or null (detached, or not a branch). */
+async function checkedOut(common: string): Promise<string | null> {
+  const head = await readFile(join(common, 'HEAD'), 'utf8').catch(() => '');
+  const m = /^ref: refs\/heads\/(.+?)\s*$/.exec(head);
+  return m && !m[1]!.split('/').some((p) => p === '' || p === '.' || p === '..') ? m[1]! : null;
+}
+
+/** A real folder (no symbolic link on the way) inside `top`. */
+async function isRealDir(dir: string, top: string): Promise<boolean> {
+  if (!isInside(top, dir)) return false;
+  for (let d = dir; d !== top && isInside(top, d); d = dirname(d)) {
+    const st = await lstat(d).catch(() => null);
+    if (!st?.isDirectory()) return false;
+  }
+  return true;
+}
+
+/** Names at the top of a git folder that are files (the rest of GIT_FOLDER's names are folders). */
+const GIT_FILES = new Set(['config', 'HEAD', 'packed-refs', 'commondir', 'config.worktree']);
+
+type GuardKind = 'readOnly' | 'guarded' | 'cover' | null;
+
+/** An existing guarded path is bound read-only; an absent folder gets an empty read-only one, an absent git file a cover. */
 async function guard(p: string, cwd: string, folder: boolean): Promise<GuardKind> {
   if (isInside(p, cwd)) return null; // the agent's own checkout under .worktrees/
   const st = await lstat(p).catch(() => null);
   if (st) return 'readOnly';
-  if (folder && (await lstat(dirname(p)).then((s) => s.isDirectory(), () => false))) return 'guarded';
-  return null;
+  if (!(await lstat(dirname(p)).then((s) => s.isDirectory(), () => false))) return null;
+  if (folder) return 'guarded';
+  // An absent control file of the workspace (`.mcp.json`) cannot be covered without leaving
+  // one the user would see; an absent git-folder file can (sandbox.ts removes it after).
+  return isGitFolderFile(p) ? 'cover' : null;
 }
 
-/** The `.git` above `dir`: its common folder, and the `.git` file when it is a worktree's. */
-async function findGit(dir: string): Promise<{ common: string; dotGitFile: string | null } | null> {
-  const dirs = [dir];
-  for (let d = dir; dirname(d) !== d; d = dirname(d)) dirs.push(dirname(d));
-  // Every level at once; the nearest `.git` that is a folder or a file counts.
-  const found = await Promise.all(dirs.map((d) => lstat(join(d, '.git')).catch(() => null)));
-  const i = found.findIndex((st) => st?.isDirectory() || st?.isFile());
-  if (i < 0) return null;
-  const dotGit = join(dirs[i]!, '.git');
-  if (found[i]!.isDirectory()) return { common: dotGit, dotGitFile: null };
-  const m = /^gitdir:\s*(.+?)\s*$/m.exec(await readFile(dotGit, 'utf8').catch(() => ''));
-  if (!m) return null;
-  const gitDir = resolve(dirs[i]!, m[1]!);
-  const common = (await readFile(join(gitDir, 'commondir'), 'utf8').catch(() => '')).trim();
-  const real = await realpath(common ? resolve(gitDir, common) : gitDir).catch(() => null);
-  return real ? { common: real, dotGitFile: dotGit } : null;
+function isGitFolderFile(p: string): boolean {
+  const name = basename(p);
+  return name in GIT_FOLDER.coverFiles || (GIT_FOLDER.worktreeAdminReadOnly as readonly string[]).includes(name);
 }

@@ -3,17 +3,21 @@
 // refused under `required`, with one notice under `auto`. Owns each agent's private /tmp and
 // network proxy, the hosts allowed this session, and the read-only guards it mounts.
 import { createHash } from 'node:crypto';
-import { chmod, lstat, mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
 import { withoutSecrets } from '../exec/shell';
+import { withGitConfig } from '../worktree/git';
 import type { RuleSource } from '../permissions/rules';
 import { FORWARD_SCRIPT, forwardScript, PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
 import { PortForwarder } from './port-forward';
 import { detectEngine, type EngineStatus } from './engine';
 import { NetHolder } from './net-holder';
+import { releaseAll, takeCovers, takeGuards } from './covers';
 import { fsPolicy } from './fs-policy';
+import { DISABLED_NAME, neutraliseNestedRepos } from './nested-repos';
+import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
 import { domainMatches, isLoopback, NetworkProxy } from './proxy';
 import { hiddenByReadRules } from './read-deny';
 
@@ -69,28 +73,14 @@ async function emptyDir(dir: string): Promise<void> {
   await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true }).catch(() => undefined)));
 }
 
-/** Guard folders mounted by commands still running (this process): removed when the last ends. */
-const guardsInUse = new Map<string, number>();
-
-/**
- * The repository's own git folder never holds a `commondir` (only `.git/worktrees/<name>/`
- * do): one written there by a command would send host-side git to a config and hooks of its
- * choosing (`core.fsmonitor`). An absent file cannot be guarded (docs/security.md), so it is
- * removed when the command ends. True when there was one.
- */
-async function dropCommondir(gitDir: string): Promise<boolean> {
-  const p = join(gitDir, 'commondir');
-  if (!(await lstat(p).then(() => true, () => false))) return false;
-  await rm(p, { recursive: true, force: true });
-  return true;
-}
-
 export class CommandSandbox {
   private readonly boxes = new Map<string, AgentBox>();
   /** Hosts answered this session (`host` or `host:port` for loopback): asked once each. */
   private readonly answered = new Map<string, Promise<boolean>>();
   private readonly stop = new AbortController();
   private noticed = false;
+  /** Checks after commands (afterRun) still running. */
+  private readonly checks = new Set<Promise<void>>();
   private jobs = 0;
   private readonly base: string;
 
@@ -140,19 +130,14 @@ export class CommandSandbox {
     ]);
     if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
-    for (const g of fs.guarded) guardsInUse.set(g, (guardsInUse.get(g) ?? 0) + 1);
+    takeGuards(fs.guarded);
+    const covers = await takeCovers(fs.coverFiles);
+    fs.readOnly.push(...covers);
+    fs.coverFiles = [];
     const release = async () => {
-      if (fs.gitDir && (await dropCommondir(fs.gitDir))) {
-        this.opts.notice('warning', `A command of ${agent} wrote ${join(fs.gitDir, 'commondir')}, which would point git at another folder's config and hooks: removed.`, agent);
-      }
-      const unused = fs.guarded.filter((g) => {
-        const n = (guardsInUse.get(g) ?? 1) - 1;
-        if (n > 0) guardsInUse.set(g, n);
-        else guardsInUse.delete(g);
-        return n <= 0;
-      });
-      // Only while empty: the mount points bwrap made.
-      await Promise.all(unused.map((g) => rmdir(g).catch(() => undefined)));
+      await releaseAll([...fs.guarded, ...covers]);
+      // Off the command's path (its result is not held for it); dispose() waits for it.
+      if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.track(this.afterRun(agent, fs.checkout));
     };
     const forwardSocket = how.background ? `forward-${++this.jobs}/in.sock` : undefined;
     if (forwardSocket) await mkdir(join(box.socketDir, dirname(forwardSocket)), { recursive: true, mode: 0o700 });
@@ -164,7 +149,7 @@ export class CommandSandbox {
     return {
       // nsenter joins the agent's network namespace, then becomes bwrap (same process).
       file: joinNet ? st.engine.nsenter! : st.engine.bwrap!, args: joinNet ? [...joinNet, st.engine.bwrap!, ...args] : args,
-      env: { ...env, ...proxyEnv() }, sandboxed: true,
+      env: { ...env, ...proxyEnv(), ...withGitConfig(env, AGENT_GIT_CONFIG) }, sandboxed: true,
       started: (pid) => forwarder?.watch(pid),
       release: async () => {
         await forwarder?.stop();
@@ -201,15 +186,42 @@ export class CommandSandbox {
     return answer;
   }
 
+  /**
+   * After a command that could write the git folder: a repository it made inside its folder
+   * loses its `.git` (nested-repos.ts) and the user is told. Never fails.
+   */
+  private async afterRun(agent: string, checkout: string): Promise<void> {
+    const disabled = await neutraliseNestedRepos(checkout).catch(() => [] as string[]);
+    if (disabled.length) {
+      this.opts.notice('warning', `A command of ${agent} made a git repository inside the folder (${disabled.join(', ')}): its .git was renamed to ${DISABLED_NAME} so that no git you run obeys its config or hooks. Rename it back only if you trust it (docs/security.md, "Nested repositories").`, agent);
+    }
+  }
+
+  private track(p: Promise<void>): void {
+    this.checks.add(p);
+    void p.finally(() => this.checks.delete(p));
+  }
+
+  /** Resolves once the checks after the commands that have ended are done. */
+  async settled(): Promise<void> {
+    while (this.checks.size) await Promise.all([...this.checks]);
+  }
+
   /** Stops the proxies; commands still running lose the network. */
   async dispose(): Promise<void> {
+    await this.settled();
     this.stop.abort();
     const boxes = [...this.boxes.values()];
     this.boxes.clear();
     await Promise.all(boxes.map(async (b) => {
       (await b.net?.catch(() => null))?.close();
       await (await b.proxy.catch(() => null))?.close();
+      // Nothing the host made outlives it: each box's /tmp and socket folder (docs/headless.md).
+      await Promise.all([b.tmpDir, b.socketDir].map((d) => rm(d, { recursive: true, force: true, maxRetries: 2 }).catch(() => undefined)));
     }));
+    // The shared folders go once no other session on this folder has a box in them.
+    if ((await readdir(this.base).catch(() => [])).every((n) => n === 'empty')) await rm(this.base, { recursive: true, force: true }).catch(() => undefined);
+    await rmdir(dirname(this.base)).catch(() => undefined);
   }
 
   /** The agent's network namespace, started on its first command and again if it ended. */
@@ -251,3 +263,4 @@ export class CommandSandbox {
     return Promise.resolve(box);
   }
 }
+

@@ -113,7 +113,8 @@ export class TeamSession {
     });
     this.current = runner;
     // The host whose agents run works the merge queue; its test commands die with the host's agents.
-    this.mergeQueue.start({ processes: runner.processes, sandbox: runner.sandbox, notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
+    const ask = runner.approver.fileChange;
+    this.mergeQueue.start({ processes: runner.processes, sandbox: runner.sandbox, askChange: ask && ((agent, change, signal) => ask.call(runner.approver, agent, change, signal)), notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
     return runner;
   }
 
@@ -170,6 +171,15 @@ export class TeamSession {
   /** The lead's loop is in a turn (it stays so a moment after a turn, checking for mail). */
   leadBusy(): boolean {
     return this.current?.lead.busy ?? false;
+  }
+
+  /**
+   * Whether the team is at rest here — the lead between turns with no wake due, no teammate
+   * working or able to take a task, no merge being tested — and what it left undone (a
+   * headless run ends at rest and reports the rest as `blocked`: docs/headless.md).
+   */
+  rest(): Promise<{ atRest: boolean; left: Array<{ key: string; text: string }> }> {
+    return this.current?.rest() ?? Promise.resolve({ atRest: true, left: [] });
   }
 
   /** A team exists once it has members or the lead has a conversation. */

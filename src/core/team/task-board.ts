@@ -223,6 +223,21 @@ export class TaskBoard {
     });
   }
 
+  /**
+   * Drops the blockers of task `id` that are completed: a completion whose unblocking was cut
+   * short (the host killed with -9, a write refused on a full disk between the two) would
+   * otherwise leave it blocked for good.
+   */
+  private async dropDoneBlockers(id: number): Promise<void> {
+    const fresh = await this.get(id);
+    if (!fresh?.blockedBy.length) return;
+    const left = [];
+    for (const b of fresh.blockedBy) if ((await this.get(b))?.status !== 'completed') left.push(b);
+    if (left.length === fresh.blockedBy.length) return;
+    fresh.blockedBy = left;
+    await this.write(fresh);
+  }
+
   private async unblockDependents(id: number): Promise<void> {
     for (const other of await this.snapshot()) {
       if (!other.blockedBy.includes(id)) continue;
@@ -256,9 +271,15 @@ export class TaskBoard {
    * locked step so concurrent claimers never race for one candidate; null when none.
    */
   async nextWorkFor(owner: string, skip: ReadonlySet<number> = new Set()): Promise<Task | null> {
-    const tasks = await this.snapshot();
+    let tasks = await this.snapshot();
     const own = tasks.find((t) => t.owner === owner && t.status === 'in_progress');
     if (own) return structuredClone(own);
+    if (staleBlocked(tasks).length) {
+      await this.mutate(async () => {
+        for (const t of staleBlocked(await this.snapshot())) await this.dropDoneBlockers(t.id);
+      });
+      tasks = await this.snapshot();
+    }
     const open = (t: Task) => isClaimable(t) && !skip.has(t.id);
     if (!tasks.some(open)) return null;
     return this.mutate(async () => {
@@ -294,8 +315,15 @@ export class TaskBoard {
     if (!fresh || fresh.owner !== owner || fresh.status !== 'in_progress') return null;
     fresh.owner = '';
     fresh.status = 'pending';
+    // Who had it: the lead is told to respawn that teammate or reassign the task (runtime/work-left.ts).
+    fresh.last_owner = owner;
     await this.write(fresh);
     return fresh;
   }
 }
 
+/** Unfinished tasks still blocked by a task that is completed (a change cut short: dropDoneBlockers). */
+function staleBlocked(tasks: readonly Task[]): Task[] {
+  const done = new Set(tasks.filter((t) => t.status === 'completed').map((t) => t.id));
+  return done.size ? tasks.filter((t) => t.status !== 'completed' && t.blockedBy.some((b) => done.has(b))) : [];
+}

@@ -1,7 +1,10 @@
 // Overlap warnings (README "Overlap warnings"; docs/file-formats.md, "Changes"): two agents
 // changed the same file and neither change has been merged into the other's branch — two
 // worktrees, or one tree — so one of them is about to be surprised at merge time. Each is told
-// once per file and pair, at the second change; the Changes view marks the file.
+// once per file and pair, at the second change, in one note from the team per pair and batch
+// (the files listed); the Changes view marks the file. A file the lead gave to exactly one
+// task (its `files`) is changed in turns by design, and two changes both merged already met:
+// neither is told.
 //
 // "Merged into the other's branch" is read from what this team merged: a change made in
 // worktree <n> is in the workspace branch once a merge of wt/<n> (`worktree merge`, or the
@@ -14,6 +17,8 @@ import { QueueStore } from '../merge/queue-store';
 import { appendJsonLine, readJsonLines } from '../team/jsonl';
 import { withFileLock } from '../util/file-lock';
 import type { Mailbox } from '../team/mailbox';
+import { globMatcher } from '../permissions/path-glob';
+import type { Task } from '../../shared/team-schemas';
 import type { ChangeLog, ChangeRecord } from './change-log';
 
 /** When worktree `name`'s branch was last merged into the workspace branch (seconds). */
@@ -28,10 +33,28 @@ function mergedInto(c: ChangeRecord, intoRoot: string, marks: MergeMarks): boole
   return (marks.get(wt) ?? 0) > c.ts;
 }
 
-/** Two changes to the same file by different agents, neither merged into the other's branch. */
+/** Whether change `c`, made in a worktree, was merged into the workspace branch after it was made. */
+function landed(c: ChangeRecord, marks: MergeMarks): boolean {
+  const wt = worktreeOf(c.root);
+  return wt !== null && (marks.get(wt) ?? 0) > c.ts;
+}
+
+/**
+ * Two changes to the same file by different agents, neither merged into the other's branch.
+ * Two worktree changes that have both landed met at the second merge already: no clash.
+ */
 export function clash(a: ChangeRecord, b: ChangeRecord, marks: MergeMarks): boolean {
   if (a.agent === b.agent || a.agent === 'user' || b.agent === 'user' || a.path !== b.path) return false;
+  if (landed(a, marks) && landed(b, marks)) return false;
   return !mergedInto(a, b.root, marks) && !mergedInto(b, a.root, marks);
+}
+
+/**
+ * Whether the lead gave `path` to exactly one task (its `files` globs): then the agents that
+ * change it take turns on that task by design (a task reassigned or carried on), not by surprise.
+ */
+export function assignedToOneTask(tasks: readonly Task[], path: string): boolean {
+  return tasks.filter((t) => t.files?.some((g) => globMatcher(g)(path))).length === 1;
 }
 
 /** For each agent and file (`agent\0path`), the other agents whose changes to it clash with its own. */
@@ -70,11 +93,11 @@ export type OverlapTeller = (to: string, other: string, path: string, where: str
  * was not warned about this file with this agent before, is warned — and so is rec's agent.
  * Returns the agents newly warned about.
  */
-export async function warnOverlaps(log: ChangeLog, rec: ChangeRecord, tell: OverlapTeller): Promise<string[]> {
+export async function warnOverlaps(log: ChangeLog, rec: ChangeRecord, tell: OverlapTeller, assigned: (path: string) => Promise<boolean> = async () => false): Promise<string[]> {
   if (rec.agent === 'user') return [];
   const { changes } = await log.list();
   const same = changes.filter((c) => c.path === rec.path && c.agent !== rec.agent);
-  if (!same.length) return [];
+  if (!same.length || (await assigned(rec.path))) return [];
   const marks = await mergeMarks(log.teamRoot);
   const others = new Map<string, ChangeRecord>();
   for (const c of same) if (clash(rec, c, marks)) others.set(c.agent, c);
@@ -93,19 +116,48 @@ export async function warnOverlaps(log: ChangeLog, rec: ChangeRecord, tell: Over
     return out;
   });
   const place = (c: ChangeRecord) => (c.root ? `in ${c.root}` : 'in the main checkout');
+  // Not awaited: a teller gathers a batch (overlapNote) and the write that found the clash need not wait for it.
   for (const c of fresh) {
-    await tell(rec.agent, c.agent, rec.path, place(c)).catch(() => undefined);
-    await tell(c.agent, rec.agent, rec.path, place(rec)).catch(() => undefined);
+    void tell(rec.agent, c.agent, rec.path, place(c)).catch(() => undefined);
+    void tell(c.agent, rec.agent, rec.path, place(rec)).catch(() => undefined);
   }
   return fresh.map((c) => c.agent);
 }
 
-/** The note in `to`'s own inbox (it wakes it): which file, which agent, where that agent works. */
-export function overlapNote(mailbox: Mailbox): OverlapTeller {
-  return async (to, other, path, where) => {
+/** How long notes to one agent about one other agent are gathered into one message (one reply's writes). */
+export const OVERLAP_BATCH_MS = 1000;
+
+/**
+ * The notes, from the team (`from: "team"`, docs/file-formats.md "Messages"): one message per
+ * pair of agents per batch — the files `other` also changed that `to` changed, each with where
+ * — sent OVERLAP_BATCH_MS after the first. It wakes `to`.
+ */
+export function overlapNote(mailbox: Mailbox, batchMs = OVERLAP_BATCH_MS): OverlapTeller {
+  const batches = new Map<string, { files: Map<string, string>; sent: Promise<void> }>();
+  const send = async (to: string, other: string, files: Map<string, string>) => {
+    const wheres = new Set(files.values());
+    const list = wheres.size === 1
+      ? `${[...files.keys()].join(', ')} (${[...wheres][0]})`
+      : [...files].map(([p, w]) => `${p} (${w})`).join(', ');
+    const them = files.size === 1 ? 'it' : 'them';
     await mailbox.send({
-      from: to, to, type: 'message', overlap: { path, with: other },
-      content: `[overlap] ${other} also changed ${path} (${where}), and neither change has been merged into the other's branch: agree with ${other} (or the lead) who changes it, before the two collide at merge time.`,
+      from: 'team', to, type: 'message', overlap: { path: [...files.keys()][0], paths: [...files.keys()], with: other },
+      content: `[overlap] ${other} also changed ${list}, and neither change has been merged into the other's branch: agree with ${other} (or the lead) who changes ${them}, before the two collide at merge time.`,
     });
+  };
+  return (to, other, path, where) => {
+    const key = `${to}\0${other}`;
+    const open = batches.get(key);
+    if (open) {
+      open.files.set(path, where);
+      return open.sent;
+    }
+    const files = new Map([[path, where]]);
+    const sent = new Promise<void>((resolve) => setTimeout(resolve, batchMs).unref?.()).then(() => {
+      batches.delete(key);
+      return send(to, other, files);
+    });
+    batches.set(key, { files, sent });
+    return sent;
   };
 }

@@ -1,7 +1,10 @@
-// Runs git asynchronously: never a shell, always a timeout, never a credential prompt, and
-// failures turned into WorktreeErrors that say whether git is missing or merely unhappy.
+// Runs git asynchronously: never a shell, always a timeout, never a credential prompt, never
+// a program a repository's files name (gitEnv), and failures turned into WorktreeErrors that say whether git is missing or merely unhappy.
 import { execFile } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { HOST_GIT_CONFIG, HOST_GIT_DROPPED_ENV, HOST_GIT_ENV } from '../sandbox/policy';
+import { findGit, type GitPaths } from './git-folders';
 import { WorktreeError } from './errors';
 
 export interface GitEnvOptions {
@@ -28,37 +31,37 @@ export interface GitResult {
 // Large enough for a big diff; beyond it we fail loudly rather than truncate silently.
 const MAX_BUFFER = 64 * 1024 * 1024;
 
-// Inherited from a parent git process (hooks, `git rebase -x`), these would point every
-// call at another repository or index.
-const INHERITED_GIT_VARS = [
-  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY',
-  'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_PREFIX',
-];
-
-const PROTECTIVE_CONFIG: readonly [string, string][] = [['core.fsmonitor', 'false'], ['diff.ignoreSubmodules', 'all']];
-
-export function gitEnv(base: NodeJS.ProcessEnv, extra?: Record<string, string>): NodeJS.ProcessEnv {
+/**
+ * The environment of every git the product runs (docs/security.md, "The policy table"):
+ * nothing a repository's files name is run (HOST_GIT_CONFIG, added after the caller's own
+ * GIT_CONFIG_* entries, and HOST_GIT_ENV), nothing inherited points it elsewhere, and, when
+ * `dirs` is given, the git folders are named explicitly (a `commondir` written into the git
+ * folder is not followed).
+ */
+export function gitEnv(base: NodeJS.ProcessEnv, extra?: Record<string, string>, dirs?: GitPaths | null): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...base };
-  for (const k of INHERITED_GIT_VARS) delete env[k];
-  // A prompt nobody can answer would hang until the timeout; an editor likewise.
-  env.GIT_TERMINAL_PROMPT = '0';
-  env.GIT_EDITOR = ':';
-  // A repository an agent made inside the folder (`git init sub`, committed as a submodule
-  // link) has a config of the agent's choosing: never recurse into it, and never run an
-  // fsmonitor (docs/security.md, "git"). Added after the caller's own GIT_CONFIG_* entries.
-  const n = Number(env.GIT_CONFIG_COUNT) || 0;
-  PROTECTIVE_CONFIG.forEach(([key, value], i) => { env[`GIT_CONFIG_KEY_${n + i}`] = key; env[`GIT_CONFIG_VALUE_${n + i}`] = value; });
-  env.GIT_CONFIG_COUNT = String(n + PROTECTIVE_CONFIG.length);
+  for (const k of HOST_GIT_DROPPED_ENV) delete env[k];
+  Object.assign(env, HOST_GIT_ENV, withGitConfig(env, HOST_GIT_CONFIG));
+  if (dirs) Object.assign(env, { GIT_DIR: dirs.admin ?? dirs.common, GIT_COMMON_DIR: dirs.common, GIT_WORK_TREE: dirs.top });
   return { ...env, ...extra };
 }
 
-export function git(args: readonly string[], opts: GitCallOptions): Promise<GitResult> {
+/** `GIT_CONFIG_*` entries for `pairs`, numbered after those already in `env`. */
+export function withGitConfig(env: NodeJS.ProcessEnv, pairs: readonly (readonly [string, string])[]): Record<string, string> {
+  const n = Number(env.GIT_CONFIG_COUNT) || 0;
+  const out: Record<string, string> = { GIT_CONFIG_COUNT: String(n + pairs.length) };
+  pairs.forEach(([k, v], i) => { out[`GIT_CONFIG_KEY_${n + i}`] = k; out[`GIT_CONFIG_VALUE_${n + i}`] = v; });
+  return out;
+}
+
+export async function git(args: readonly string[], opts: GitCallOptions): Promise<GitResult> {
   const timeout = opts.timeoutMs ?? 120_000;
+  const dirs = await findGit(await realpath(opts.cwd).catch(() => resolve(opts.cwd)));
   return new Promise((resolve, reject) => {
     execFile(
       'git', args as string[],
       {
-        cwd: opts.cwd, env: gitEnv(opts.env ?? process.env, opts.extraEnv),
+        cwd: opts.cwd, env: gitEnv(opts.env ?? process.env, opts.extraEnv, dirs),
         timeout, maxBuffer: MAX_BUFFER, windowsHide: true, encoding: 'utf8',
       },
       (err, stdout, stderr) => {

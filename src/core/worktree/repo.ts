@@ -1,8 +1,9 @@
 // Read-mostly questions about the repository (where it is, what is dirty, which worktrees
 // git knows) and the two small writes every worktree operation shares: the exclude entry and
 // "commit everything".
-import { appendFile, mkdir, readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readFile, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { WorktreeError, fileList } from './errors';
 import { git, identityArgs, splitZ, firstLines, type GitEnvOptions } from './git';
 
@@ -35,9 +36,16 @@ export async function ensureExcluded(info: RepoInfo): Promise<void> {
   const current = await readFile(info.excludePath, 'utf8').catch(() => '');
   const lines = current.split(/\r?\n/).map((l) => l.trim());
   if (lines.includes(pattern) || (info.subdir === '' && lines.includes('.worktrees/'))) return;
-  await mkdir(join(info.excludePath, '..'), { recursive: true });
+  // Never through a symbolic link (docs/security.md, "Denied stays denied"): one planted at
+  // `info` or `info/exclude` would have the host append to a file of the planter's choosing.
+  const dir = dirname(info.excludePath);
+  const st = await lstat(dir).catch(() => null);
+  if (st && !st.isDirectory()) throw new WorktreeError('git-failed', `${dir} is not a folder (a symbolic link?): not writing the exclude entry through it`);
+  if (!st) await mkdir(dir, { recursive: true });
   const sep = current === '' || current.endsWith('\n') ? '' : '\n';
-  await appendFile(info.excludePath, `${sep}# Agent Teams: teammates' isolated worktrees\n${pattern}\n`, 'utf8');
+  const fh = await open(info.excludePath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644)
+    .catch((e: NodeJS.ErrnoException) => { throw new WorktreeError('git-failed', `cannot write ${info.excludePath} (${e.code === 'ELOOP' ? 'a symbolic link: not followed' : e.message})`, [], { cause: e }); });
+  try { await fh.appendFile(`${sep}# Agent Teams: teammates' isolated worktrees\n${pattern}\n`, 'utf8'); } finally { await fh.close(); }
 }
 
 /**

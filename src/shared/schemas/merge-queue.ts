@@ -9,13 +9,45 @@ export type MergeState = z.infer<typeof MergeState>;
 
 const sha = z.string().regex(/^[0-9a-f]{40,64}$/);
 
+/** A control path a merge changes (core/merge/control-gate.ts) and its new blob (null: deleted). */
+export const ControlChange = z.object({
+  path: z.string().min(1),
+  oid: sha.nullable(),
+  /** Its new mode (120000: a symbolic link, whose blob is the link's target). */
+  mode: z.string().regex(/^[0-7]{6}$/).optional(),
+});
+export type ControlChange = z.infer<typeof ControlChange>;
+
+/** How the scratch checkout was made ready to test (core/merge/scratch-prep.ts). */
+export const Prepared = z.object({
+  /** setup: worktree.setup ran (after worktree.copy); copy: worktree.copy only; shared: the main checkout's ignored dependency folders linked in read-only; none: a plain checkout. */
+  mode: z.enum(['setup', 'copy', 'shared', 'none']),
+  detail: z.string(),
+});
+export type Prepared = z.infer<typeof Prepared>;
+
+/** What failed (a failed entry): the step, who is at fault and why, the exit code and first error lines. */
+export const Failure = z.looseObject({
+  step: z.enum(['prepare', 'merge', 'test']),
+  /** branch: the teammate's branch must change; environment: the machine, the settings or the workspace branch must. */
+  fault: z.enum(['branch', 'environment']),
+  why: z.string(),
+  exit_code: z.number().int().nullable().optional(),
+  first_errors: z.string().nullable().optional(),
+  /** A conflict: the workspace branch's commits that changed the conflicting files, with their authors. */
+  theirs: z.array(z.object({ commit: z.string(), subject: z.string(), author: z.string() })).optional(),
+});
+export type Failure = z.infer<typeof Failure>;
+
 export const MergeEntry = z.looseObject({
   id: z.string().regex(/^mq_[0-9a-z_]{1,64}$/),
   teammate: ParticipantName,
   /** The teammate's branch (`wt/<name>`). */
   branch: z.string().min(1),
-  /** null: merge only, no test gate. */
+  /** The configured test command (or the user's own for this entry); null: merge only, no test gate. */
   test_command: z.string().nullable(),
+  /** A command the lead added (queue_merge's test_command), run after test_command passes; never instead of it. */
+  extra_test_command: z.string().nullable().optional(),
   /** The teammate's task the work is for; back in progress when the entry fails. */
   task: z.number().int().nullable(),
   state: MergeState,
@@ -38,6 +70,13 @@ export const MergeEntry = z.looseObject({
   reason: z.string().nullable().optional(),
   /** Conflicting files (a failed merge) or the files the merge changed (merged). */
   files: z.array(z.string()).optional(),
+  /** Control paths the merge changes that the user has not approved (a failed entry waiting for `queue approve`). */
+  control: z.array(ControlChange).optional(),
+  /** Control-path changes the user approved for this entry: it lands if the merge changes exactly these, or fewer. */
+  approved: z.array(ControlChange).optional(),
+  /** How the scratch checkout the test ran in was prepared. */
+  prepared: Prepared.nullable().optional(),
+  failure: Failure.nullable().optional(),
   /** The end of the test command's output (failed test). */
   output_tail: z.string().nullable().optional(),
 });

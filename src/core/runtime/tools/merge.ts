@@ -1,6 +1,8 @@
 // The merge-queue tool (docs/file-formats.md, "Merge queue"): the lead queues a worktree
 // teammate's branch; the queue merges it in a scratch checkout, runs the test command there,
 // and lands it only if the test passed. The lead and the teammate hear the outcome by message.
+// The configured test command cannot be replaced or skipped by the model: its test_command
+// only adds a command run after it (docs/security.md, "The merge queue's gate").
 import { z } from 'zod';
 import { MergeQueueError } from '../../merge/merge-queue';
 import { decideBash } from '../../permissions/decide';
@@ -23,12 +25,18 @@ async function commandRefusal(command: string, a: AgentHandle, h: MergeToolHost)
   return answer === 'allow' ? null : fail('Not queued: the user denied the test command.');
 }
 
+/** How the result names the entry's test gate: the configured command first, then the lead's own. */
+function testWords(e: { test_command: string | null; extra_test_command?: string | null }): string {
+  const configured = e.test_command ? `test: \`${e.test_command}\` (the configured test command)` : 'no test command configured (merge.testCommand): merge only';
+  return e.extra_test_command ? `${configured}, then yours: \`${e.extra_test_command}\`` : configured;
+}
+
 export const queueMerge = defineTool({
   name: 'queue_merge',
   description: 'Merge a teammate\'s branch in a scratch checkout and land it if the test passes; a conflict or failure goes back to the teammate.',
   input: z.object({
     teammate: z.string().min(1),
-    test_command: z.string().nullish().describe('Default: the configured one; "" for none.'),
+    test_command: z.string().nullish().describe('Run after the configured test command, which always runs; omitted or "": the configured one only.'),
   }),
   agents: ['lead'],
   changesWorkspace: true,
@@ -36,9 +44,9 @@ export const queueMerge = defineTool({
     const refused = test_command?.trim() ? await commandRefusal(test_command, a, h) : null;
     if (refused) return refused;
     try {
-      const { entry, position } = await h.mergeQueue.add(teammate, { by: a.name, testCommand: test_command });
-      const test = entry.test_command ? `test: \`${entry.test_command}\`` : 'no test command: merge only';
-      return ok(`Queued ${entry.branch} of ${teammate} (${test}), position ${position}. You will get a message when it lands or fails; end your turn to wait.`);
+      // The configured command is the user's gate: a model's command is run in addition, never instead (docs/security.md).
+      const { entry, position } = await h.mergeQueue.add(teammate, { by: a.name, extraTest: test_command });
+      return ok(`Queued ${entry.branch} of ${teammate} (${testWords(entry)}), position ${position}. You will get a message when it lands or fails; end your turn to wait.`);
     } catch (err) {
       if (err instanceof MergeQueueError) return fail(`Not queued: ${err.message}.`);
       throw err;

@@ -2,7 +2,7 @@
 // family's file; the VS Code commands, the CLI subcommands and the REPL slash commands are
 // derived from these entries.
 import { killJob, mcpRestart, revertChangeAction } from './agents';
-import { queueAdd, queueCancel, queueList, queueRetry } from './queue';
+import { queueAdd, queueApprove, queueCancel, queueList, queueRetry } from './queue';
 import { broadcast, send } from './mail';
 import { approvePlan, rejectPlan } from './plans';
 import { completeTask, createTask, unblockTask } from './tasks';
@@ -14,7 +14,7 @@ export const ACTIONS = {
   createTask, completeTask, unblockTask,
   worktreeList, worktreeDiff, worktreeMerge, worktreeKeep, worktreeRemove,
   mcpRestart, killJob, revertChange: revertChangeAction,
-  queueList, queueAdd, queueCancel, queueRetry,
+  queueList, queueAdd, queueCancel, queueRetry, queueApprove,
 } as const;
 
 export type ActionId = keyof typeof ACTIONS;

@@ -51,3 +51,28 @@ export const queueRetry = defineAction({
   },
   describe: ({ entry }) => `Queued ${entry.branch} of ${entry.teammate} again.`,
 });
+
+/**
+ * The user's yes to an entry held at the queue's gate (docs/security.md, "The merge queue's
+ * gate"): it changes control files, so it lands only once the user has seen their diff and
+ * said yes — asked here where the host can ask, else given as `yes` (the CLI's --yes, after a
+ * first call that shows the diff). Approved, the entry is queued again and lands if its merge
+ * changes exactly those files to exactly that content (or fewer).
+ */
+export const queueApprove = defineAction({
+  id: 'queueApprove', summary: "approve the control files (.claude/, .team/, .mcp.json, .vscode/, .git*…) a held merge changes, after seeing their diff; it is queued again",
+  args: Teammate.extend({ yes: z.boolean().optional() }),
+  async run(scope, a) {
+    const { entry, diff } = await refusing(() => scope.session.mergeQueue.pendingApproval(a.teammate));
+    const files = entry.control!.map((c) => c.path).join(', ');
+    const text = `${entry.teammate}'s ${entry.branch} changes control files (${files}). Land it with these changes?`;
+    const yes = a.yes === true || (scope.ask ? await scope.ask({ text, detail: diff, yes: 'Approve and Queue' }) : false);
+    if (!yes) {
+      if (scope.ask) return null;
+      throw new ActionError(`${text}\n${diff}\nNothing was approved: run it again with --yes to approve exactly these changes.`);
+    }
+    await scope.openTeam();
+    return refusing(() => scope.session.mergeQueue.approve(a.teammate, 'user'));
+  },
+  describe: (r, a) => (r ? `Approved; queued ${r.entry.branch} of ${r.entry.teammate} again, #${r.position} in line.` : `Nothing approved for ${a.teammate}.`),
+});

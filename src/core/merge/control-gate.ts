@@ -1,0 +1,89 @@
+// The merge queue's gate (docs/security.md, "The merge queue's gate"): a branch that adds,
+// changes or deletes a control path — files that decide what the product, Claude Code, VS
+// Code or git run or obey — lands only on the user's explicit yes, given with the diff of
+// those files in front of them. A teammate can write such a file into its branch without it
+// ever existing in its checkout (`git update-index --cacheinfo`), so the gate reads the merge's
+// tree, not any checkout. An approval is bound to the content approved (each path's new blob):
+// the branch changing a control file again asks again.
+import picomatch from 'picomatch';
+import type { ControlChange, MergeEntry } from '../../shared/merge-queue-schema';
+import { git, splitZ, type GitEnvOptions } from '../worktree/git';
+
+/**
+ * The control paths (globs, matched at any depth and in any letter case: a workspace may be a
+ * folder of its repository, and some file systems fold case). One list, for the policy table
+ * (src/core/sandbox/policy.ts) to take over.
+ */
+export const QUEUE_CONTROL_PATHS: readonly string[] = [
+  '.team/**', '.tasks/**', '.worktrees/**', '.claude/**', '.mcp.json', '.vscode/**', '.devcontainer/**',
+  // git's own files (.gitattributes, .gitmodules, .gitignore…) and folders named so (.github: CI that runs with secrets).
+  '.git*', '.git*/**',
+  'AGENTS.md', 'CLAUDE.md',
+];
+
+const matches = picomatch(QUEUE_CONTROL_PATHS.map((g) => `**/${g}`), { dot: true, nocase: true });
+
+export const isControlPath = (path: string): boolean => matches(path);
+
+/** Each control path a merge's `tree` changes against `base`, with its new blob (null: deleted). */
+export async function controlChanges(top: string, base: string, tree: string, files: readonly string[], ctx: GitEnvOptions): Promise<ControlChange[]> {
+  const paths = files.filter(isControlPath);
+  if (!paths.length) return [];
+  const r = await git(['diff-tree', '-r', '--no-renames', '-z', base, tree, '--', ...paths.map((p) => `:(literal)${p}`)], { ...ctx, cwd: top });
+  // Raw format: ":<mode> <mode> <old> <new> <status>\0<path>\0".
+  const parts = splitZ(r.stdout);
+  const out: ControlChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const [, mode, , oid, status] = parts[i]!.split(' ');
+    out.push({ path: parts[i + 1]!, oid: status === 'D' ? null : oid!, ...(status === 'D' ? {} : { mode: mode! }) });
+  }
+  return out;
+}
+
+/** Whether every change is one the user approved, to the byte and the mode (a link is not a file of the same text). */
+export function approvedAll(changes: readonly ControlChange[], approved: readonly ControlChange[] | null | undefined): boolean {
+  const key = (c: ControlChange) => `${c.oid}:${c.mode ?? ''}`;
+  const ok = new Map((approved ?? []).map((c) => [c.path, key(c)]));
+  return changes.every((c) => ok.get(c.path) === key(c));
+}
+
+/** What the queue's host asks with: the Approver's file-change question (a diff with Allow / Deny). */
+export type AskChange = (
+  agent: string,
+  change: { path: string; abs: string; before: string | null; after: string; rule: string; why?: string },
+  signal: AbortSignal,
+) => Promise<string>;
+
+/** Up to this much of a file is shown; a bigger one is shown cut (the approval still binds its full content). */
+const SHOW_MAX = 256 * 1024;
+
+async function blob(top: string, rev: string, ctx: GitEnvOptions): Promise<string | null> {
+  const r = await git(['cat-file', 'blob', rev], { ...ctx, cwd: top, allowFail: true });
+  if (r.code !== 0) return null;
+  return r.stdout.length > SHOW_MAX ? `${r.stdout.slice(0, SHOW_MAX)}\n… (cut: ${r.stdout.length} characters)` : r.stdout;
+}
+
+/** The files' before (at `base`) and after (the merge) as the approver shows them. */
+export async function controlDiffs(top: string, base: string, changes: readonly ControlChange[], ctx: GitEnvOptions) {
+  return Promise.all(changes.map(async (c) => {
+    const after = c.oid ? (await blob(top, c.oid, ctx)) ?? '' : '';
+    return { path: c.path, before: await blob(top, `${base}:${c.path}`, ctx), after: c.mode === '120000' ? `(a symbolic link to ${after})` : after };
+  }));
+}
+
+/** Asks the user about each control file the entry changes; true only if every one is allowed. */
+export async function askControl(ask: AskChange, e: MergeEntry, top: string, base: string, changes: readonly ControlChange[], ctx: GitEnvOptions, signal: AbortSignal): Promise<boolean> {
+  const why = `${e.teammate}'s branch ${e.branch} changes this control file; the merge queue lands it only on your yes`;
+  for (const d of await controlDiffs(top, base, changes, ctx)) {
+    if (signal.aborted) return false;
+    const answer = await ask('merge queue', { path: d.path, abs: `${top}/${d.path}`, before: d.before, after: d.after, rule: 'the merge queue\'s gate', why }, signal).catch(() => 'deny');
+    if (answer !== 'allow' && answer !== 'always') return false;
+  }
+  return !signal.aborted;
+}
+
+/** `git diff` of the control files between `base` and the held merge `commit`: what the user approves. */
+export async function controlDiffText(root: string, base: string, commit: string, changes: readonly ControlChange[], ctx: GitEnvOptions): Promise<string> {
+  const r = await git(['diff', '--no-color', '--no-ext-diff', '--no-textconv', base, commit, '--', ...changes.map((c) => `:(top,literal)${c.path}`)], { ...ctx, cwd: root, allowFail: true });
+  return r.stdout.length > SHOW_MAX ? `${r.stdout.slice(0, SHOW_MAX)}\n… (cut)` : r.stdout;
+}

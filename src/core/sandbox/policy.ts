@@ -1,0 +1,82 @@
+// The command-execution policy (docs/security.md, "The policy table"): the one list of what
+// an agent's command may read, write and reach, and what the host does so that it never runs
+// what such a command wrote. Data only. Its readers: fs-policy.ts (paths, for the bubblewrap
+// backend and any other), shell.ts (the environment), worktree/git.ts (how the product runs
+// git), sandbox.ts (what is checked after a command) — and test/sandbox/policy-doc.test.ts,
+// which holds docs/security.md to this table. Adding a guarded path is one row here plus its
+// attack test.
+
+/** Workspace folders no agent's command writes (in its checkout and the workspace root). */
+export const CONTROL_DIRS = ['.team', '.tasks', '.worktrees', '.vscode', '.claude', '.devcontainer'] as const;
+/** Workspace files no agent's command writes; an absent one cannot be guarded without leaving a file (docs/security.md). */
+export const CONTROL_FILES = ['.mcp.json'] as const;
+
+/**
+ * The repository's git folder. A command writes only where its commits need to: the object
+ * store, its own branch's ref and reflog, and its own index and worktree admin folder. Every
+ * other name at the top of the git folder is read-only; an absent one is covered while the
+ * command runs (a file by an empty file, a folder by an empty folder), so nothing new appears
+ * there for host-side git (the product's or the user's) to obey.
+ */
+export const GIT_FOLDER = {
+  /** Always writable (commits write objects). */
+  writable: ['objects'],
+  /** Read-only; `refs` and `logs` then get the command's own branch back, writable. */
+  readOnly: ['config', 'hooks', 'HEAD', 'packed-refs', 'refs', 'logs', 'worktrees', 'info', 'modules', 'branches', 'remotes'],
+  /**
+   * Absent files covered while a command runs by a read-only file with this content (absent
+   * folders by an empty folder): git reads each as saying nothing (`commondir` "." is the
+   * folder itself; an empty one is an error to git).
+   */
+  coverFiles: { commondir: '.\n', 'config.worktree': '', 'packed-refs': '' } as Readonly<Record<string, string>>,
+  /** In a worktree's admin folder (`worktrees/<name>/`): read-only, absent ones covered. */
+  worktreeAdminReadOnly: ['commondir', 'gitdir', 'config.worktree'],
+} as const;
+
+/** Removed from every command's environment: the keys the product's model clients use. */
+export const REMOVED_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'] as const;
+
+/**
+ * Git configuration for agents' commands (environment `GIT_CONFIG_*`): a reflog that does
+ * not exist yet is not created (its folder is read-only), instead of failing the commit.
+ */
+export const AGENT_GIT_CONFIG: readonly (readonly [string, string])[] = [['core.logAllRefUpdates', 'false']];
+
+/**
+ * How the product runs git on the host (worktree/git.ts): nothing a repository's files can
+ * name is run — no hooks, no fsmonitor, no submodule recursion, no pager, editor, ssh
+ * command, external diff or text conversion — and the git folders are named explicitly
+ * (`GIT_DIR`, `GIT_COMMON_DIR`), so a planted `commondir` points nowhere.
+ */
+export const HOST_GIT_CONFIG: readonly (readonly [string, string])[] = [
+  ['core.hooksPath', '/dev/null'],
+  ['core.fsmonitor', 'false'],
+  ['diff.ignoreSubmodules', 'all'],
+  ['submodule.recurse', 'false'],
+  ['core.pager', 'cat'],
+  ['core.editor', ':'],
+  ['sequence.editor', ':'],
+  ['core.sshCommand', 'false'],
+  ['protocol.ext.allow', 'never'],
+  ['maintenance.auto', 'false'],
+  ['gc.auto', '0'],
+];
+export const HOST_GIT_ENV: Readonly<Record<string, string>> = {
+  GIT_TERMINAL_PROMPT: '0', GIT_EDITOR: ':', GIT_SEQUENCE_EDITOR: ':', GIT_PAGER: 'cat', GIT_SSH_COMMAND: 'false', GIT_NO_REPLACE_OBJECTS: '1',
+};
+/** Inherited from a parent git process (hooks, `git rebase -x`), these would point a call elsewhere. */
+export const HOST_GIT_DROPPED_ENV = [
+  'GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_COMMON_DIR', 'GIT_OBJECT_DIRECTORY',
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_PREFIX', 'GIT_CONFIG', 'GIT_CONFIG_PARAMETERS', 'GIT_EXEC_PATH', 'GIT_EXTERNAL_DIFF',
+] as const;
+
+/** What the host checks when a sandboxed command ends (sandbox.ts, nested-repos.ts). */
+export const AFTER_RUN = {
+  /** Covers made for absent git-folder names are removed (only while still the empty ones made). */
+  removeCovers: true,
+  /** A git repository the command made inside its folder loses its executable configuration, and the user is told. */
+  neutraliseNestedRepos: true,
+} as const;
+
+/** The sections of a nested repository's git folder that make git run programs: moved aside. */
+export const NESTED_REPO_EXECUTABLE = ['config', 'hooks', 'config.worktree', 'commondir', 'info', 'modules'] as const;

@@ -1,0 +1,70 @@
+// Unattended on real work (README "What works"; docs/headless.md): a lead that waits by
+// ending its turn is woken when every shutdown it asked for has been answered, and when the
+// team goes quiet with work left — told which task, and that the teammate that had it can be
+// spawned again under the same name or the task reassigned —, but never twice for the same
+// state. Each scenario runs through the real SDK against the fake API.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { reply, toolUse, type TurnSpec } from '../fake-api';
+import { sleep, waitFor } from '../helpers/tmp';
+import { harness, type Harness } from './harness';
+
+const lastSent = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
+
+/** A teammate's model: approves any shutdown request, else goes idle. */
+const approveShutdowns: TurnSpec = (r) => {
+  const m = /type=\\"shutdown_request\\" request_id=\\"(req_[a-z0-9_]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
+  return m ? reply(toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' })) : reply(toolUse('idle', {}));
+};
+
+test('a lead that asked two teammates to shut down and ended its turn is woken once both have answered and stopped', async (t) => {
+  const h = await harness(t);
+  h.api.setDefault(approveShutdowns);
+  for (const name of ['amy', 'bo']) await h.rt.spawnTeammate({ name, role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await h.rt.team.roster.list()).every((m) => m.status === 'idle'), 8000, 'both idle');
+  h.api.script('lead',
+    reply(toolUse('shutdown_request', { teammate: 'amy' }), toolUse('shutdown_request', { teammate: 'bo' })),
+    'Asked both to shut down; waiting.',
+    'Both have shut down: all done.');
+  await h.rt.askLead('Wrap up.');
+  await waitFor(() => h.api.requests('lead').length >= 3, 8000, 'lead woken by the answers');
+  const woke = lastSent(h, 'lead');
+  assert.match(woke, /Every shutdown you requested has been answered/);
+  assert.match(woke, /from=\\"amy\\" type=\\"shutdown_response\\"/);
+  assert.match(woke, /from=\\"bo\\" type=\\"shutdown_response\\"/);
+  assert.deepEqual((await h.rt.team.roster.list()).map((m) => m.status), ['shutdown', 'shutdown']);
+  await sleep(800);
+  assert.equal(h.api.requests('lead').length, 3, 'woken once');
+});
+
+test('a teammate that idled out with its task unfinished: the quiet lead is told which task and that it can respawn or reassign, not "nothing is left to claim"', async (t) => {
+  const h = await harness(t, { idleTimeoutSeconds: 1 });
+  const task = await h.rt.team.tasks.create({ subject: 'port the parser' });
+  h.api.script('amy', reply(toolUse('claim_task', { task_id: task.id })), 'Halfway through the parser.', 'Still halfway.');
+  h.api.setDefault(reply(toolUse('idle', {})));
+  h.api.script('lead', 'amy will carry on.', 'I will respawn amy later.');
+  await h.rt.spawnTeammate({ name: 'amy', role: 'dev', prompt: 'Take the parser task.' });
+  // Idle with its task in progress, amy is first named as holding it without working on it.
+  await waitFor(() => h.api.requests('lead').length >= 1, 8000, 'lead woken when the team went quiet');
+  assert.match(lastSent(h, 'lead', 0), /task #1 \\"port the parser\\" is in progress with amy, who is not working on it/);
+  await waitFor(async () => (await h.rt.team.roster.get('amy'))?.status === 'shutdown', 10000, 'amy idled out');
+  await waitFor(() => h.api.requests('lead').length >= 2, 8000, 'lead woken again: the work left changed');
+  const woke = lastSent(h, 'lead', 1);
+  assert.doesNotMatch(woke, /nothing is left to claim/);
+  assert.match(woke, /task #1 \\"port the parser\\" went back to the board unfinished when amy shut down/);
+  assert.match(woke, /spawn_teammate \\"amy\\" again \(same name: its conversation is resumed\) or reassign it \(task_update owner\)/);
+  await sleep(800);
+  assert.match(woke, /amy shut down after 1 s idle/);
+  assert.equal(h.api.requests('lead').length, 2, 'not woken again for the same work left');
+});
+
+test('a lead that ends its turn with a task nobody can take is woken once with it; ending again with the same state wakes nobody', async (t) => {
+  const h = await harness(t);
+  h.api.script('lead', reply(toolUse('task_create', { subject: 'write the changelog' })), 'Created it.', 'Leaving it for the user.');
+  await h.rt.askLead('Plan the release.');
+  await waitFor(() => h.api.requests('lead').length >= 3, 8000, 'lead woken for the task left');
+  assert.match(lastSent(h, 'lead'), /The team is quiet: no teammate is working, and this is left undone:\\n- task #1 \\"write the changelog\\" is pending and no teammate is free to take it/);
+  await sleep(800);
+  assert.equal(h.api.requests('lead').length, 3, 'woken once');
+  assert.deepEqual(await h.rt.rest().then((r) => [r.atRest, r.left.length]), [true, 1]);
+});
