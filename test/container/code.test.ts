@@ -43,6 +43,10 @@ test('the branch goes in as a clone of its own; commits made inside come back on
   const again = await b.bringBack('ed');
   assert.equal(again.updated, true);
   assert.equal(await gitIn(root, 'log', '-1', '--format=%s', 'team/ed'), 'two');
+  assert.deepEqual(again.controlPaths, []);
+  // A commit that changes control paths of the policy table comes back said as such.
+  await b.exec('ed', 'mkdir -p .team .devcontainer && echo {} > .team/settings.json && echo x > .devcontainer/Dockerfile && echo {} > .mcp.json && git add -A && git commit -qm control', RUN);
+  assert.deepEqual((await b.bringBack('ed')).controlPaths.sort(), ['.devcontainer/Dockerfile', '.mcp.json', '.team/settings.json']);
 });
 
 test("a container that bundles other branches changes none of the user's, and no hook of the user's runs", async (t) => {

@@ -4,7 +4,9 @@
 // engine an error on that teammate only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { containerCommandEnv } from '../../src/core/container/backend';
 import { connectEngine } from '../../src/core/container/engine';
+import { REMOVED_ENV } from '../../src/core/sandbox/policy';
 import { createOptions } from '../../src/core/container/lifecycle';
 import { leastBusy } from '../../src/core/container/placement';
 import { engineForFile, type TestEngine } from './engine-fixture';
@@ -22,6 +24,13 @@ test('the create request shares nothing of the host: no bind, no mount, network 
   assert.equal(o.HostConfig?.Privileged, undefined);
   assert.deepEqual(o.Labels, { 'agent-teams.team': 't', 'agent-teams.agent': 'a', 'agent-teams.branch': 'team/a', 'agent-teams.workspace': '/home/u/repo' });
   assert.doesNotMatch(JSON.stringify(o.Env), /\/home\/u\/repo|ANTHROPIC/);
+});
+
+test("a container's commands get an environment of their own, never a variable the policy table removes", () => {
+  const env = containerCommandEnv({ ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'o', FOO: 'bar' });
+  for (const k of REMOVED_ENV) assert.equal(env[k], undefined, k);
+  assert.equal(env.FOO, 'bar');
+  assert.equal(env.HOME, '/root');
 });
 
 test('after a restart of the host the same container is found by its labels, its work kept, never a second', async (t) => {

@@ -4,6 +4,7 @@
 // branch goes in as a clone and comes back as a bundle (code.ts). A lost engine is an error on
 // that teammate's commands (retried once on the next command), never on the rest of the team.
 import { posix } from 'node:path';
+import { REMOVED_ENV } from '../sandbox/policy';
 import type { ShellResult } from '../exec/shell';
 import { CommandLoop } from './command-loop';
 import { bringBack, cloneIn, type BroughtBack } from './code';
@@ -49,10 +50,17 @@ interface Attached {
   loop: CommandLoop;
 }
 
-/** The environment of every command in a container: nothing of the host's (no key, no socket). */
-const COMMAND_ENV = {
-  HOME: '/root', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', TERM: 'dumb', GIT_PAGER: 'cat', PAGER: 'cat',
-};
+/**
+ * The environment of every command in a container: made here, nothing of the host's (no
+ * socket, no agent variable), and never a variable the policy table removes (REMOVED_ENV).
+ */
+export function containerCommandEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {
+    HOME: '/root', PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', LANG: 'C.UTF-8', TERM: 'dumb', GIT_PAGER: 'cat', PAGER: 'cat', ...extra,
+  };
+  for (const k of REMOVED_ENV) delete env[k];
+  return env;
+}
 
 export type ContainerListing = ContainerRow & { host: string };
 
@@ -122,7 +130,7 @@ export class ContainerBackend {
     if ('refused' in src) throw new Error(src.refused);
     const image = await ensureImage(engine, src, say);
     const { container, created } = await ensureContainer(engine, { team: this.team, agent, branch, workspace: this.opts.root, image: image.ref, settings });
-    const loop = await CommandLoop.start(container, COMMAND_ENV);
+    const loop = await CommandLoop.start(container, containerCommandEnv());
     say(created ? 'cloning the branch…' : 'reattached');
     const clone = await cloneIn(container, loop, this.opts.root, branch, agent);
     return { info: { agent, host, id: container.id, created, clone, image: image.ref }, branch, engine, loop };

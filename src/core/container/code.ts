@@ -8,6 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
+import { CONTROL_DIRS, CONTROL_FILES } from '../sandbox/policy';
 import { git } from '../worktree/git';
 import type { CommandLoop } from './command-loop';
 import { WORKDIR } from './lifecycle';
@@ -17,8 +18,11 @@ const IN_BUNDLE = '.agent-teams-in.bundle';
 const OUT_BUNDLE = '/tmp/.agent-teams-out.bundle';
 const GIT_TIMEOUT_MS = 300_000;
 
-/** Host git that runs nothing a repository (or a bundle's sender) could have configured. */
-const HOST_GIT_GUARDS = ['-c', 'core.hooksPath=/dev/null', '-c', 'core.fsmonitor=false', '-c', 'transfer.fsckObjects=true', '-c', 'maintenance.auto=false', '-c', 'gc.auto=0'];
+/**
+ * The product's git runs nothing a repository names (the policy table's HOST_GIT_CONFIG,
+ * applied by worktree/git.ts); objects from a container are also checked as they arrive.
+ */
+const HOST_GIT_GUARDS = ['-c', 'transfer.fsckObjects=true'];
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -65,6 +69,16 @@ export interface BroughtBack {
   tip: string;
   /** Whether new commits came back. */
   updated: boolean;
+  /**
+   * Control paths of the policy table (`.team/`, `.devcontainer/`, `.mcp.json`…) the new
+   * commits change: the merge queue lands them only with the user's yes (docs/security.md).
+   */
+  controlPaths: string[];
+}
+
+/** The files among `changed` that the policy table guards (CONTROL_DIRS, CONTROL_FILES). */
+export function controlPathsIn(changed: readonly string[]): string[] {
+  return changed.filter((f) => CONTROL_FILES.includes(f as (typeof CONTROL_FILES)[number]) || CONTROL_DIRS.some((d) => f === d || f.startsWith(`${d}/`)));
 }
 
 /**
@@ -76,7 +90,7 @@ export async function bringBack(container: Docker.Container, loop: CommandLoop, 
   const ref = `refs/heads/${branch}`;
   const hostTip = (await git(['rev-parse', '--verify', '-q', ref], { cwd: repo, allowFail: true })).stdout.trim();
   const inside = (await inContainer(loop, `cd ${WORKDIR} && git rev-parse --verify -q ${quote(ref)}`, 'reading the branch')).trim();
-  if (inside === hostTip) return { tip: hostTip, updated: false };
+  if (inside === hostTip) return { tip: hostTip, updated: false, controlPaths: [] };
   // Only what the host lacks, when the container knows the host's tip.
   const basis = hostTip ? `$(git cat-file -e ${hostTip}^{commit} 2>/dev/null && echo ^${hostTip})` : '';
   await inContainer(loop, `cd ${WORKDIR} && rm -f ${OUT_BUNDLE} && git bundle create -q ${OUT_BUNDLE} ${quote(ref)} ${basis}`, 'bundling the branch');
@@ -92,5 +106,8 @@ export async function bringBack(container: Docker.Container, loop: CommandLoop, 
     await git([...HOST_GIT_GUARDS, 'fetch', '-q', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', bundle, `+${ref}:${ref}`], { cwd: repo, timeoutMs: GIT_TIMEOUT_MS });
   });
   const tip = (await git(['rev-parse', '--verify', '-q', ref], { cwd: repo })).stdout.trim();
-  return { tip, updated: tip !== hostTip };
+  const changed = hostTip && tip !== hostTip
+    ? (await git(['diff', '--name-only', '-z', '--no-renames', hostTip, tip], { cwd: repo })).stdout.split('\0').filter(Boolean)
+    : [];
+  return { tip, updated: tip !== hostTip, controlPaths: controlPathsIn(changed) };
 }
