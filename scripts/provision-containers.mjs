@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Makes a container engine usable on this Linux machine for the container tests and benchmarks
 // (docs/containers.md): Debian's podman with runc, the cgroupfs manager and no default ulimits
-// (a containers.conf handed over through CONTAINERS_CONF), and a small local image — a minimal
+// (a containers.conf handed over through CONTAINERS_CONF), catatonit as the containers' init, and a small local image — a minimal
 // Debian root with git made by debootstrap and imported with `podman import` — since no image
 // registry is reachable from CI. Idempotent and cached: packages only when missing, the root's
 // tarball under ~/.cache/agent-teams-e2e/containers, the image only when podman lacks it.
@@ -22,7 +22,8 @@ export const CACHE = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'
 export const CONF = join(CACHE, 'containers.conf');
 const ROOTFS_TAR = join(CACHE, 'rootfs-bookworm.tar');
 const MIRROR = 'http://deb.debian.org/debian';
-const NEEDED = [['podman', 'podman'], ['runc', 'runc'], ['debootstrap', 'debootstrap']];
+// catatonit: the init the engine puts at pid 1 of each container (HostConfig.Init), reaping orphans.
+const NEEDED = [['podman', 'podman'], ['runc', 'runc'], ['catatonit', 'catatonit'], ['debootstrap', 'debootstrap']];
 // What the root needs beyond minbase: git to clone and bundle the teammate's branch.
 const INCLUDE = 'git,ca-certificates';
 
