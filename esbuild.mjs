@@ -82,7 +82,8 @@ const nodeBundles = [
   { in: 'src/vscode/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },
   { in: 'src/vscode/openai-sdk.ts', out: join(distDir, 'openai-sdk.js'), external: [] },
   { in: 'src/core/mcp/sdk-entry.ts', out: join(distDir, 'mcp-sdk.js'), external: [] },
-  { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: [], banner: '#!/usr/bin/env node' },
+  // *.node: ssh2's optional native addons (through dockerode, `agent-teams containers`), loaded in a try.
+  { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: ['*.node'], banner: '#!/usr/bin/env node' },
 ];
 const browserBundles = [
   { in: 'src/webview/inbox.ts', out: join(distDir, 'webview/inbox.js') },

@@ -73,6 +73,8 @@ const unit = files.filter((f) => !isE2e(f));
 const e2e = files.filter(isE2e);
 // The command sandbox's tests need bubblewrap and socat (docs/security.md); never fatal.
 if (unit.length || e2e.length) await run(process.execPath, ['scripts/provision-sandbox.mjs']);
+// The container tests need podman and a small local image (docs/containers.md); never fatal.
+if (unit.some((f) => f.includes(join('test', 'container')))) await run(process.execPath, ['scripts/provision-containers.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
 // Unit/integration files run two at a time; e2e files one at a time (each drives a whole VS Code).
 const nodeArgs = ['--test', '--test-reporter=spec', '--test-timeout=600000'];
 const all = [...unit, ...e2e];

@@ -63,6 +63,12 @@ export const COMMANDS: Command[] = [
     // Loaded on use, as the interactive session is (main.ts): the other commands never load the SDK.
     options: {}, run: (ctx) => (require('./run') as typeof import('./run')).runCommand(ctx),
   },
+  {
+    words: ['containers'], synopsis: '[prune] [--container-host <url>] [--json]',
+    summary: "teammates' containers on the team's engines (prune: remove those of teammates no longer on the roster; docs/containers.md)",
+    // Loaded on use: only this command brings the engine's client (dockerode).
+    options: { ...json, 'container-host': { type: 'string' } }, run: (ctx) => (require('./containers-command') as typeof import('./containers-command')).containersCommand(ctx),
+  },
   worktrees,
   worktreeDiff,
   worktreeMerge,

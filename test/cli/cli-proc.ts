@@ -26,7 +26,7 @@ export function cliPath(): Promise<string> {
     const outfile = join(buildDir, 'cli.js');
     await build({
       entryPoints: [join(repo, 'src', 'cli', 'main.ts')], outfile, bundle: true, platform: 'node', format: 'cjs',
-      target: 'node20', logLevel: 'warning', alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
+      target: 'node20', logLevel: 'warning', alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' }, external: ['*.node'],
     });
     // grep / glob / list_dir and the shell parser load their workers from next to the bundle (as dist/ has it).
     for (const w of [['exec', 'search', 'search-worker'], ['permissions', 'shell-worker']]) {

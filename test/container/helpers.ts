@@ -1,0 +1,40 @@
+// What the container tests share: a user repository with a teammate's branch, a backend on the
+// test engine with a team name of its own, and the cleanup of its containers.
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { TestContext } from 'node:test';
+import { ContainerBackend } from '../../src/core/container/backend';
+import { resolveContainerSettings, type ContainerFile } from '../../src/core/container/settings';
+import { tempDir } from '../helpers/tmp';
+import type { TestEngine } from './engine-fixture';
+
+export const run = promisify(execFile);
+export const gitIn = async (cwd: string, ...args: string[]) => (await run('git', args, { cwd })).stdout.trim();
+
+/** A repository with one commit on main and `team/<agent>` for each agent at it. */
+export async function userRepo(t: TestContext, agents: string[]): Promise<string> {
+  const root = await tempDir(t, 'agent-teams-container-');
+  await gitIn(root, 'init', '-q', '-b', 'main');
+  await gitIn(root, 'config', 'user.name', 'User');
+  await gitIn(root, 'config', 'user.email', 'user@example.com');
+  await writeFile(join(root, 'README.md'), 'hello\n');
+  await gitIn(root, 'add', '.');
+  await gitIn(root, 'commit', '-q', '-m', 'first');
+  for (const a of agents) await gitIn(root, 'branch', `team/${a}`);
+  return root;
+}
+
+/** A backend on `engine` for a team no other test uses; its containers removed after the test. */
+export function backendFor(t: TestContext, engine: TestEngine, root: string, file: ContainerFile = {}, teamName = `t${randomBytes(4).toString('hex')}`): ContainerBackend {
+  const b = new ContainerBackend({ root, teamName, settings: () => resolveContainerSettings({ host: engine.host, image: engine.image, ...file }) });
+  t.after(async () => {
+    await b.prune(() => false).catch(() => undefined);
+    await b.dispose();
+  });
+  return b;
+}
+
+export const RUN = { timeoutMs: 30_000, maxOutputBytes: 100_000 };
