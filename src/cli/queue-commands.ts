@@ -16,7 +16,11 @@ export function queueTable(entries: readonly MergeEntry[]): string {
   if (!shown.length) return 'The merge queue is empty.';
   const pos = positions(entries);
   const rows = shown.map((e) => [e.teammate, e.branch, entryWords(e, pos.get(e.id)), e.test_command ?? '(merge only)']);
-  const fails = shown.filter((e) => e.state === 'failed' && e.output_tail).map((e) => `\n${e.teammate}'s test output (end):\n${e.output_tail}`);
+  const fails = shown.filter((e) => e.state === 'failed').map((e) => {
+    const f = e.failure;
+    const what = f ? `\n${e.teammate}: failed at ${f.step}${f.exit_code != null ? ` (exit ${f.exit_code})` : ''}, ${f.fault === 'branch' ? 'the branch' : 'the environment'} at fault: ${f.why}` : '';
+    return `${what}${e.output_tail ? `\n${e.teammate}'s output (end):\n${e.output_tail}` : ''}`;
+  });
   return table([['TEAMMATE', 'BRANCH', 'STATE', 'TEST'], ...rows]) + fails.join('');
 }
 

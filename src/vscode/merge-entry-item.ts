@@ -1,6 +1,7 @@
 // A teammate's merge-queue entry as a row under it in the Team tree (docs/file-formats.md,
 // "Merge queue"): its state in words, why it waits or failed, the test output's tail in the
-// tooltip; contextValue `mergeEntry.<state>` gives it Retry, Cancel or Open Merge Diff.
+// tooltip; contextValue `mergeEntry.<state>` gives it Retry, Cancel or Open Merge Diff, and
+// `mergeEntry.failed.held` (held at the queue's gate) Approve Merge.
 import * as vscode from 'vscode';
 import { entryWords, preparedWords } from '../core/session';
 import type { MergeEntryNode } from './nodes';
@@ -16,7 +17,7 @@ export function mergeEntryItem(n: MergeEntryNode): vscode.TreeItem {
   const item = new vscode.TreeItem(`Merge queue: ${e.branch}`, vscode.TreeItemCollapsibleState.None);
   item.id = `merge:${e.teammate}`;
   item.description = words;
-  item.contextValue = `mergeEntry.${e.state}`;
+  item.contextValue = `mergeEntry.${e.state}${e.state === 'failed' && e.control?.length ? '.held' : ''}`;
   const [icon, color] = ICONS[e.state === 'testing' && e.waiting ? 'waiting' : e.state]!;
   item.iconPath = new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
   item.accessibilityInformation = { label: `merge of ${e.branch}, ${words}`, role: 'treeitem' };

@@ -68,6 +68,13 @@ export const QUEUE_COMMANDS: CommandSpec[] = [
     fromNode: teammateOf,
     after: (r) => r.entry,
   }),
+  actionSpec(ACTIONS.queueApprove, {
+    // The user's yes to the control files a held entry changes: asked with their diff (docs/security.md).
+    id: 'agentTeams.approveMerge', title: 'Approve Merge', runsAgents: true, startsAgents: true,
+    fields: [{ key: 'teammate', ask: async (ctx) => pick('Approve Merge', [...(await latest(ctx)).values()].filter((e) => e.state === 'failed' && e.control?.length).map((e) => e.teammate)) }],
+    fromNode: teammateOf,
+    after: (r) => r?.entry,
+  }),
   actionSpec(ACTIONS.queueCancel, {
     id: 'agentTeams.cancelMerge', title: 'Cancel Merge',
     fields: [{ key: 'teammate', ask: async (ctx) => pick('Cancel Merge', [...(await latest(ctx)).values()].filter((e) => e.state === 'queued' || e.state === 'testing').map((e) => e.teammate)) }],

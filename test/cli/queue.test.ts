@@ -24,6 +24,10 @@ test('CLI: task add --files shows in tasks; queue add --wait lands a branch; que
   const missing = await runCli(['--root', root, 'queue', 'add', 'ann', '--merge-test', 'no-such-program-q1']);
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /program "no-such-program-q1" was not found/);
+  // A test that fails with or without the branch: said as the environment's fault, with the step and exit code.
+  const bad = await runCli(['--root', root, 'queue', 'add', 'ann', '--merge-test', 'echo boom; exit 3', '--wait']);
+  assert.equal(bad.code, 1);
+  assert.match((await runCli(['--root', root, 'queue'])).stdout, /ann: failed at test \(exit 3\), the environment at fault: `echo boom; exit 3` fails on main without the branch too[\s\S]*boom/);
   const r = await runCli(['--root', root, 'queue', 'add', 'ann', '--merge-test', 'grep -q ann shared.txt', '--wait']);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^ann: merged [0-9a-f]{10} into main/);
@@ -31,7 +35,7 @@ test('CLI: task add --files shows in tasks; queue add --wait lands a branch; que
   const list = await runCli(['--root', root, 'queue']);
   assert.match(list.stdout, /ann\s+wt\/ann\s+merged [0-9a-f]{10} into main\s+grep -q ann shared\.txt/);
   const json = JSON.parse((await runCli(['--root', root, 'queue', '--json'])).stdout) as Array<{ state: string; teammate: string }>;
-  assert.deepEqual(json.map((e) => [e.teammate, e.state]), [['ann', 'merged']]);
+  assert.deepEqual(json.map((e) => [e.teammate, e.state]), [['ann', 'failed'], ['ann', 'merged']]);
 
   for (const [args, re] of [
     [['queue', 'add', 'ann'], /wt\/ann has nothing to merge into main/],

@@ -192,3 +192,24 @@ test('a test command the lead names is a command like any other: a denied one qu
   await assert.rejects(readFile(join(h.root, 'pwned-by-test')), /ENOENT/);
   assert.equal((await git(h.root, 'rev-list', '--count', 'main..wt/ann')).stdout.trim(), '1', 'nothing merged');
 });
+
+test('a host killed after the branch moved to the tested merge: the entry is recovered as merged, with its files', async (t) => {
+  const h = await harness(t);
+  await initRepo(h.root, 'shared.txt');
+  await branchWith(h, 'ann', 'shared.txt', 'from ann\n');
+  const before = (await git(h.root, 'rev-parse', 'main')).stdout.trim();
+  // What a host killed right after `git merge --ff-only` leaves: main at the merge, the entry `testing` under its dead pid.
+  await git(h.root, 'merge', '--no-ff', '-q', '-m', 'Merge wt/ann', 'wt/ann');
+  const commit = (await git(h.root, 'rev-parse', 'main')).stdout.trim();
+  await h.rt.mergeQueue.store.update((entries) => {
+    entries.push({
+      id: 'mq_killed_2', teammate: 'ann', branch: 'wt/ann', test_command: 'true', task: null, state: 'testing', by: 'lead',
+      queued_at: 1, updated_at: 1, worker: { host: 'gone-host', pid: 2 ** 22 + 12346, heartbeat_at: Date.now() / 1000 },
+      into: 'main', base: before, commit,
+    });
+  });
+  const e = await waitEntry(h, 'ann', 'merged', 'recovered as merged');
+  assert.equal(e.commit, commit);
+  assert.deepEqual(e.files, ['shared.txt']);
+  assert.equal((await git(h.root, 'rev-parse', 'main')).stdout.trim(), commit, 'nothing merged twice');
+});

@@ -55,7 +55,7 @@ describe('package.json contributions', () => {
     const hidden = new Set(m.contributes.menus.commandPalette!.filter((e) => e.when === 'false').map((e) => e.command));
     // Besides SPEC §7, the worktree commands are for users too (palette and tree menu).
     const worktree = ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove',
-      'agentTeams.queueMerge', 'agentTeams.retryMerge', 'agentTeams.cancelMerge'];
+      'agentTeams.queueMerge', 'agentTeams.retryMerge', 'agentTeams.cancelMerge', 'agentTeams.approveMerge'];
     for (const id of m.contributes.commands.map((c) => c.command)) {
       const isPublic = id.replace('agentTeams.', '') in SPEC_TITLES || worktree.includes(id);
       assert.equal(hidden.has(id), !isPublic, id);

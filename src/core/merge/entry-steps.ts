@@ -96,12 +96,10 @@ async function ready(c: EntryCtx, p: RepoPaths, commit: string): Promise<{ workd
   const { workdir, made } = await checkoutAt(c, p, commit);
   const key = await lockKey(p.top, commit, p.subdir, c.w.git);
   if (!made && c.run.prep?.key === key) return { workdir };
-  // A lockfile changed: what was prepared goes, and the checkout is prepared again.
-  if (!made && c.run.prep) {
-    c.run.prep = null;
-    await checkoutAt(c, p, commit);
-  }
+  // A lockfile changed: what was prepared goes (the checkout emptied of it too), and it is prepared again.
+  const stale = !made && c.run.prep;
   c.run.prep = null;
+  if (stale) await checkoutAt(c, p, commit);
   const env = { root: c.w.worktrees.root, setup: c.w.settings().worktreeSetup, tests: c.run.tests, git: c.w.git, signal: c.signal };
   const r = await prepareScratch(env, workdir, key);
   if ('failed' in r) {

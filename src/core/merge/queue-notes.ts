@@ -71,5 +71,5 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
 async function tellHeld(h: NoteHost, e: MergeEntry, into: string): Promise<void> {
   h.notify('warning', `Merge queue: ${e.teammate}'s ${e.branch} ${e.reason}.`, e.teammate);
   await note(h.team, e.teammate, `[merge queue] Your branch ${e.branch} is held before ${into}: it ${e.reason}. Nothing was merged; the user decides.`, false);
-  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${e.branch} is held before ${into}: it ${e.reason}. Only the user can approve it (agent-teams queue approve ${e.teammate}, or /queue approve ${e.teammate}); tell the user, do not work around it.`, e.by !== 'user');
+  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${e.branch} is held before ${into}: it ${e.reason}. Only the user can approve it (Approve Merge in VS Code, agent-teams queue approve ${e.teammate}, or /queue approve ${e.teammate}); tell the user, do not work around it.`, e.by !== 'user');
 }
