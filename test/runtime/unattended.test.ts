@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { reply, toolUse, type TurnSpec } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
+import { initRepo } from './git-helpers';
 
 const lastSent = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
 
@@ -67,4 +68,24 @@ test('a lead that ends its turn with a task nobody can take is woken once with i
   await sleep(800);
   assert.equal(h.api.requests('lead').length, 3, 'woken once');
   assert.deepEqual(await h.rt.rest().then((r) => [r.atRest, r.left.length]), [true, 1]);
+});
+
+test('a lead that queued a merge and ended its turn waits for it: not at rest while the entry is tested, woken by the result; a failed entry is work left', async (t) => {
+  const h = await harness(t, { mergeTestCommand: 'sleep 1.5; echo "1 test failed"; exit 1' });
+  await initRepo(h.root, 'shared.txt');
+  h.api.script('ann',
+    reply(toolUse('write_file', { path: 'shared.txt', content: 'from ann\n' })),
+    reply(toolUse('bash', { command: 'git -c user.name=t -c user.email=t@t commit -qam "ann edit"' })),
+    reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Edit.', isolation: 'worktree' });
+  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'idle' && h.api.requests('ann').length >= 3, 15_000, 'ann done');
+  h.api.setDefault(reply(toolUse('idle', {})));
+  h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann' })), 'Queued; waiting for the merge.', 'The merge failed; ann will fix it.', 'Noted.');
+  await h.rt.askLead('Land ann\'s work.');
+  await waitFor(async () => (await h.rt.mergeQueue.list()).some((e) => e.state === 'testing'), 10_000, 'the entry is tested');
+  assert.equal((await h.rt.rest()).atRest, false, 'not at rest while the merge is tested');
+  await waitFor(() => h.api.requests('lead').length >= 3, 20_000, 'lead woken by the merge result');
+  assert.match(JSON.stringify(h.api.requests('lead')[2]!.body.messages.at(-1)), /merge-queue/);
+  await waitFor(async () => (await h.rt.rest()).atRest, 10_000, 'at rest once the lead has heard');
+  assert.match((await h.rt.rest()).left.map((i) => i.text).join('\n'), /merge queue: ann's branch wt\/ann failed/);
 });
