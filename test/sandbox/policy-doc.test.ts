@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { AGENT_GIT_CONFIG, CONTROL_DIRS, CONTROL_FILES, GIT_FOLDER, HOST_GIT_CONFIG, REMOVED_ENV } from '../../src/core/sandbox/policy';
+import { AGENT_GIT_CONFIG, CONTROL_DIRS, CONTROL_FILES, GIT_FOLDER, HOST_GIT_CONFIG, QUEUE_CONTROL_PATHS, REMOVED_ENV } from '../../src/core/sandbox/policy';
 
 async function section(): Promise<Map<string, string[]>> {
   const doc = await readFile(join(__dirname, '..', '..', '..', 'docs', 'security.md'), 'utf8');
@@ -25,6 +25,7 @@ test('the policy table and docs/security.md name the same guarded paths, variabl
   const row = (name: string) => { const r = rows.get(name); assert.ok(r, `row "${name}" on the page`); return r; };
   assert.deepEqual(row('control folders').filter((n) => n.startsWith('.')).sort(), [...CONTROL_DIRS].sort());
   assert.deepEqual(row('control files').sort(), [...CONTROL_FILES].sort());
+  assert.deepEqual(row("landed only on the user's yes"), [...QUEUE_CONTROL_PATHS]);
   assert.ok(row('git folder: writable').includes('objects') && GIT_FOLDER.writable.every((n) => row('git folder: writable').includes(n)));
   const ro = row('git folder: read-only');
   for (const n of [...GIT_FOLDER.readOnly, ...GIT_FOLDER.worktreeAdminReadOnly]) assert.ok(ro.includes(n), `read-only: ${n} on the page`);

@@ -7,19 +7,8 @@
 // the branch changing a control file again asks again.
 import picomatch from 'picomatch';
 import type { ControlChange, MergeEntry } from '../../shared/merge-queue-schema';
+import { QUEUE_CONTROL_PATHS } from '../sandbox/policy';
 import { git, splitZ, type GitEnvOptions } from '../worktree/git';
-
-/**
- * The control paths (globs, matched at any depth and in any letter case: a workspace may be a
- * folder of its repository, and some file systems fold case). One list, for the policy table
- * (src/core/sandbox/policy.ts) to take over.
- */
-export const QUEUE_CONTROL_PATHS: readonly string[] = [
-  '.team/**', '.tasks/**', '.worktrees/**', '.claude/**', '.mcp.json', '.vscode/**', '.devcontainer/**',
-  // git's own files (.gitattributes, .gitmodules, .gitignore…) and folders named so (.github: CI that runs with secrets).
-  '.git*', '.git*/**',
-  'AGENTS.md', 'CLAUDE.md',
-];
 
 const matches = picomatch(QUEUE_CONTROL_PATHS.map((g) => `**/${g}`), { dot: true, nocase: true });
 

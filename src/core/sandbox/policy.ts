@@ -12,6 +12,18 @@ export const CONTROL_DIRS = ['.team', '.tasks', '.worktrees', '.vscode', '.claud
 export const CONTROL_FILES = ['.mcp.json'] as const;
 
 /**
+ * Paths a merge may not land without the user's yes on their diff (merge/control-gate.ts):
+ * files that decide what the product, Claude Code, VS Code or git run or obey. Globs, matched
+ * at any depth and in any letter case (a workspace may be a folder of its repository; some
+ * file systems fold case). `.git*` covers git's own files (`.gitattributes`, `.gitmodules`) and
+ * folders so named (`.github`: CI that runs with secrets).
+ */
+export const QUEUE_CONTROL_PATHS: readonly string[] = [
+  '.team/**', '.tasks/**', '.worktrees/**', '.claude/**', '.mcp.json', '.vscode/**', '.devcontainer/**',
+  '.git*', '.git*/**', 'AGENTS.md', 'CLAUDE.md',
+];
+
+/**
  * The repository's git folder. A command writes only where its commits need to: the object
  * store, its own branch's ref and reflog, and its own index and worktree admin folder. Every
  * other name at the top of the git folder is read-only; an absent one is covered while the
