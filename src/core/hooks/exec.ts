@@ -4,7 +4,7 @@
 // whatever it does, the call settles by its timeout (plus the kill grace).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { killGroup } from '../exec/process-group';
-import { nextSpawnTurn, withoutSecrets } from '../exec/shell';
+import { nextSpawnTurn, withoutSecrets, type SpawnPlan } from '../exec/shell';
 
 /** Most of a stream kept from one run (a chatty hook cannot flood the transcript or memory). */
 const MAX_STREAM_CHARS = 64_000;
@@ -28,6 +28,8 @@ export interface HookProcessOptions {
   env?: NodeJS.ProcessEnv;
   signal?: AbortSignal;
   killGraceMs?: number;
+  /** How to start it (the command sandbox's plan, docs/hooks.md "Where hooks run"); its `release` is called once it has ended. */
+  plan?: SpawnPlan;
 }
 
 function capped(): { push(b: Buffer): void; text(): string } {
@@ -49,12 +51,14 @@ export async function runHookProcess(command: string, input: string, opts: HookP
   await nextSpawnTurn();
   let child: ChildProcess;
   try {
-    child = spawn('/bin/bash', ['-c', command], {
-      cwd: opts.cwd, env: withoutSecrets(opts.env ?? process.env), detached: true, stdio: ['pipe', 'pipe', 'pipe'],
+    child = spawn(opts.plan?.file ?? '/bin/bash', opts.plan?.args ?? ['-c', command], {
+      cwd: opts.cwd, env: opts.plan ? { ...opts.plan.env, ...hookVars(opts.env) } : withoutSecrets(opts.env ?? process.env), detached: true, stdio: ['pipe', 'pipe', 'pipe'],
     });
   } catch (e) {
+    await opts.plan?.release?.();
     return { exitCode: null, stdout: '', stderr: '', timedOut: false, ms: ms(), error: (e as Error).message };
   }
+  if (child.pid !== undefined) opts.plan?.started?.(child.pid);
   const out = capped();
   const err = capped();
   child.stdout?.on('data', (b: Buffer) => out.push(b));
@@ -87,8 +91,16 @@ export async function runHookProcess(command: string, input: string, opts: HookP
   await Promise.race([closed, new Promise<void>((r) => (drain = setTimeout(r, DRAIN_MS)))]).finally(() => clearTimeout(drain));
   child.stdout?.destroy();
   child.stderr?.destroy();
+  await opts.plan?.release?.();
   return {
     exitCode: timedOut ? null : exit.code, stdout: out.text(), stderr: err.text(), timedOut, ms: ms(),
     ...(exit.error ? { error: exit.error.message } : {}),
   };
+}
+
+/** The variables a hook is given on top of a sandboxed command's environment. */
+function hookVars(env: NodeJS.ProcessEnv | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of ['CLAUDE_PROJECT_DIR', 'AGENT_TEAMS_AGENT']) if (env?.[k] !== undefined) out[k] = env[k]!;
+  return out;
 }

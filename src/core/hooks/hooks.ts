@@ -7,6 +7,7 @@
 import { CLAUDE_TOOL_NAMES } from '../roles/agent-definitions';
 import { reportProblem } from '../util/problems';
 import { loadHookConfig, type HookConfig, type HookEvent, type HookSpec } from './config';
+import type { SpawnPlan } from '../exec/shell';
 import { runHookProcess, type HookProcessResult } from './exec';
 
 export type PermissionHint = 'allow' | 'deny' | 'ask';
@@ -55,6 +56,12 @@ export interface HooksOptions {
   trusted: boolean;
   /** A hook problem the user should see (not found, timed out, bad JSON). */
   warn(message: string, agent?: string): void;
+  /**
+   * Where a hook's command runs: the command sandbox's plan for `agent` (docs/hooks.md, "Where
+   * hooks run"), or why it may not run. A hook is the user's, but what it runs — a script, a
+   * package.json script — is in the folder agents write.
+   */
+  plan?(agent: string, cwd: string, command: string): Promise<SpawnPlan | { refused: string }>;
 }
 
 const NONE: HookOutcome = { blocked: false, feedback: '', context: '', ran: 0 };
@@ -113,7 +120,11 @@ export class Hooks {
     });
     const env = { ...process.env, CLAUDE_PROJECT_DIR: this.opts.root, AGENT_TEAMS_AGENT: agent.name };
     const results = await Promise.all(specs.map(async (spec) => {
-      const r = await runHookProcess(spec.command, input, { cwd: this.opts.root, timeoutMs: spec.timeoutSec * 1000, env });
+      const plan = await this.opts.plan?.(agent.name, this.opts.root, spec.command);
+      if (plan && 'refused' in plan) {
+        return this.read(spec, { exitCode: null, stdout: '', stderr: '', timedOut: false, ms: 0, error: `not run: ${plan.refused}` }, agent);
+      }
+      const r = await runHookProcess(spec.command, input, { cwd: this.opts.root, timeoutMs: spec.timeoutSec * 1000, env, plan });
       return this.read(spec, r, agent);
     }));
     const out: HookOutcome = { ...NONE, ran: specs.length };

@@ -88,7 +88,11 @@ export class AgentRunner {
     this.worktrees = opts.worktrees;
     this.mergeQueue = opts.mergeQueue;
     this.defs = new RunnerDefinitions(this.root, () => this.s.model, emit);
-    this.runnerHooks = new RunnerHooks({ team, hostId: opts.hostId, trusted: opts.hooks?.trusted ?? true, approver: opts.approver, emit, agentNamed });
+    this.runnerHooks = new RunnerHooks({
+      team, hostId: opts.hostId, trusted: opts.hooks?.trusted ?? true, approver: opts.approver, emit, agentNamed,
+      // A hook's command runs in the sandbox of the agent its event is about (docs/hooks.md).
+      plan: (agent, cwd, command) => this.sandbox.launch(agent, cwd, command),
+    });
     // Every question to the user tells the Notification hooks first (docs/hooks.md).
     this.approver = this.runnerHooks.approver;
     const approver = opts.approver;

@@ -2,7 +2,7 @@
 // question to the user told to the Notification hooks first, SessionStart once the lead is
 // there, and the user's words through UserPromptSubmit. Tools and agents reach the hooks
 // themselves through ToolHost.hooks; this is what the runner does with them.
-import { Hooks, type HookAgent } from '../hooks/hooks';
+import { Hooks, type HookAgent, type HooksOptions } from '../hooks/hooks';
 import { notifyingApprover } from '../hooks/notify';
 import { hookAgent, type HookedAgent } from '../hooks/tool-hooks';
 import type { Team } from '../team/team';
@@ -19,6 +19,8 @@ export interface RunnerHooksDeps {
   emit(e: RuntimeEvent): void;
   /** The agent called `name` that runs here. */
   agentNamed(name: string): Pick<HookedAgent, 'name' | 'cwd' | 'transcript'> | undefined;
+  /** Where a hook's command runs (the command sandbox; hooks.ts HooksOptions.plan). */
+  plan?: HooksOptions['plan'];
 }
 
 export class RunnerHooks {
@@ -30,7 +32,7 @@ export class RunnerHooks {
   constructor(private readonly d: RunnerHooksDeps) {
     const root = d.team.root;
     this.hooks = new Hooks({
-      root, sessionId: d.hostId, trusted: d.trusted,
+      root, sessionId: d.hostId, trusted: d.trusted, plan: d.plan,
       warn: (message, agent) => d.emit({ type: 'notice', level: 'warning', message, ...(agent ? { agent } : {}) }),
     });
     this.approver = notifyingApprover(d.approver, (agent, message) => {
