@@ -113,7 +113,12 @@ export class MergeQueue {
     if (!last) throw new MergeQueueError(`${teammate} has never been queued`);
     if (isOpen(last)) throw new MergeQueueError(`${teammate} is already in the merge queue (${last.state})`);
     if (last.state === 'merged') throw new MergeQueueError(`${teammate}'s last entry was merged; queue it again with queue add`);
-    return this.add(teammate, { by, testCommand: last.test_command ?? '', extraTest: last.extra_test_command, task: last.task });
+    return this.again(last, by);
+  }
+
+  /** `last` queued again with its test commands and task (and what the user approved). */
+  private again(last: MergeEntry, by: string, approved?: ControlChange[]): Promise<{ entry: MergeEntry; position: number }> {
+    return this.add(last.teammate, { by, testCommand: last.test_command ?? '', extraTest: last.extra_test_command, task: last.task, ...(approved ? { approved } : {}) });
   }
 
   /** The entry of `teammate` held at the gate (control-gate.ts) and the diff of its control files. */
@@ -126,7 +131,7 @@ export class MergeQueue {
   /** The user's yes to the control files `teammate`'s held entry changes: queued again, landing if its merge changes exactly these (or fewer). */
   async approve(teammate: string, by = 'user'): Promise<{ entry: MergeEntry; position: number }> {
     const { entry: last } = await this.pendingApproval(teammate);
-    return this.add(teammate, { by, testCommand: last.test_command ?? '', extraTest: last.extra_test_command, task: last.task, approved: last.control });
+    return this.again(last, by, last.control);
   }
 
   /** agentTeams.merge.auto = onTaskComplete: a completed task of a worktree teammate queues its branch. */
