@@ -28,7 +28,8 @@ test('spawn adds working members; re-spawn bumps incarnation; working cannot re-
 
 test('hostile names are refused before any path is built', async (t) => {
   const team = await newTeam(t);
-  for (const bad of ['../x', '/etc/passwd', 'lead', 'user', 'Alice', 'a'.repeat(200), 'ünï', '', 'a b', 'a/b', '.hidden', '1abc']) {
+  // 'team' signs the team's own notices (overlaps, the merge queue): no teammate may take it.
+  for (const bad of ['../x', '/etc/passwd', 'lead', 'user', 'team', 'Alice', 'a'.repeat(200), 'ünï', '', 'a b', 'a/b', '.hidden', '1abc']) {
     await assert.rejects(team.spawnMember(bad, 'r'), /invalid name|reserved/, `accepted ${JSON.stringify(bad)}`);
   }
   assert.deepEqual(await readdir(team.paths.teamDir).then((f) => f.filter((x) => !['inbox', 'requests', 'transcripts', '.gitignore'].includes(x))), []);

@@ -11,7 +11,7 @@ export function isParticipantName(name: unknown): name is string {
   return typeof name === 'string' && NAME_RE.test(name);
 }
 
-/** A valid name that is not reserved (`lead`, `user`). */
+/** A valid name that is not reserved (`lead`, `user`, `team`: the sender of the team's own notices). */
 export function isTeammateName(name: unknown): name is string {
   return isParticipantName(name) && !(RESERVED as readonly string[]).includes(name);
 }
