@@ -6,6 +6,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { test, type TestContext } from 'node:test';
 import { reply, startFakeApi, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
@@ -17,6 +19,8 @@ import { MAX_HOOK_CONTINUES } from '../../src/core/hooks/stop-gate';
 type Files = Record<string, unknown>;
 
 /** A session over a folder holding `files` (settings as objects, anything else as text). */
+const exec = promisify(execFile);
+
 async function setup(t: TestContext, files: Files, settings: Partial<RuntimeSettings> = {}, approver: Partial<Approver> = {}) {
   const api = await startFakeApi();
   const root = await mkdtemp(join(tmpdir(), 'agent-teams-hooks-'));
@@ -193,9 +197,12 @@ test(`a Stop hook that always blocks keeps the lead going at most ${MAX_HOOK_CON
   assert.ok(h.notices().some((m) => /Stop hook blocked 4 times in a row; lead stops anyway/.test(m)), h.notices().join('\n'));
 });
 
+/** A command line no other process on the machine has. */
+const SLEEPER = `sleep 30.${process.pid}`;
+
 test('a sleeping hook is cut at its timeout with its whole process group; the tool call goes on and the user is told once', async (t) => {
   const h = await setup(t, {
-    '.claude/settings.json': hooks({ PreToolUse: [{ hooks: [{ type: 'command', command: 'sleep 30 & echo $! > sleeper.pid; wait', timeout: 2 }] }] }),
+    '.claude/settings.json': hooks({ PreToolUse: [{ hooks: [{ type: 'command', command: `${SLEEPER} & wait`, timeout: 2 }] }] }),
   });
   h.api.script('lead', reply(toolUse('bash', { command: 'echo first' })), reply(toolUse('bash', { command: 'echo second' })), 'Ok.');
   await h.rt.askLead('Go.');
@@ -211,8 +218,8 @@ test('a sleeping hook is cut at its timeout with its whole process group; the to
     assert.equal(run.exit_code, null);
     assert.ok(run.ms >= 1900 && run.ms < 6000, `hook ran ${run.ms} ms`);
   }
-  const pid = Number(await readFile(join(h.root, 'sleeper.pid'), 'utf8'));
-  await waitFor(() => { try { process.kill(pid, 0); return false; } catch { return true; } }, 5000, 'the hook\'s child killed');
+  // Seen from the host by its command line (a sandboxed hook's pids are its namespace's own).
+  await waitFor(async () => !(await exec('pgrep', ['-f', SLEEPER]).then((r) => r.stdout.trim(), () => '')), 5000, 'the hook\'s child killed');
   assert.equal(h.notices().filter((m) => /timed out after 2 s/.test(m)).length, 1, h.notices().join('\n'));
 });
 
