@@ -3,7 +3,7 @@
 // refused under `required`, with one notice under `auto`. Owns each agent's private /tmp and
 // network proxy, the hosts allowed this session, and the read-only guards it mounts.
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
@@ -18,7 +18,8 @@ import { releaseAll, takeCovers, takeGuards } from './covers';
 import { fsPolicy } from './fs-policy';
 import { DISABLED_NAME, neutraliseNestedRepos } from './nested-repos';
 import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
-import { domainMatches, isLoopback, NetworkProxy } from './proxy';
+import { canonicalHost, domainMatches, isLoopback, shownHost } from './hosts';
+import { NetworkProxy } from './proxy';
 import { hiddenByReadRules } from './read-deny';
 
 /** A host's answer to "may commands reach this host?" ("always" adds it to allowedDomains). */
@@ -172,15 +173,22 @@ export class CommandSandbox {
     await this.net(b, st.engine).catch(() => undefined);
   }
 
-  /** Whether `host:port` may be reached: allowed by setting, answered before, or asked now (once). */
+  /**
+   * Whether `host:port` may be reached: allowed by setting, answered before, or asked now
+   * (once). This machine in any spelling is `localhost:<port>`, asked per port. Nobody to ask
+   * (headless): denied, and said in a notice naming the agent and the host.
+   */
   allowHost(agent: string, host: string, port: number): Promise<boolean> {
-    if (this.opts.settings().allowedDomains.some((d) => domainMatches(d, host, port))) return Promise.resolve(true);
-    const key = isLoopback(host) ? `localhost:${port}` : host;
+    const h = canonicalHost(host);
+    if (!h) return Promise.resolve(false);
+    if (this.opts.settings().allowedDomains.some((d) => domainMatches(d, h, port))) return Promise.resolve(true);
+    const key = isLoopback(h) ? `localhost:${port}` : h;
     let answer = this.answered.get(key);
     if (!answer) {
-      const shown = isLoopback(host) ? `${host}:${port}` : host;
-      answer = (this.opts.askNetwork?.(agent, shown, this.stop.signal) ?? Promise.resolve<NetworkDecision>('deny'))
-        .then((d) => d !== 'deny', () => false);
+      const shown = shownHost(h, port);
+      const ask = this.opts.askNetwork;
+      if (!ask) this.opts.notice('warning', `${agent}'s command wanted to reach ${shown}: denied, nobody to ask. To allow it, add it to agentTeams.sandbox.allowedDomains (--allow-domain).`, agent);
+      answer = (ask?.(agent, shown, this.stop.signal) ?? Promise.resolve<NetworkDecision>('deny')).then((d) => d !== 'deny', () => false);
       this.answered.set(key, answer);
     }
     return answer;
