@@ -10,7 +10,7 @@ import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas'
 import { withoutSecrets } from '../exec/shell';
 import { withGitConfig } from '../worktree/git';
 import type { RuleSource } from '../permissions/rules';
-import { FORWARD_SCRIPT, forwardScript, PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
+import { PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
 import { PortForwarder } from './port-forward';
 import { detectEngine, type EngineStatus } from './engine';
 import { NetHolder } from './net-holder';
@@ -82,7 +82,6 @@ export class CommandSandbox {
   private noticed = false;
   /** Checks after commands (afterRun) still running. */
   private readonly checks = new Set<Promise<void>>();
-  private jobs = 0;
   private readonly base: string;
 
   constructor(private readonly opts: SandboxOptions) {
@@ -140,13 +139,11 @@ export class CommandSandbox {
       // Off the command's path (its result is not held for it); dispose() waits for it.
       if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.track(this.afterRun(agent, fs.checkout));
     };
-    const forwardSocket = how.background ? `forward-${++this.jobs}/in.sock` : undefined;
-    if (forwardSocket) await mkdir(join(box.socketDir, dirname(forwardSocket)), { recursive: true, mode: 0o700 });
-    const forwarder = forwardSocket ? new PortForwarder(join(box.socketDir, forwardSocket), (port, ok) => this.opts.notice('info', ok
+    const forwarder = how.background && st.engine.nsenter ? new PortForwarder({ nsenter: st.engine.nsenter, socat: st.engine.socat! }, (port, ok) => this.opts.notice('info', ok
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
       : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
     const joinNet = net?.joinArgs() ?? null;
-    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, forwardSocket, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
+    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
     return {
       // nsenter joins the agent's network namespace, then becomes bwrap (same process).
       file: joinNet ? st.engine.nsenter! : st.engine.bwrap!, args: joinNet ? [...joinNet, st.engine.bwrap!, ...args] : args,
@@ -154,7 +151,6 @@ export class CommandSandbox {
       started: (pid) => forwarder?.watch(pid),
       release: async () => {
         await forwarder?.stop();
-        if (forwardSocket) await rm(join(box.socketDir, dirname(forwardSocket)), { recursive: true, force: true });
         await release();
       },
     };
@@ -258,7 +254,6 @@ export class CommandSandbox {
       const empty = join(this.base, 'empty');
       await writeFile(empty, '', { flag: 'a' });
       await chmod(empty, 0o444);
-      await writeFile(join(socketDir, FORWARD_SCRIPT), forwardScript((await this.state()).engine.socat ?? 'socat'));
       const sock = join(socketDir, PROXY_SOCKET_NAME);
       await rm(sock, { force: true });
       const p = new NetworkProxy((host, port) => this.allowHost(box.who, host, port));
