@@ -5,22 +5,15 @@
 // A scripted model through the real SDK starts it; the test makes 300 connections to the port.
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, connect, type AddressInfo } from 'node:net';
+import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
+import { freePort } from '../helpers/ports';
 import { harness } from './harness';
 import { detectEngine } from '../../src/core/sandbox/engine';
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** One HTTP request to 127.0.0.1:`port` on the host; what came back (empty when nothing did). */
 function get(port: number): Promise<string> {
