@@ -62,8 +62,7 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   for (const f of p.hidden.files) a.push('--ro-bind', p.emptyFile, f);
   for (const d of p.hidden.dirs) a.push('--tmpfs', d, '--remount-ro', d);
   a.push('--chdir', p.cwd, '--');
-  if (p.joinedNet) a.push('/bin/bash', '-o', 'pipefail', '-c', command);
-  else a.push('/bin/bash', '-c', withProxy(p.socat), 'agent-teams-sandbox', command);
+  a.push('/bin/bash', '-c', p.joinedNet ? `${ONLY_STDIO}\n${RUN_COMMAND}` : withProxy(p.socat), 'agent-teams-sandbox', command);
   return a;
 }
 
@@ -72,6 +71,15 @@ export function unsandboxedArgs(cwd: string, command: string): string[] {
   // CAP_SYS_ADMIN: with it `umount -l /proc` shows the host's processes again.
   return ['--die-with-parent', '--cap-drop', 'CAP_SYS_ADMIN', '--unshare-pid', '--dev-bind', '/', '/', '--proc', '/proc', '--chdir', cwd, '--', '/bin/bash', '-o', 'pipefail', '-c', command];
 }
+
+/**
+ * First in the sandbox, before anything else starts there: closes every descriptor but
+ * standard input, output and error. bwrap passes on whatever the host process inherited (a
+ * pipe or socket a parent of the CLI left open, past the ones Node marks close-on-exec), and
+ * the command, or a process it could read `/proc/<pid>/fd` of, must not reach it (docs/security.md).
+ */
+const ONLY_STDIO = 'for __fd in /proc/self/fd/*; do __fd=${__fd##*/}; if (( __fd > 2 )); then exec {__fd}>&-; fi; done; unset __fd';
+const RUN_COMMAND = 'exec /bin/bash -o pipefail -c "$1"';
 
 /**
  * Starts the bridge to the proxy, waits until it listens, then becomes the command. The
@@ -83,10 +91,11 @@ export function unsandboxedArgs(cwd: string, command: string): string[] {
 function withProxy(socat: string): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
   return [
+    ONLY_STDIO,
     `exec 3< <(exec ${q(socat)} -d -d -d -lm TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SOCKETS_INSIDE}/${PROXY_SOCKET_NAME} 2>&1 </dev/null >/dev/null)`,
     // At most 2 s without a line (socat failed to start: then the pipe ends at once).
     `while IFS= read -r -t 2 -u 3 __l; do [[ $__l == *'starting accept loop'* ]] && break; done; exec 3<&-; unset __l`,
-    'exec /bin/bash -o pipefail -c "$1"',
+    RUN_COMMAND,
   ].join('\n');
 }
 
