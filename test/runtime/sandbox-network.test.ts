@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { harness, toolResults } from './harness';
+import { freePort } from '../helpers/ports';
 import { detectEngine } from '../../src/core/sandbox/engine';
 import type { NetworkDecision } from '../../src/core/sandbox/sandbox';
 
@@ -48,14 +49,6 @@ test('network: an allowed host is reached (http and CONNECT); another is asked o
   assert.deepEqual(questions, [`127.0.0.1:${asked}`, `127.0.0.1:${always}`], 'each host asked once (localhost and 127.0.0.1 are one)');
   assert.deepEqual(h.bashAsks, [], 'no command was asked about');
 });
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 test('a dev server in a sandboxed background job is reached on the host at its port, by the user and by a later command', async (t) => {
   const e = await detectEngine();

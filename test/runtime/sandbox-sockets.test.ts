@@ -12,7 +12,7 @@ import { reply, toolUse } from '../fake-api';
 import { harness, toolResults } from './harness';
 import { detectEngine } from '../../src/core/sandbox/engine';
 
-test("a sandboxed command cannot swap the proxy socket for a host socket (nor change the folder's forwarding script)", async (t) => {
+test("a sandboxed command cannot swap the proxy socket for a host socket (the folder is read-only inside)", async (t) => {
   const e = await detectEngine();
   if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
   const dir = await mkdtemp(join(tmpdir(), 'agent-teams-hostsock-'));
@@ -23,7 +23,7 @@ test("a sandboxed command cannot swap the proxy socket for a host socket (nor ch
   await new Promise<void>((r) => server.listen(hostSocket, r));
   t.after(() => new Promise<void>((r) => server.close(() => r())));
   const h = await harness(t, { bashPolicy: 'allow', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } });
-  const swap = `rm -f /run/agent-teams/proxy.sock; ln -s ${hostSocket} /run/agent-teams/proxy.sock; echo x >> /run/agent-teams/forward.sh; ls -l /run/agent-teams`;
+  const swap = `rm -f /run/agent-teams/proxy.sock; ln -s ${hostSocket} /run/agent-teams/proxy.sock; ls -l /run/agent-teams`;
   const send = 'exec 3<>/dev/tcp/127.0.0.1/3128 && echo ESCAPED >&3; sleep 0.5; echo sent';
   h.api.script('lead', reply(toolUse('bash', { command: swap })), reply(toolUse('bash', { command: send })), 'Done.');
   await h.rt.askLead('Go.');

@@ -7,7 +7,6 @@
 // whole filesystem and network as they are, but still a pid namespace of its own. Either
 // way `--die-with-parent`, and the namespace ends when its first process does, so nothing
 // a command starts (setsid, double forks, daemons) outlives it.
-import { dirname, join } from 'node:path';
 import type { FsPolicy } from './fs-policy';
 import type { HiddenPaths } from './read-deny';
 
@@ -33,20 +32,11 @@ export interface SandboxedPlan {
   /** Path of socat (on the read-only root). */
   socat: string;
   cwd: string;
-  /** Background jobs: the socket (`<folder>/<name>` in the socket folder; the folder writable inside) through which the host reaches its loopback ports (port-forward.ts). */
-  forwardSocket?: string;
   /**
    * The command joins its agent's network namespace, where the bridge already listens
    * (net-holder.ts; bwrap runs under `nsenter`): no namespace or bridge of its own.
    */
   joinedNet?: boolean;
-}
-
-/** The script socat runs inside for each forwarded connection: the port on the first line, then the bytes. */
-export const FORWARD_SCRIPT = 'forward.sh';
-
-export function forwardScript(socat: string): string {
-  return `read -r p\ncase "$p" in ''|*[!0-9]*) exit 1;; esac\nexec '${socat.replace(/'/g, `'\\''`)}' STDIO "TCP:127.0.0.1:$p"\n`;
 }
 
 export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
@@ -59,8 +49,7 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
     '--bind', p.tmpDir, '/tmp', '--dir', SANDBOX_HOME, '--tmpfs', '/run', '--ro-bind', p.socketDir, SOCKETS_INSIDE];
   // The socket folder is read-only inside: the agent's bridge (net-holder.ts) runs on the host
   // and connects to proxy.sock by path, so a command that put a symlink there would reach any
-  // socket of the host (docker, D-Bus, VS Code's IPC). A job writes only its own forwarding folder.
-  if (p.forwardSocket) a.push('--bind', join(p.socketDir, dirname(p.forwardSocket)), `${SOCKETS_INSIDE}/${dirname(p.forwardSocket)}`);
+  // socket of the host (docker, D-Bus, VS Code's IPC).
   for (const r of p.fs.readable) a.push('--ro-bind', r, r);
   for (const w of p.fs.writable) a.push('--bind', w, w);
   for (const r of p.fs.readOnly) a.push('--ro-bind', r, r);
@@ -73,8 +62,7 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   for (const f of p.hidden.files) a.push('--ro-bind', p.emptyFile, f);
   for (const d of p.hidden.dirs) a.push('--tmpfs', d, '--remount-ro', d);
   a.push('--chdir', p.cwd, '--');
-  if (p.joinedNet) a.push('/bin/bash', '-o', 'pipefail', '-c', command);
-  else a.push('/bin/bash', '-c', withProxy(p.socat, p.forwardSocket), 'agent-teams-sandbox', command);
+  a.push('/bin/bash', '-c', p.joinedNet ? `${ONLY_STDIO}\n${RUN_COMMAND}` : withProxy(p.socat), 'agent-teams-sandbox', command);
   return a;
 }
 
@@ -85,23 +73,29 @@ export function unsandboxedArgs(cwd: string, command: string): string[] {
 }
 
 /**
+ * First in the sandbox, before anything else starts there: closes every descriptor but
+ * standard input, output and error. bwrap passes on whatever the host process inherited (a
+ * pipe or socket a parent of the CLI left open, past the ones Node marks close-on-exec), and
+ * the command, or a process it could read `/proc/<pid>/fd` of, must not reach it (docs/security.md).
+ */
+const ONLY_STDIO = 'for __fd in /proc/self/fd/*; do __fd=${__fd##*/}; if (( __fd > 2 )); then exec {__fd}>&-; fi; done; unset __fd';
+const RUN_COMMAND = 'exec /bin/bash -o pipefail -c "$1"';
+
+/**
  * Starts the bridge to the proxy, waits until it listens, then becomes the command. The
  * bridge is the command's child, so it ends with the namespace. socat tells when it listens:
  * with `-lm` it logs to stderr (a pipe read here) until its accept loop starts, says so
  * ("starting accept loop, switching to syslog", info level), and from then on logs only to
  * syslog (no /dev/log inside: nothing) — so the pipe is read without polling, and closed after.
  */
-function withProxy(socat: string, forwardSocket?: string): string {
+function withProxy(socat: string): string {
   const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
-  const forward = forwardSocket
-    ? [`${q(socat)} UNIX-LISTEN:${SOCKETS_INSIDE}/${forwardSocket},fork ${q(`EXEC:/bin/bash ${SOCKETS_INSIDE}/${FORWARD_SCRIPT}`)} </dev/null >/dev/null 2>&1 &`]
-    : [];
   return [
-    ...forward,
+    ONLY_STDIO,
     `exec 3< <(exec ${q(socat)} -d -d -d -lm TCP-LISTEN:${PROXY_PORT},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${SOCKETS_INSIDE}/${PROXY_SOCKET_NAME} 2>&1 </dev/null >/dev/null)`,
     // At most 2 s without a line (socat failed to start: then the pipe ends at once).
     `while IFS= read -r -t 2 -u 3 __l; do [[ $__l == *'starting accept loop'* ]] && break; done; exec 3<&-; unset __l`,
-    'exec /bin/bash -o pipefail -c "$1"',
+    RUN_COMMAND,
   ].join('\n');
 }
 

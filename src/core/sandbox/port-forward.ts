@@ -2,64 +2,68 @@
 // (docs/security.md). This forwards each loopback port it listens on to the same port on the
 // host's 127.0.0.1, so the user's browser and other agents' commands (through the proxy, once
 // loopback is allowed) reach it: the host polls the job's listening sockets through /proc, and
-// each connection goes through a unix socket in the agent's socket folder to socat inside, which is told
-// the port on the first line (bwrap.ts starts that socat for jobs).
-import { readFile } from 'node:fs/promises';
-import { lstat } from 'node:fs/promises';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+// for each connection runs socat *in the job's network namespace* (nsenter), which connects to
+// 127.0.0.1:<port> there. No path is involved that the job could swap: the namespace is held
+// open by file descriptor from the moment it was checked to be the job's, and passed to nsenter
+// as that descriptor. (A forwarding socket in a folder the job writes, checked and then
+// connected to by path, let a job that swapped it for a symlink send the host's connections to
+// a host socket of its choice: test/runtime/sandbox-forward-swap.test.ts.)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { open, readFile, readlink, type FileHandle } from 'node:fs/promises';
+import { createServer, type Server, type Socket } from 'node:net';
 import { PROXY_PORT } from './bwrap';
 
 const POLL_MS = 1000;
 
+export interface ForwardTools {
+  nsenter: string;
+  socat: string;
+}
+
+/** The job's namespaces, held open: `net`, and `user` when it is not ours (entered first, as nsenter needs). */
+interface HeldNamespaces {
+  net: FileHandle;
+  user: FileHandle | null;
+}
+
 export class PortForwarder {
   private readonly servers = new Map<number, Server>();
   private readonly refused = new Set<number>();
-  private readonly sockets = new Set<Socket>();
+  private readonly links = new Set<Socket | ChildProcess>();
+  private ns: Promise<HeldNamespaces | null> | null = null;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  /** @param socketPath the host path of the job's forwarding socket. */
-  constructor(private readonly socketPath: string, private readonly onForward: (port: number, ok: boolean) => void) {}
+  constructor(private readonly tools: ForwardTools, private readonly onForward: (port: number, ok: boolean) => void) {}
 
   /** Starts watching the namespace of `bwrapPid` (the job's outer bwrap process). */
   watch(bwrapPid: number): void {
     const tick = async () => {
       if (this.stopped) return;
-      const inner = (await readFile(`/proc/${bwrapPid}/task/${bwrapPid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/)[0];
-      if (inner) for (const port of await listening(Number(inner))) this.forward(port);
+      const inner = Number((await readFile(`/proc/${bwrapPid}/task/${bwrapPid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/)[0]);
+      if (inner) {
+        const ports = await listening(inner);
+        // Held from the first poll that finds a port: the job's process is checked to be in a namespace that is not ours.
+        if (ports.length && !this.stopped && !(await this.ns)) this.ns = holdNamespaces(inner, bwrapPid);
+        if (ports.length && !this.stopped && (await this.ns)) for (const port of ports) this.forward(port);
+      }
       if (!this.stopped) this.timer = setTimeout(() => void tick(), POLL_MS);
     };
     this.timer = setTimeout(() => void tick(), 200);
   }
 
-  stop(): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    for (const s of this.sockets) s.destroy();
-    return Promise.all([...this.servers.values()].map((s) => new Promise<void>((r) => s.close(() => r())))).then(() => undefined);
+    for (const l of this.links) 'kill' in l ? l.kill('SIGKILL') : l.destroy();
+    await Promise.all([...this.servers.values()].map((s) => new Promise<void>((r) => s.close(() => r()))));
+    const ns = await this.ns?.catch(() => null);
+    await Promise.all([ns?.net.close(), ns?.user?.close()].map((p) => p?.catch(() => undefined)));
   }
 
   private forward(port: number): void {
     if (port === PROXY_PORT || this.servers.has(port) || this.refused.has(port)) return;
-    const server = createServer((client) => {
-      this.sockets.add(client);
-      client.pause();
-      client.on('error', () => client.destroy());
-      // The job can write its forwarding folder: never follow a symlink it put there to a host socket.
-      void lstat(this.socketPath).then((st) => st.isSocket(), () => false).then((ok) => {
-        if (!ok || client.destroyed) { client.destroy(); this.sockets.delete(client); return; }
-        const inside = connect(this.socketPath, () => {
-          inside.write(`${port}\n`);
-          client.pipe(inside);
-          inside.pipe(client);
-          client.resume();
-        });
-        this.sockets.add(inside);
-        const end = () => { client.destroy(); inside.destroy(); this.sockets.delete(client); this.sockets.delete(inside); };
-        client.on('error', end).on('close', end);
-        inside.on('error', end).on('close', end);
-      });
-    });
+    const server = createServer((client) => void this.connect(client, port));
     this.servers.set(port, server);
     server.once('error', () => {
       // The port is taken on the host (another server, another job): said once, not retried.
@@ -69,6 +73,48 @@ export class PortForwarder {
     });
     server.listen(port, '127.0.0.1', () => this.onForward(port, true));
   }
+
+  /** One host connection, carried by a socat that nsenter put in the held namespace. */
+  private async connect(client: Socket, port: number): Promise<void> {
+    this.links.add(client);
+    client.on('error', () => client.destroy());
+    const ns = await this.ns;
+    if (!ns || this.stopped || client.destroyed) { client.destroy(); this.links.delete(client); return; }
+    // fd 3: the job's network namespace; fd 4: its user namespace (an unprivileged user may
+    // only enter a network namespace owned by the user namespace bwrap made).
+    const user = ns.user ? ['--user=/proc/self/fd/4', '--preserve-credentials'] : [];
+    const child = spawn(this.tools.nsenter, [...user, '--net=/proc/self/fd/3', '--', this.tools.socat, 'STDIO', `TCP:127.0.0.1:${port}`], {
+      stdio: ['pipe', 'pipe', 'ignore', ns.net.fd, ...(ns.user ? [ns.user.fd] : [])],
+    });
+    this.links.add(child);
+    const done = () => { this.links.delete(client); this.links.delete(child); };
+    // Each side's end is passed on (pipe ends the other); a client gone kills socat, a socat gone ends the client.
+    client.pipe(child.stdin!);
+    child.stdout!.pipe(client);
+    child.stdin!.on('error', () => undefined);
+    child.once('error', () => { client.destroy(); done(); });
+    child.once('close', done);
+    client.once('close', () => { if (child.exitCode === null) child.kill('SIGKILL'); done(); });
+  }
+}
+
+/**
+ * Opens the network (and, when it is not ours, user) namespace of `pid`, the job's first
+ * process inside bwrap; null unless it is a namespace of its own and `pid` is still
+ * `bwrapPid`'s child once held (not a reused pid).
+ */
+async function holdNamespaces(pid: number, bwrapPid: number): Promise<HeldNamespaces | null> {
+  const [net, user] = await Promise.all(['net', 'user'].map((k) => open(`/proc/${pid}/ns/${k}`, 'r').catch(() => null)));
+  const drop = async () => { await Promise.all([net?.close(), user?.close()].map((p) => p?.catch(() => undefined))); return null; };
+  if (!net || !user) return drop();
+  const held = (h: FileHandle) => readlink(`/proc/self/fd/${h.fd}`).catch(() => null);
+  const own = (k: string) => readlink(`/proc/self/ns/${k}`).catch(() => null);
+  const [jobNet, hostNet, jobUser, hostUser, children] = await Promise.all([
+    held(net), own('net'), held(user), own('user'), readFile(`/proc/${bwrapPid}/task/${bwrapPid}/children`, 'utf8').catch(() => ''),
+  ]);
+  if (!jobNet || !hostNet || jobNet === hostNet || !children.trim().split(/\s+/).includes(String(pid))) return drop();
+  if (jobUser === hostUser) { await user.close().catch(() => undefined); return { net, user: null }; }
+  return { net, user };
 }
 
 /** Loopback or wildcard TCP ports listening in the network namespace of `pid`. */

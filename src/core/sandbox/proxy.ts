@@ -1,21 +1,18 @@
 // The one way out of a sandbox's network namespace (docs/security.md): an HTTP proxy on a
 // unix socket in the agent's socket folder (bwrap.ts bridges 127.0.0.1:3128 inside to it).
 // CONNECT (https, anything tunnelled) and plain http requests go out only to a host the
-// `allow` callback accepts; the name is resolved here and a name that resolves to loopback
-// counts as loopback (no reaching the host's local services through a DNS trick).
+// `allow` callback accepts. A host is judged by its name before anything is resolved: asking
+// DNS about a name is already sending it out (`<secret>.attacker.example`). Only an allowed
+// name is resolved, and one that resolves to this machine is judged as `localhost` too (no
+// reaching the host's local services through a DNS trick). Spellings: hosts.ts.
 import { lookup } from 'node:dns/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect, isIP, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
+import { canonicalHost, isLoopback } from './hosts';
 
-/** Whether a command may reach `host:port`; `host` is lower case, without brackets. */
+/** Whether a command may reach `host:port`; `host` is canonical (hosts.ts canonicalHost). */
 export type HostGate = (host: string, port: number) => Promise<boolean>;
-
-export const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1']);
-
-export function isLoopback(host: string): boolean {
-  return LOOPBACK_NAMES.has(host) || host.endsWith('.localhost') || /^127\./.test(host) || host === '::ffff:127.0.0.1';
-}
 
 export class NetworkProxy {
   private readonly server: Server;
@@ -45,17 +42,20 @@ export class NetworkProxy {
     return new Promise((resolve) => this.server.close(() => resolve()));
   }
 
-  /** Where to connect for `host`, or why not. */
+  /** Where to connect for `host`, or why not: judged by name first, resolved only once allowed. */
   private async target(host: string, port: number): Promise<{ address: string } | { refused: string }> {
-    const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+    const h = canonicalHost(host);
     if (!h || !Number.isInteger(port) || port <= 0 || port > 65535) return { refused: 'a host and port are needed' };
-    let address = h === 'localhost' ? '127.0.0.1' : h;
-    if (!isIP(address)) {
-      try { address = (await lookup(h)).address; } catch { return { refused: `cannot resolve ${h}` }; }
-    }
-    // An outside name that resolves to loopback is judged as loopback too.
-    const ok = await this.allow(h, port) && (!isLoopback(address) || isLoopback(h) || await this.allow('localhost', port));
-    return ok ? { address } : { refused: `the sandbox does not allow ${h}:${port} (agentTeams.sandbox.allowedDomains)` };
+    const refused = { refused: `the sandbox does not allow ${isIP(h) === 6 ? `[${h}]` : h}:${port} (agentTeams.sandbox.allowedDomains)` };
+    if (!(await this.allow(h, port))) return refused;
+    // `localhost` and `*.localhost` are this machine without asking DNS (RFC 6761).
+    if (isLoopback(h) && !isIP(h)) return { address: '127.0.0.1' };
+    if (isIP(h)) return { address: h };
+    let address: string;
+    try { address = (await lookup(h)).address; } catch { return { refused: `cannot resolve ${h}` }; }
+    // An allowed outside name that resolves to this machine is judged as this machine too.
+    if (isLoopback(address) && !(await this.allow('localhost', port))) return refused;
+    return { address };
   }
 
   private async tunnel(req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
@@ -109,16 +109,4 @@ export class NetworkProxy {
     });
     req.pipe(out);
   }
-}
-
-/** `entry` from allowedDomains admits `host:port`: exact, `*.` for subdomains, `:port` for one port; `localhost` for any loopback name. */
-export function domainMatches(entry: string, host: string, port: number): boolean {
-  const e = entry.trim().toLowerCase();
-  const bare6 = !e.startsWith('[') && (e.match(/:/g)?.length ?? 0) > 1;
-  const m = bare6 ? [e, e, undefined] : /^\[?(.*?)\]?(?::(\d+))?$/.exec(e)!;
-  const name = m[1]!;
-  if (m[2] && Number(m[2]) !== port) return false;
-  if (name.startsWith('*.')) return host.endsWith(name.slice(1));
-  if (isLoopback(name) && isLoopback(host)) return true;
-  return host === name;
 }

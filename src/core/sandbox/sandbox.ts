@@ -10,7 +10,7 @@ import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas'
 import { withoutSecrets } from '../exec/shell';
 import { withGitConfig } from '../worktree/git';
 import type { RuleSource } from '../permissions/rules';
-import { FORWARD_SCRIPT, forwardScript, PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
+import { PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './bwrap';
 import { PortForwarder } from './port-forward';
 import { detectEngine, type EngineStatus } from './engine';
 import { NetHolder } from './net-holder';
@@ -18,7 +18,8 @@ import { releaseAll, takeCovers, takeGuards } from './covers';
 import { fsPolicy } from './fs-policy';
 import { DISABLED_NAME, neutraliseNestedRepos } from './nested-repos';
 import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
-import { domainMatches, isLoopback, NetworkProxy } from './proxy';
+import { canonicalHost, domainMatches, isLoopback, shownHost } from './hosts';
+import { NetworkProxy } from './proxy';
 import { hiddenByReadRules } from './read-deny';
 
 /** A host's answer to "may commands reach this host?" ("always" adds it to allowedDomains). */
@@ -81,7 +82,6 @@ export class CommandSandbox {
   private noticed = false;
   /** Checks after commands (afterRun) still running. */
   private readonly checks = new Set<Promise<void>>();
-  private jobs = 0;
   private readonly base: string;
 
   constructor(private readonly opts: SandboxOptions) {
@@ -139,13 +139,11 @@ export class CommandSandbox {
       // Off the command's path (its result is not held for it); dispose() waits for it.
       if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.track(this.afterRun(agent, fs.checkout));
     };
-    const forwardSocket = how.background ? `forward-${++this.jobs}/in.sock` : undefined;
-    if (forwardSocket) await mkdir(join(box.socketDir, dirname(forwardSocket)), { recursive: true, mode: 0o700 });
-    const forwarder = forwardSocket ? new PortForwarder(join(box.socketDir, forwardSocket), (port, ok) => this.opts.notice('info', ok
+    const forwarder = how.background && st.engine.nsenter ? new PortForwarder({ nsenter: st.engine.nsenter, socat: st.engine.socat! }, (port, ok) => this.opts.notice('info', ok
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
       : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
     const joinNet = net?.joinArgs() ?? null;
-    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, forwardSocket, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
+    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
     return {
       // nsenter joins the agent's network namespace, then becomes bwrap (same process).
       file: joinNet ? st.engine.nsenter! : st.engine.bwrap!, args: joinNet ? [...joinNet, st.engine.bwrap!, ...args] : args,
@@ -153,7 +151,6 @@ export class CommandSandbox {
       started: (pid) => forwarder?.watch(pid),
       release: async () => {
         await forwarder?.stop();
-        if (forwardSocket) await rm(join(box.socketDir, dirname(forwardSocket)), { recursive: true, force: true });
         await release();
       },
     };
@@ -172,15 +169,22 @@ export class CommandSandbox {
     await this.net(b, st.engine).catch(() => undefined);
   }
 
-  /** Whether `host:port` may be reached: allowed by setting, answered before, or asked now (once). */
+  /**
+   * Whether `host:port` may be reached: allowed by setting, answered before, or asked now
+   * (once). This machine in any spelling is `localhost:<port>`, asked per port. Nobody to ask
+   * (headless): denied, and said in a notice naming the agent and the host.
+   */
   allowHost(agent: string, host: string, port: number): Promise<boolean> {
-    if (this.opts.settings().allowedDomains.some((d) => domainMatches(d, host, port))) return Promise.resolve(true);
-    const key = isLoopback(host) ? `localhost:${port}` : host;
+    const h = canonicalHost(host);
+    if (!h) return Promise.resolve(false);
+    if (this.opts.settings().allowedDomains.some((d) => domainMatches(d, h, port))) return Promise.resolve(true);
+    const key = isLoopback(h) ? `localhost:${port}` : h;
     let answer = this.answered.get(key);
     if (!answer) {
-      const shown = isLoopback(host) ? `${host}:${port}` : host;
-      answer = (this.opts.askNetwork?.(agent, shown, this.stop.signal) ?? Promise.resolve<NetworkDecision>('deny'))
-        .then((d) => d !== 'deny', () => false);
+      const shown = shownHost(h, port);
+      const ask = this.opts.askNetwork;
+      if (!ask) this.opts.notice('warning', `${agent}'s command wanted to reach ${shown}: denied, nobody to ask. To allow it, add it to agentTeams.sandbox.allowedDomains (--allow-domain).`, agent);
+      answer = (ask?.(agent, shown, this.stop.signal) ?? Promise.resolve<NetworkDecision>('deny')).then((d) => d !== 'deny', () => false);
       this.answered.set(key, answer);
     }
     return answer;
@@ -250,7 +254,6 @@ export class CommandSandbox {
       const empty = join(this.base, 'empty');
       await writeFile(empty, '', { flag: 'a' });
       await chmod(empty, 0o444);
-      await writeFile(join(socketDir, FORWARD_SCRIPT), forwardScript((await this.state()).engine.socat ?? 'socat'));
       const sock = join(socketDir, PROXY_SOCKET_NAME);
       await rm(sock, { force: true });
       const p = new NetworkProxy((host, port) => this.allowHost(box.who, host, port));
