@@ -135,7 +135,7 @@ test('task_create adds several tasks in one call, later ones blocked by earlier 
   assert.match(JSON.stringify(h.api.requests('lead')[2]!.body.messages.at(-1)), /blockedBy: \\"nope\\" names no task created earlier in this call/);
 });
 
-test('an approved shutdown does not wake an idle lead (it reads it next turn); a rejected one does', async (t) => {
+test('an approved shutdown wakes the idle lead once it was the last it asked for and the teammate has stopped; a rejected one wakes it at once', async (t) => {
   const h = await harness(t);
   h.api.setDefault((r) => {
     const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
@@ -147,15 +147,14 @@ test('an approved shutdown does not wake an idle lead (it reads it next turn); a
     await h.rt.spawnTeammate({ name: n, role: 'r', prompt: 'Wait.' });
     await idle(h, n);
   }
-  h.api.script('lead', reply(toolUse('shutdown_request', { teammate: 'yes' })), 'Asked.');
+  h.api.script('lead', reply(toolUse('shutdown_request', { teammate: 'yes' })), 'Asked.', 'yes has shut down.');
   await h.rt.askLead('Shut yes down.');
   await waitFor(async () => (await h.rt.team.roster.get('yes'))?.status === 'shutdown', 8000, 'yes shut down');
-  await settle();
-  assert.equal(h.api.requests('lead').length, 2, 'the approval woke nobody');
+  await waitFor(() => h.api.requests('lead').length >= 3, 8000, 'lead woken by the last answer');
+  assert.match(lastMsg(h, 'lead'), /Every shutdown you requested has been answered.*type=\\"shutdown_response\\".*approve=\\"true\\"/);
   assert.ok(h.events.some((e) => e.type === 'notice' && /yes shut down/.test(e.message)), 'the user is shown it');
-  h.api.script('lead', 'Noted.');
-  await h.rt.askLead('Anything new?');
-  assert.match(lastMsg(h, 'lead'), /type=\\"shutdown_response\\".*approve=\\"true\\"/);
+  await settle();
+  assert.equal(h.api.requests('lead').length, 3, 'woken once');
   // A refusal is a question for the lead: it wakes it.
   h.api.script('lead', reply(toolUse('shutdown_request', { teammate: 'no' })), 'Asked.', 'no keeps working.');
   await h.rt.askLead('Shut no down.');

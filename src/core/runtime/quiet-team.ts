@@ -50,7 +50,8 @@ export const SHUTDOWNS_ANSWERED = 'Every shutdown you requested has been answere
 async function shutdownsAnswered(team: Team): Promise<number> {
   const unread = await team.mailbox.unread('lead');
   const answers = unread.messages.filter((m) => m.type === 'shutdown_response');
-  if (!answers.length || (await team.requests.list({ kind: 'shutdown', status: 'pending', from: 'lead' })).length) return 0;
+  // A refusal wakes the lead by itself (team.ts): this wake is for approvals.
+  if (!answers.some((m) => (m as { approve?: boolean }).approve) || (await team.requests.list({ kind: 'shutdown', status: 'pending', from: 'lead' })).length) return 0;
   const members = new Map((await team.roster.list()).map((m) => [m.name, m.status]));
   const gone = answers.every((m) => !(m as { approve?: boolean }).approve || members.get(m.from) === 'shutdown');
   return gone ? unread.cursor : 0;
