@@ -8,7 +8,7 @@ import { REMOVED_ENV } from '../sandbox/policy';
 import type { ShellResult } from '../exec/shell';
 import { CommandLoop } from './command-loop';
 import { bringBack, cloneIn, type BroughtBack } from './code';
-import { connectEngine, defaultEngineUrl, pingEngine, type Engine } from './engine';
+import { connectEngine, defaultEngineUrl, pingEngine, type Engine, type EngineOptions } from './engine';
 import { ensureImage, resolveImageSource } from './image';
 import { teamId } from './labels';
 import { ensureContainer, listContainers, removeContainer, stopContainer, WORKDIR, type ContainerRow } from './lifecycle';
@@ -22,6 +22,8 @@ export interface ContainerBackendOptions {
   settings(): ContainerSettings;
   /** What a starting container is doing (image pull/build lines, "cloning…"), for the Team tree. */
   progress?(agent: string, line: string): void;
+  /** How to reach the engines (an ssh key other than the agent's or ~/.ssh/id_*). */
+  engineOptions?: EngineOptions;
 }
 
 export interface ContainerExecOptions {
@@ -85,7 +87,7 @@ export class ContainerBackend {
   engine(url: string): Promise<Engine> {
     let e = this.engines.get(url);
     if (!e) {
-      e = connectEngine(url);
+      e = connectEngine(url, this.opts.engineOptions);
       this.engines.set(url, e);
       e.catch(() => this.engines.delete(url));
     }
