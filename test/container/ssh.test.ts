@@ -19,11 +19,14 @@ test('over ssh://: commands run, commits come back, and nothing of the workspace
   if ('skip' in ssh) return t.skip(ssh.skip);
   t.after(() => ssh.stop());
   const root = await userRepo(t, ['pia']);
+  const teamName = `ssh${process.pid}`;
   const b = new ContainerBackend({
-    root, teamName: `ssh${process.pid}`, engineOptions: { privateKey: ssh.privateKey },
+    root, teamName, engineOptions: { privateKey: ssh.privateKey },
     settings: () => resolveContainerSettings({ host: ssh.host, image: engine.image }),
   });
-  t.after(async () => { await b.prune(() => false).catch(() => undefined); await b.dispose(); });
+  // Removed through the local socket: the ssh engine is gone by the end.
+  const local = new ContainerBackend({ root, teamName, settings: () => resolveContainerSettings({ host: engine.host }) });
+  t.after(async () => { await b.dispose(); await local.prune(() => false).catch(() => undefined); await local.dispose(); });
   const started = await b.start('pia');
   assert.equal(started.host, ssh.host);
   const info = await (await connectEngine(ssh.host, { privateKey: ssh.privateKey })).getContainer(started.id).inspect();

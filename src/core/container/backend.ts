@@ -148,7 +148,14 @@ export class ContainerBackend {
       return fail(`the container of ${agent} is not reachable: ${(e as Error).message}`);
     }
     const cwd = posix.join(WORKDIR, opts.cwd ?? '.');
-    return a.loop.run(command, { cwd, timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const r = await a.loop.run(command, { cwd, timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
+    if (!r.error || a.loop.alive) return r;
+    // The connection went while the command ran: say whether the engine is gone or only the
+    // stream (the command may or may not have finished, so it is not run again).
+    const engineGone = await pingEngine(a.engine, a.info.host).then(() => null, (e: Error) => e.message);
+    return { ...r, error: engineGone
+      ? `the container of ${agent} is not reachable: ${engineGone}`
+      : `the connection to the container of ${agent} (engine ${a.info.host}) ended while the command ran (${r.error}); its next command reattaches` };
   }
 
   /** Fetches the agent's branch from its container onto the host's `team/<agent>`. */
