@@ -113,7 +113,7 @@ export function engineForFile(): () => TestEngine | { skip: string } {
  * the client's `docker system dial-stdio` there reaches it. Nothing else is shared: the tests
  * through it use only what crosses ssh.
  */
-export async function startSshEngine(engine: TestEngine): Promise<{ host: string; privateKey: Buffer; stop(): Promise<void> } | { skip: string }> {
+export async function startSshEngine(engine: TestEngine): Promise<{ host: string; privateKey: Buffer; knownHostsFile: string; dir: string; stop(): Promise<void> } | { skip: string }> {
   if (!engine.host.startsWith('unix://')) return { skip: 'ssh needs the local test engine' };
   const dir = await mkdtemp(join(tmpdir(), 'agent-teams-sshd-'));
   const keygen = (name: string) => promisify(execFile)('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, name)]);
@@ -147,14 +147,17 @@ export async function startSshEngine(engine: TestEngine): Promise<{ host: string
   };
   const host = `ssh://${userInfo().username}@127.0.0.1:${port}`;
   const privateKey = await readFile(join(dir, 'user_key'));
-  const e = await connectEngine(host, { privateKey });
+  const knownHostsFile = join(dir, 'known_hosts');
+  const hostKey = (await readFile(join(dir, 'host_key.pub'), 'utf8')).split(' ').slice(0, 2).join(' ');
+  await writeFile(knownHostsFile, `# the test's sshd\n[127.0.0.1]:${port} ${hostKey}\n`);
+  const e = await connectEngine(host, { privateKey, knownHostsFile });
   const end = Date.now() + 15_000;
   while (Date.now() < end && !(await e.ping().then(() => true, () => false))) await new Promise((r) => setTimeout(r, 200));
   if (!(await e.ping().then(() => true, () => false))) {
     await stop();
     return { skip: 'the engine did not answer through sshd on 127.0.0.1 (is openssh-server installed?)' };
   }
-  return { host, privateKey, stop };
+  return { host, privateKey, knownHostsFile, dir, stop };
 }
 
 /** The processes below `pid` (by their parent ids in /proc). */

@@ -3,6 +3,8 @@
 // in and comes back as bundles through the API, and a bind mount of the workspace fails the test.
 // An ssh connection that drops is an error on that teammate, said with the engine's address.
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { ContainerBackend } from '../../src/core/container/backend';
 import { connectEngine } from '../../src/core/container/engine';
@@ -21,7 +23,7 @@ test('over ssh://: commands run, commits come back, and nothing of the workspace
   const root = await userRepo(t, ['pia']);
   const teamName = `ssh${process.pid}`;
   const b = new ContainerBackend({
-    root, teamName, engineOptions: { privateKey: ssh.privateKey },
+    root, teamName, engineOptions: { privateKey: ssh.privateKey, knownHostsFile: ssh.knownHostsFile },
     settings: () => resolveContainerSettings({ host: ssh.host, image: engine.image }),
   });
   // Removed through the local socket: the ssh engine is gone by the end.
@@ -29,7 +31,7 @@ test('over ssh://: commands run, commits come back, and nothing of the workspace
   t.after(async () => { await b.dispose(); await local.prune(() => false).catch(() => undefined); await local.dispose(); });
   const started = await b.start('pia');
   assert.equal(started.host, ssh.host);
-  const info = await (await connectEngine(ssh.host, { privateKey: ssh.privateKey })).getContainer(started.id).inspect();
+  const info = await (await connectEngine(ssh.host, { privateKey: ssh.privateKey, knownHostsFile: ssh.knownHostsFile })).getContainer(started.id).inspect();
   assert.deepEqual(info.Mounts ?? [], [], 'no mount at all');
   assert.ok(!(info.HostConfig.Binds ?? []).some((m) => m.includes(root)), 'no bind of the workspace');
   const work = await b.exec('pia', 'cat README.md && echo remote > remote.txt && git add . && git commit -qm "made remotely" && echo ok', RUN);
@@ -37,6 +39,13 @@ test('over ssh://: commands run, commits come back, and nothing of the workspace
   const back = await b.bringBack('pia');
   assert.equal(back.updated, true);
   assert.equal(await gitIn(root, 'show', 'team/pia:remote.txt'), 'remote');
+  // A machine answering at that address with another host key is not taken for the engine;
+  // one known_hosts does not know is refused before connecting.
+  const other = join(ssh.dir, 'other_known_hosts');
+  const port = new URL(ssh.host).port;
+  await writeFile(other, `[127.0.0.1]:${port} ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n`);
+  await assert.rejects((await connectEngine(ssh.host, { privateKey: ssh.privateKey, knownHostsFile: other })).ping(), /verification failed/i);
+  await assert.rejects(connectEngine(ssh.host, { privateKey: ssh.privateKey, knownHostsFile: join(ssh.dir, 'none') }), /is not in .*none: connect once with `ssh`/);
   // The ssh connection drops: that teammate's command says so, naming the engine.
   await ssh.stop();
   const lost = await b.exec('pia', 'echo hi', RUN);
