@@ -23,7 +23,8 @@ export const CONF = join(CACHE, 'containers.conf');
 const ROOTFS_TAR = join(CACHE, 'rootfs-bookworm.tar');
 const MIRROR = 'http://deb.debian.org/debian';
 // catatonit: the init the engine puts at pid 1 of each container (HostConfig.Init), reaping orphans.
-const NEEDED = [['podman', 'podman'], ['runc', 'runc'], ['catatonit', 'catatonit'], ['debootstrap', 'debootstrap']];
+// sshd: the tests reach the engine over ssh:// to 127.0.0.1 as a second machine would be reached.
+const NEEDED = [['podman', 'podman'], ['runc', 'runc'], ['catatonit', 'catatonit'], ['debootstrap', 'debootstrap'], ['sshd', 'openssh-server']];
 // What the root needs beyond minbase: git to clone and bundle the teammate's branch.
 const INCLUDE = 'git,ca-certificates';
 

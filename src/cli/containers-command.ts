@@ -47,7 +47,9 @@ export async function containersCommand(ctx: CommandContext): Promise<number> {
     const { containers, unreachable } = await b.list();
     for (const u of unreachable) writeLine(ctx.io.stderr, `agent-teams: the container engine at ${u.host} did not answer: ${u.error}`);
     if (!prune) {
-      ctx.emit({ team: b.team, hosts: await b.hosts(), containers, unreachable }, () => rows(containers, 'No teammate containers.'));
+      const hosts = await b.hosts();
+      const none = unreachable.length === hosts.length ? 'No container engine answered.' : 'No teammate containers.';
+      ctx.emit({ team: b.team, hosts, containers, unreachable }, () => rows(containers, none));
       return unreachable.length ? 1 : 0;
     }
     const members = new Set((await (await ctx.open(false)).roster.read()).members.map((m) => m.name));

@@ -5,8 +5,9 @@
 // (with AGENT_TEAMS_TEST_CONTAINER_IMAGE) points the tests at another engine instead, e.g.
 // Docker: `unix:///var/run/docker.sock`.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before } from 'node:test';
@@ -104,4 +105,83 @@ export function engineForFile(): () => TestEngine | { skip: string } {
   });
   after(async () => { if (!('skip' in engine)) await engine.stop(); });
   return () => engine;
+}
+
+/**
+ * The test engine as a second machine would be reached: an sshd of its own on 127.0.0.1 (a
+ * fresh host key and user key) whose sessions have DOCKER_HOST set to the engine's socket, so
+ * the client's `docker system dial-stdio` there reaches it. Nothing else is shared: the tests
+ * through it use only what crosses ssh.
+ */
+export async function startSshEngine(engine: TestEngine): Promise<{ host: string; privateKey: Buffer; knownHostsFile: string; dir: string; stop(): Promise<void> } | { skip: string }> {
+  if (!engine.host.startsWith('unix://')) return { skip: 'ssh needs the local test engine' };
+  const dir = await mkdtemp(join(tmpdir(), 'agent-teams-sshd-'));
+  const keygen = (name: string) => promisify(execFile)('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, name)]);
+  try {
+    await keygen('host_key');
+    await keygen('user_key');
+  } catch (e) {
+    await rm(dir, { recursive: true, force: true });
+    return { skip: `ssh-keygen failed: ${(e as Error).message}` };
+  }
+  await copyFile(join(dir, 'user_key.pub'), join(dir, 'authorized_keys'));
+  await mkdir('/run/sshd', { recursive: true }).catch(() => undefined);
+  const port = await freePort();
+  await writeFile(join(dir, 'sshd_config'), [
+    `Port ${port}`, 'ListenAddress 127.0.0.1', `HostKey ${join(dir, 'host_key')}`, `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+    `PidFile ${join(dir, 'sshd.pid')}`, 'UsePAM no', 'StrictModes no', 'PasswordAuthentication no', 'KbdInteractiveAuthentication no',
+    `SetEnv DOCKER_HOST=${engine.host}`, '',
+  ].join('\n'));
+  const child = spawn('/usr/sbin/sshd', ['-D', '-e', '-f', join(dir, 'sshd_config')], { detached: true, stdio: 'ignore' });
+  child.on('error', () => undefined);
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      // Its sessions (each in a session of its own) first: the connections drop, as when a
+      // machine goes away, not only the listener.
+      for (const pid of await descendants(child.pid!)) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      const exited = new Promise((r) => child.once('exit', r));
+      try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* gone */ }
+      await exited;
+    }
+    await rm(dir, { recursive: true, force: true });
+  };
+  const host = `ssh://${userInfo().username}@127.0.0.1:${port}`;
+  const privateKey = await readFile(join(dir, 'user_key'));
+  const knownHostsFile = join(dir, 'known_hosts');
+  const hostKey = (await readFile(join(dir, 'host_key.pub'), 'utf8')).split(' ').slice(0, 2).join(' ');
+  await writeFile(knownHostsFile, `# the test's sshd\n[127.0.0.1]:${port} ${hostKey}\n`);
+  const e = await connectEngine(host, { privateKey, knownHostsFile });
+  const end = Date.now() + 15_000;
+  while (Date.now() < end && !(await e.ping().then(() => true, () => false))) await new Promise((r) => setTimeout(r, 200));
+  if (!(await e.ping().then(() => true, () => false))) {
+    await stop();
+    return { skip: 'the engine did not answer through sshd on 127.0.0.1 (is openssh-server installed?)' };
+  }
+  return { host, privateKey, knownHostsFile, dir, stop };
+}
+
+/** The processes below `pid` (by their parent ids in /proc). */
+async function descendants(pid: number): Promise<number[]> {
+  const parents = new Map<number, number>();
+  for (const name of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => '');
+    const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    if (ppid) parents.set(Number(name), ppid);
+  }
+  const out: number[] = [];
+  const walk = (p: number) => { for (const [c, pp] of parents) if (pp === p) { out.push(c); walk(c); } };
+  walk(pid);
+  return out;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
 }

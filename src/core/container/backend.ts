@@ -8,7 +8,7 @@ import { REMOVED_ENV } from '../sandbox/policy';
 import type { ShellResult } from '../exec/shell';
 import { CommandLoop } from './command-loop';
 import { bringBack, cloneIn, type BroughtBack } from './code';
-import { connectEngine, defaultEngineUrl, pingEngine, type Engine } from './engine';
+import { connectEngine, defaultEngineUrl, pingEngine, type Engine, type EngineOptions } from './engine';
 import { ensureImage, resolveImageSource } from './image';
 import { teamId } from './labels';
 import { ensureContainer, listContainers, removeContainer, stopContainer, WORKDIR, type ContainerRow } from './lifecycle';
@@ -22,6 +22,8 @@ export interface ContainerBackendOptions {
   settings(): ContainerSettings;
   /** What a starting container is doing (image pull/build lines, "cloning…"), for the Team tree. */
   progress?(agent: string, line: string): void;
+  /** How to reach the engines (an ssh key other than the agent's or ~/.ssh/id_*). */
+  engineOptions?: EngineOptions;
 }
 
 export interface ContainerExecOptions {
@@ -85,7 +87,7 @@ export class ContainerBackend {
   engine(url: string): Promise<Engine> {
     let e = this.engines.get(url);
     if (!e) {
-      e = connectEngine(url);
+      e = connectEngine(url, this.opts.engineOptions);
       this.engines.set(url, e);
       e.catch(() => this.engines.delete(url));
     }
@@ -146,7 +148,14 @@ export class ContainerBackend {
       return fail(`the container of ${agent} is not reachable: ${(e as Error).message}`);
     }
     const cwd = posix.join(WORKDIR, opts.cwd ?? '.');
-    return a.loop.run(command, { cwd, timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
+    const r = await a.loop.run(command, { cwd, timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
+    if (!r.error || a.loop.alive) return r;
+    // The connection went while the command ran: say whether the engine is gone or only the
+    // stream (the command may or may not have finished, so it is not run again).
+    const engineGone = await pingEngine(a.engine, a.info.host).then(() => null, (e: Error) => e.message);
+    return { ...r, error: engineGone
+      ? `the container of ${agent} is not reachable: ${engineGone}`
+      : `the connection to the container of ${agent} (engine ${a.info.host}) ended while the command ran (${r.error}); its next command reattaches` };
   }
 
   /** Fetches the agent's branch from its container onto the host's `team/<agent>`. */

@@ -8,6 +8,7 @@ import { access, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
+import { hostVerifier, knownHostKeys } from './known-hosts';
 
 export type Engine = Docker;
 
@@ -59,21 +60,31 @@ async function defaultKey(): Promise<Buffer | undefined> {
 export interface EngineOptions {
   /** ssh: the key to log in with (default: the ssh agent, else ~/.ssh/id_*). */
   privateKey?: Buffer;
+  /** ssh: the known_hosts file the engine's host key must be in (default ~/.ssh/known_hosts). */
+  knownHostsFile?: string;
   /** Per-request timeout of the API (ms); exec streams are not limited by it. */
   timeoutMs?: number;
 }
 
-/** A client for the engine at `url` (no request is made yet). */
+/**
+ * A client for the engine at `url` (no request is made yet). An ssh engine whose host has no
+ * key in known_hosts is refused here; one presenting another key fails on connecting.
+ */
 export async function connectEngine(url: string, opts: EngineOptions = {}): Promise<Engine> {
   const target = parseEngineUrl(url);
   if (target.kind === 'socket') return new Docker({ socketPath: target.path });
   if (target.kind === 'tcp') return new Docker({ host: target.host, port: target.port, protocol: target.tls ? 'https' : 'http' });
   const agent = process.env.SSH_AUTH_SOCK;
   const privateKey = opts.privateKey ?? (agent ? undefined : await defaultKey());
+  const knownHosts = opts.knownHostsFile ?? join(homedir(), '.ssh', 'known_hosts');
+  const keys = knownHostKeys(await readFile(knownHosts, 'utf8').catch(() => ''), target.host, target.port);
+  if (!keys.accepted.length) {
+    throw new Error(`the host key of ${target.host}${target.port === 22 ? '' : `:${target.port}`} is not in ${knownHosts}: connect once with \`ssh\` to check and accept it`);
+  }
   return new Docker({
     protocol: 'ssh', host: target.host, port: target.port, ...(target.user ? { username: target.user } : {}),
     // No agent forwarding: the remote engine never gets to use the user's keys.
-    sshOptions: { ...(privateKey ? { privateKey } : { agent }), agentForward: false, readyTimeout: 10_000 },
+    sshOptions: { ...(privateKey ? { privateKey } : { agent }), agentForward: false, readyTimeout: 10_000, hostVerifier: hostVerifier(keys) },
   });
 }
 
