@@ -1,6 +1,8 @@
 // The lead: runs a turn when the user asks, and — unless turned off — when teammates mail
 // it while it is idle. Notices (maxRounds, idle) are read on the next turn but never wake
-// it, so teammates and lead cannot ping-pong acknowledgements forever.
+// it one by one, so teammates and lead cannot ping-pong acknowledgements forever: they come
+// with the quiet team's wake, which also brings the work left undone (quiet-team.ts).
+// When its turns end, the quiet watch looks again (onRest).
 import { isDiskFull } from '../util/io-faults';
 import { waitForDisk } from './disk-pause';
 import { Agent } from './agent';
