@@ -3,8 +3,8 @@
 // refused under `required`, with one notice under `auto`. Owns each agent's private /tmp and
 // network proxy, the hosts allowed this session, and the read-only guards it mounts.
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
 import { withoutSecrets } from '../exec/shell';
@@ -21,6 +21,7 @@ import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
 import { canonicalHost, domainMatches, isLoopback, shownHost } from './hosts';
 import { NetworkProxy } from './proxy';
 import { hiddenByReadRules } from './read-deny';
+import { hostSockets, socketCovers } from './host-sockets';
 
 /** A host's answer to "may commands reach this host?" ("always" adds it to allowedDomains). */
 export type NetworkDecision = 'allow' | 'always' | 'deny';
@@ -125,6 +126,7 @@ export class CommandSandbox {
     box.who = agent;
     await box.proxy;
     if (how.box) await emptyDir(box.tmpDir);
+    const sockets = hostSockets();
     const [fs, hidden, net] = await Promise.all([
       fsPolicy(this.opts.root, cwd, { gitWritable: !how.gitReadOnly }), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? null : this.net(box, st.engine),
     ]);
@@ -143,7 +145,9 @@ export class CommandSandbox {
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
       : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
     const joinNet = net?.joinArgs() ?? null;
-    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
+    const bound = [...fs.readable, ...fs.writable, ...fs.readOnly, ...fs.ownWritable, ...fs.ownReadOnly, ...fs.coverFiles, ...fs.guarded];
+    const unreachable = socketCovers(await sockets, bound, await realpath(homedir()).catch(() => homedir()), [...hidden.files, ...hidden.dirs]);
+    const args = sandboxedArgs({ fs, hidden, sockets: unreachable, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
     return {
       // nsenter joins the agent's network namespace, then becomes bwrap (same process).
       file: joinNet ? st.engine.nsenter! : st.engine.bwrap!, args: joinNet ? [...joinNet, st.engine.bwrap!, ...args] : args,
