@@ -77,3 +77,6 @@ export { assertParticipantName, assertTeammateName, isParticipantName, NAME_RE }
 
 // ── checks hosts make on typed input ──
 export { checkName } from '../worktree/context';
+
+// ── folder trust: what the user trusted, by content (docs/security.md, "Folder trust") ──
+export { changeLines, controlFilesOf, fingerprints, readControlFiles, untrustedChanges, type ControlFile, type ControlFileChange } from '../trust/control-files';
