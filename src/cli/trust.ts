@@ -9,7 +9,7 @@ import { realpath, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { changeLines, controlFilesOf, fingerprints, readControlFiles, untrustedChanges, writeJsonAtomic, type ControlFileChange } from '../core/session';
+import { changeLines, controlFilesOf, fingerprints, readControlFiles, setTeamSettingsTrusted, untrustedChanges, writeJsonAtomic, type ControlFileChange } from '../core/session';
 import { TrustFile } from '../shared/trust-schemas';
 import type { OptionValues } from './args';
 import { writeLine, type CliIo } from './io';
@@ -79,6 +79,13 @@ function question(folder: string, pending: ControlFileChange[]): string {
  * stderr with what changed.
  */
 export async function folderTrust(io: CliIo, root: string, opts: { trust: TrustFlag; ask?: (question: string) => Promise<string> }): Promise<FolderTrust> {
+  const result = await decide(io, root, opts);
+  // Every reader of .team/settings.json (merge test command, worktree setup too) obeys the answer.
+  for (const r of [root, await realpath(root)]) setTeamSettingsTrusted(r, result['.team/settings.json']);
+  return result;
+}
+
+async function decide(io: CliIo, root: string, opts: { trust: TrustFlag; ask?: (question: string) => Promise<string> }): Promise<FolderTrust> {
   const folder = await realpath(root);
   const present = await readControlFiles(folder, CLI_CONTROL_FILES);
   const result: FolderTrust = { ...ALL_TRUSTED };

@@ -2,7 +2,7 @@
 // it: stdin and stdout are a TTY, so the CLI asks its questions and reads the answer typed.
 // Output is read pexpect-style, as ReplProcess does for piped sessions.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { cliPath } from './cli-proc';
+import { cliPath, expectAfter } from './cli-proc';
 
 const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
@@ -31,17 +31,9 @@ export class PtyProcess {
 
   /** Waits for `re` in the output not yet consumed; consumes through the match. */
   async expect(re: RegExp, timeoutMs = 20_000): Promise<RegExpExecArray> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const rest = this.out.slice(this.pos);
-      const m = re.exec(rest);
-      if (m) {
-        this.pos += m.index + m[0].length;
-        return m;
-      }
-      if (Date.now() > end || this.child.exitCode !== null) throw new Error(`expected ${re} in terminal output; unconsumed:\n${rest}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const { match, pos } = await expectAfter(() => this.out, this.pos, re, timeoutMs, () => this.child.exitCode !== null, () => `terminal output; unconsumed:\n${this.out.slice(this.pos)}`);
+    this.pos = pos;
+    return match;
   }
 
   kill(): void {

@@ -78,3 +78,29 @@ test('a hook and sandbox "off" landed from a teammate\'s branch are not trusted 
   // ...and records nothing: the next run without it is back to untrusted.
   await untrusted();
 });
+
+test('an untrusted .team/settings.json runs none of its commands: no worktree setup for a teammate; --trust runs it', async (t) => {
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  const config = await tempDir(t);
+  const env = cleanEnv({ XDG_CONFIG_HOME: config, ANTHROPIC_API_KEY: 'sk-test-cli', ANTHROPIC_BASE_URL: api.url });
+  await git(root, 'init', '-q', '-b', 'main');
+  await mkdir(join(root, '.team'));
+  await writeFile(join(root, '.team', 'settings.json'), JSON.stringify({ worktree: { setup: ['echo setup-ran > setup-ran.txt'] } }));
+  await git(root, 'add', '.team/settings.json');
+  await git(root, 'commit', '-qm', 'team settings');
+  const spawnOne = async (name: string, args: string[]) => {
+    api.script(name, reply(toolUse('idle', {})));
+    api.script('lead',
+      reply(toolUse('spawn_teammate', { name, role: 'dev', prompt: 'Start.', isolation: 'worktree' })),
+      (req) => (JSON.stringify(req.body.messages).includes('idle') ? 'Team done.' : 'Waiting.'));
+    const r = await runCli(['run', '--root', root, '--idle-timeout', '0', '--timeout', '90', ...args, 'Go.'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    return { r, first: JSON.stringify(api.requests(name)[0]!.body.messages) };
+  };
+  const untrusted = await spawnOne('cy', []);
+  assert.match(untrusted.r.stderr, /\.team\/settings\.json is ignored: this folder is not trusted/);
+  assert.doesNotMatch(untrusted.first, /set up before you started|setup-ran/);
+  const trusted = await spawnOne('dee', ['--trust']);
+  assert.match(trusted.first, /set up before you started[\s\S]*setup-ran/);
+});

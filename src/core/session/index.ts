@@ -66,6 +66,7 @@ export type { RemoveResult } from '../worktree/lifecycle';
 export type { ReconcileReport } from '../worktree/reconcile';
 export { branchStateWords, type BranchState } from '../worktree/branch-state';
 export { WorktreeSetupSchema, type WorktreeSetup } from '../worktree/setup-config';
+export { readTeamSettings, sectionProblem, setTeamSettingsTrusted, type TeamSettings } from '../team/team-settings';
 export type { GitEnvOptions } from '../worktree/git';
 
 // ── team words and names ──
