@@ -9,7 +9,7 @@ import { realpath, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { changeLines, controlFilesOf, fingerprints, readControlFiles, setTeamSettingsTrusted, untrustedChanges, writeJsonAtomic, type ControlFileChange } from '../core/session';
+import { changeLines, controlFilesOf, fingerprints, hooksUsable, readControlFiles, setTeamSettingsTrusted, untrustedChanges, writeJsonAtomic, type ControlFileChange } from '../core/session';
 import { TrustFile } from '../shared/trust-schemas';
 import type { OptionValues } from './args';
 import { writeLine, type CliIo } from './io';
@@ -23,7 +23,7 @@ export type FolderTrust = Record<TrustedFileName, boolean>;
 export const ALL_TRUSTED: FolderTrust = { '.team/settings.json': true, '.mcp.json': true, '.claude/settings.json': true, '.claude/settings.local.json': true };
 
 /** Hooks come from three of the files (docs/hooks.md): they run only when all three are trusted. */
-export const hooksTrusted = (t: FolderTrust): boolean => t['.team/settings.json'] && t['.claude/settings.json'] && t['.claude/settings.local.json'];
+export const hooksTrusted = (t: FolderTrust): boolean => hooksUsable((f) => t[f as TrustedFileName] === false);
 
 /** `--trust`: `once` (this run, nothing recorded), `remember` (`--trust=remember`), or not given. */
 export type TrustFlag = false | 'once' | 'remember';

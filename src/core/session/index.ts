@@ -80,4 +80,4 @@ export { assertParticipantName, assertTeammateName, isParticipantName, NAME_RE }
 export { checkName } from '../worktree/context';
 
 // ── folder trust: what the user trusted, by content (docs/security.md, "Folder trust") ──
-export { changeLines, controlFilesOf, fingerprints, readControlFiles, untrustedChanges, type ControlFile, type ControlFileChange } from '../trust/control-files';
+export { changeLines, controlFilesOf, fingerprints, hooksUsable, readControlFiles, untrustedChanges, type ControlFile, type ControlFileChange } from '../trust/control-files';

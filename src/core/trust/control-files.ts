@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FileFingerprint } from '../../shared/trust-schemas';
+import { HOOK_FILES } from '../hooks/config';
 import { changeSummary, fingerprintOf, type ReadContent } from './fingerprint';
 
 export interface ControlFile {
@@ -27,10 +28,13 @@ export interface ControlFile {
 export const CONTROL_FILES: readonly ControlFile[] = [
   { path: '.team/settings.json', decides: 'permission rules, sandbox, hooks, merge test command, worktree setup commands', hosts: ['cli', 'vscode'] },
   { path: '.mcp.json', decides: 'MCP servers: programs started with your rights', hosts: ['cli', 'vscode'] },
-  { path: '.claude/settings.json', decides: 'hooks: commands run with your rights (docs/hooks.md)', hosts: ['cli', 'vscode'] },
-  { path: '.claude/settings.local.json', decides: 'hooks: commands run with your rights (docs/hooks.md)', hosts: ['cli', 'vscode'] },
+  { path: '.claude/settings.json', decides: 'hooks: commands run with your rights', hosts: ['cli', 'vscode'] },
+  { path: '.claude/settings.local.json', decides: 'hooks: commands run with your rights', hosts: ['cli', 'vscode'] },
   { path: '.vscode/settings.json', decides: 'agentTeams.* workspace settings: rules, sandbox, merge and worktree commands', keyPrefix: 'agentTeams.', hosts: ['vscode'] },
 ];
+
+/** Hooks come from three of the files (docs/hooks.md): they run only when none is left untrusted. */
+export const hooksUsable = (untrusted: (path: string) => boolean): boolean => !HOOK_FILES.some(untrusted);
 
 export const controlFilesOf = (host: 'cli' | 'vscode') => CONTROL_FILES.filter((f) => f.hosts.includes(host));
 

@@ -81,7 +81,9 @@ export function changeSummary(before: FileFingerprint | undefined, now: ReadCont
     if (old[path] === hash) continue;
     lines.push(`${path in old ? 'changed' : 'added'} ${path || '(value)'} = ${shown(now.values.get(path))}`);
   }
-  for (const path of Object.keys(old)) if (!(path in leaves)) lines.push(`removed ${path || '(value)'}`);
+  // An empty object or array that now has keys was a leaf: grown, not removed.
+  const grown = (p: string) => Object.keys(leaves).some((n) => !p || n.startsWith(`${p}.`) || n.startsWith(`${p}[`));
+  for (const path of Object.keys(old)) if (!(path in leaves) && !grown(path)) lines.push(`removed ${path || '(value)'}`);
   if (!lines.length) return ['formatting changed (no key or value did)'];
   return lines.length > MAX_LINES ? [...lines.slice(0, MAX_LINES - 1), `… and ${lines.length - MAX_LINES + 1} more`] : lines;
 }

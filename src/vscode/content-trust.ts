@@ -1,0 +1,50 @@
+// VS Code's half of "trust follows content" (docs/security.md, "Folder trust"): Workspace
+// Trust is asked once per folder and never again, so a hook or `sandbox.mode: "off"` that a
+// pull or a landed branch brings would be used unasked. Before the agents start, the control
+// files (core/trust/control-files.ts, the same table and fingerprints as the CLI) are compared
+// with what was trusted; a changed or new one is asked about once, naming what changed.
+// The record is kept in the extension's globalState, never in the workspace. No `vscode`
+// import here: the question is passed in, so the logic is tested without VS Code.
+import { changeLines, controlFilesOf, fingerprints, readControlFiles, untrustedChanges, type ControlFileChange } from '../core/session';
+import type { FileFingerprint } from '../shared/trust-schemas';
+
+/** The part of a vscode.Memento used here. */
+export interface TrustState {
+  get<T>(key: string): T | undefined;
+  update(key: string, value: unknown): PromiseLike<void>;
+}
+
+/** Folder → file → what was trusted. */
+type TrustRecord = Record<string, Record<string, FileFingerprint>>;
+export const TRUST_STATE_KEY = 'agentTeams.trustedContent';
+
+export type ContentAnswer = 'trust' | 'ignore';
+
+/** The question's text: each file, what it decides, and what changed. */
+export function contentQuestion(changes: readonly ControlFileChange[]): string {
+  return `These files decide what agents may do and are not what you trusted in this workspace:\n${changes.flatMap((c) => changeLines(c)).join('\n')}`;
+}
+
+/**
+ * The control files of `root` not to use this time (empty: all may be used). The first check
+ * of a folder records what is there (Workspace Trust has just covered the folder as it is);
+ * later, a changed or new file is asked about: "trust" records it, anything else leaves it
+ * out of this start and asks again at the next.
+ */
+export async function untrustedFiles(root: string, state: TrustState, ask: (changes: ControlFileChange[]) => PromiseLike<ContentAnswer | undefined>): Promise<Set<string>> {
+  const present = await readControlFiles(root, controlFilesOf('vscode'));
+  const all = state.get<TrustRecord>(TRUST_STATE_KEY) ?? {};
+  const known = all[root];
+  const record = (files: Record<string, FileFingerprint>) => state.update(TRUST_STATE_KEY, { ...all, [root]: files });
+  if (!known) {
+    await record(fingerprints(present));
+    return new Set();
+  }
+  const changes = untrustedChanges(present, known);
+  if (!changes.length) return new Set();
+  if ((await ask(changes)) === 'trust') {
+    await record({ ...known, ...fingerprints(present) });
+    return new Set();
+  }
+  return new Set(changes.map((c) => c.path));
+}
