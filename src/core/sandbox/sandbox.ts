@@ -15,6 +15,7 @@ import { detectEngine, type EngineStatus } from './engine';
 import { NetHolder } from './net-holder';
 import { fsPolicy } from './fs-policy';
 import { domainMatches, isLoopback, NetworkProxy } from './proxy';
+import { GitExposure } from './git-exposed';
 import { hiddenByReadRules } from './read-deny';
 
 /** A host's answer to "may commands reach this host?" ("always" adds it to allowedDomains). */
@@ -91,6 +92,8 @@ export class CommandSandbox {
   private readonly answered = new Map<string, Promise<boolean>>();
   private readonly stop = new AbortController();
   private noticed = false;
+  /** Read deny rules on files git tracks: said once (git-exposed.ts). */
+  private readonly gitExposure = new GitExposure();
   private jobs = 0;
   private readonly base: string;
 
@@ -139,6 +142,7 @@ export class CommandSandbox {
       fsPolicy(this.opts.root, cwd, { gitWritable: !how.gitReadOnly }), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? null : this.net(box, st.engine),
     ]);
     if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
+    void this.gitExposure.check(this.opts.root, [...hidden.files, ...hidden.dirs], (m) => this.opts.notice('warning', m));
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     for (const g of fs.guarded) guardsInUse.set(g, (guardsInUse.get(g) ?? 0) + 1);
     const release = async () => {

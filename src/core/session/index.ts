@@ -44,6 +44,7 @@ export type { AgentDefinition } from '../roles/agent-definitions';
 export type { JobInfo } from '../exec/jobs';
 export { HOOK_EVENTS, loadHookConfig, type HookSpec } from '../hooks/config';
 export { describeSandbox, sandboxReportText, type SandboxReport } from '../sandbox/describe';
+export { gitExposureWarning, trackedHidden } from '../sandbox/git-exposed';
 export type { NetworkDecision } from '../sandbox/sandbox';
 export { McpManager, type McpServerInfo } from '../mcp/manager';
 export { commandLine, readMcpConfig, type McpConfig } from '../mcp/config';
