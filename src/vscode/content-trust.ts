@@ -48,3 +48,29 @@ export async function untrustedFiles(root: string, state: TrustState, ask: (chan
   }
   return new Set(changes.map((c) => c.path));
 }
+
+/** Where the extension's own edits are recorded: set by the runtime host of this window. */
+let scope: { root: string; state: TrustState } | undefined;
+export function setContentTrustScope(root: string, state: TrustState): void {
+  scope = { root, state };
+}
+
+/**
+ * Runs `edit`, the extension's own change to a control file (an "Always allow" answer adds a
+ * rule to `.vscode/settings.json`), and keeps the file trusted if it was before: the user's
+ * own answer is not asked about again. A file that had already changed unasked stays asked.
+ */
+export async function keepTrusted(path: string, edit: () => PromiseLike<void>): Promise<void> {
+  const s = scope;
+  const file = controlFilesOf('vscode').find((f) => f.path === path);
+  if (!s || !file) return void (await edit());
+  const read = async () => (await readControlFiles(s.root, [file])).get(path)?.fingerprint;
+  const before = await read();
+  await edit();
+  const all = s.state.get<TrustRecord>(TRUST_STATE_KEY) ?? {};
+  const known = all[s.root];
+  if (!known || known[path]?.sha256 !== before?.sha256) return;
+  const after = await read();
+  const { [path]: _old, ...rest } = known;
+  await s.state.update(TRUST_STATE_KEY, { ...all, [s.root]: after ? { ...rest, [path]: after } : rest });
+}

@@ -8,7 +8,7 @@ import type { ModelConfig } from '../core/session/models';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
 import { askContentTrust } from './content-trust-ask';
-import { untrustedFiles, type TrustState } from './content-trust';
+import { setContentTrustScope, untrustedFiles, type TrustState } from './content-trust';
 import { ignoreWorkspaceSettings, readBaseUrl, readOpenAIBaseUrl, readSettings } from './settings';
 
 export class RestrictedModeError extends Error {
@@ -41,6 +41,7 @@ export class RuntimeHost implements vscode.Disposable {
     /** Where what the user trusted is recorded (globalState: never the workspace). */
     private readonly trustState: TrustState,
   ) {
+    setContentTrustScope(session.root, trustState);
     this.eventSub = session.onEvent((e) => {
       logRuntimeEvent(log, e);
       this.events.fire(e);

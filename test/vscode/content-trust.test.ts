@@ -7,7 +7,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ControlFileChange } from '../../src/core/session';
-import { contentQuestion, untrustedFiles, type ContentAnswer, type TrustState } from '../../src/vscode/content-trust';
+import { contentQuestion, keepTrusted, setContentTrustScope, untrustedFiles, type ContentAnswer, type TrustState } from '../../src/vscode/content-trust';
 import { tempDir } from '../helpers/tmp';
 
 function memento(): TrustState & { data: Map<string, unknown> } {
@@ -55,4 +55,24 @@ test('VS Code: a control file changed since the workspace was trusted is asked a
   assert.deepEqual(await untrustedFiles(root, state, answer('ignore')), new Set(['.mcp.json']));
   assert.deepEqual((await readdir(root, { recursive: true })).sort(), [...before, '.mcp.json'].sort(), 'nothing written in the workspace');
   assert.ok([...state.data.keys()].every((k) => k === 'agentTeams.trustedContent'), 'the record is in globalState');
+});
+
+test('VS Code: the extension\'s own edit ("Always allow" adds a rule) keeps a trusted .vscode/settings.json trusted; an unasked change before it is still asked', async (t) => {
+  const root = await tempDir(t);
+  await mkdir(join(root, '.vscode'));
+  const file = join(root, '.vscode', 'settings.json');
+  await writeFile(file, '{"agentTeams.permissions.allow": ["Bash(npm test)"]}');
+  const state = memento();
+  setContentTrustScope(root, state);
+  const asked: ControlFileChange[][] = [];
+  const ask = async (c: ControlFileChange[]) => (asked.push(c), 'ignore' as const);
+  await untrustedFiles(root, state, ask); // recorded as trusted
+  await keepTrusted('.vscode/settings.json', () => writeFile(file, '{"agentTeams.permissions.allow": ["Bash(npm test)", "Bash(npm run lint)"]}'));
+  assert.deepEqual(await untrustedFiles(root, state, ask), new Set());
+  assert.equal(asked.length, 0, 'the user\'s own answer is not asked about');
+
+  await writeFile(file, '{"agentTeams.permissions.allow": ["Bash(*)"]}'); // a pull, unasked
+  await keepTrusted('.vscode/settings.json', () => writeFile(file, '{"agentTeams.permissions.allow": ["Bash(*)", "Bash(make)"]}'));
+  assert.deepEqual(await untrustedFiles(root, state, ask), new Set(['.vscode/settings.json']));
+  assert.match(contentQuestion(asked[0]!), /changed agentTeams\.permissions\.allow\[0\] = "Bash\(\*\)"/);
 });
