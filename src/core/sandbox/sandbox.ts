@@ -20,6 +20,7 @@ import { DISABLED_NAME, neutraliseNestedRepos } from './nested-repos';
 import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
 import { canonicalHost, domainMatches, isLoopback, shownHost } from './hosts';
 import { NetworkProxy } from './proxy';
+import { GitExposure } from './git-exposed';
 import { hiddenByReadRules } from './read-deny';
 import { hostSockets, socketCovers } from './host-sockets';
 
@@ -83,6 +84,8 @@ export class CommandSandbox {
   private noticed = false;
   /** Checks after commands (afterRun) still running. */
   private readonly checks = new Set<Promise<void>>();
+  /** Read deny rules on files git tracks: said once (git-exposed.ts). */
+  private readonly gitExposure = new GitExposure();
   private readonly base: string;
 
   constructor(private readonly opts: SandboxOptions) {
@@ -131,6 +134,7 @@ export class CommandSandbox {
       fsPolicy(this.opts.root, cwd, { gitWritable: !how.gitReadOnly }), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? this.jobNet(box, st.engine) : this.net(box, st.engine),
     ]);
     if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
+    void this.gitExposure.check(this.opts.root, [...hidden.files, ...hidden.dirs], (m) => this.opts.notice('warning', m));
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     takeGuards(fs.guarded);
     const covers = await takeCovers(fs.coverFiles);
