@@ -124,17 +124,15 @@ test('run: nothing it started outlives it — no process, no folder under the te
   const root = await tempDir(t);
   const tmp = await tempDir(t, 'agent-teams-runtmp-');
   const sockets = `/tmp/agent-teams-${process.getuid!()}`;
-  const socketsBefore = new Set(await readdir(sockets).catch(() => [] as string[]));
+  // Named by the folder (src/core/sandbox/sandbox.ts): other runs on this machine have their own.
+  const ours = createHash('sha256').update(root).digest('hex').slice(0, 12);
   const sleep = `sleep 300.${process.pid}`; // a name no other process on the machine has
   api.script('lead', reply(toolUse('bash', { command: `${sleep} & echo started` }), toolUse('spawn_teammate', { name: 'amy', role: 'dev', prompt: 'Run it.' })), 'Done.');
   api.script('amy', reply(toolUse('bash', { command: `echo amy > /tmp/x; (${sleep} &) ; echo ok` })), reply(toolUse('idle', {})));
   const r = await runCli(['run', '--root', root, '--idle-timeout', '0', '--trust', '--bash', 'allow', 'Start things.'], { env: envFor(api.url, { TMPDIR: tmp }) });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(await readdir(tmp), [], 'the temp dir is empty again');
-  // Only this run's: other test files running meanwhile have boxes of their own there.
-  const mine = `${createHash('sha256').update(root).digest('hex').slice(0, 12)}-`;
-  const socketsAfter = (await readdir(sockets).catch(() => [] as string[])).filter((n) => !socketsBefore.has(n) && n.startsWith(mine));
-  assert.deepEqual(socketsAfter, [], 'no socket folder left');
+  assert.deepEqual((await readdir(sockets).catch(() => [] as string[])).filter((n) => n.startsWith(`${ours}-`)), [], 'no socket folder left');
   const { stdout } = await execp('pgrep', ['-f', sleep]).catch(() => ({ stdout: '' }));
   assert.equal(stdout.trim(), '', 'no process left');
 });
