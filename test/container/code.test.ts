@@ -49,6 +49,20 @@ test('the branch goes in as a clone of its own; commits made inside come back on
   assert.deepEqual((await b.bringBack('ed')).controlPaths.sort(), ['.devcontainer/Dockerfile', '.mcp.json', '.team/settings.json']);
 });
 
+test("a new teammate's branch is made where the user is; an existing one is kept", async (t) => {
+  const engine = testEngine();
+  if ('skip' in engine) return t.skip(engine.skip);
+  const root = await userRepo(t, []);
+  await writeFile(join(root, 'later.txt'), 'later\n');
+  await gitIn(root, 'add', '.');
+  await gitIn(root, 'commit', '-q', '-m', 'later');
+  const b = backendFor(t, engine, root);
+  await b.start('quinn');
+  assert.equal(await gitIn(root, 'rev-parse', 'team/quinn'), await gitIn(root, 'rev-parse', 'HEAD'));
+  assert.equal((await b.exec('quinn', 'git log -1 --format=%s', RUN)).output, 'later\n');
+  assert.equal(await gitIn(root, 'rev-parse', '--abbrev-ref', 'HEAD'), 'main', "the user's checkout stays on its branch");
+});
+
 test("a container that bundles other branches changes none of the user's, and no hook of the user's runs", async (t) => {
   const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);

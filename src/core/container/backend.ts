@@ -7,7 +7,7 @@ import { posix } from 'node:path';
 import { REMOVED_ENV } from '../sandbox/policy';
 import type { ShellResult } from '../exec/shell';
 import { CommandLoop } from './command-loop';
-import { bringBack, cloneIn, type BroughtBack } from './code';
+import { bringBack, cloneIn, ensureHostBranch, type BroughtBack } from './code';
 import { connectEngine, defaultEngineUrl, pingEngine, type Engine, type EngineOptions } from './engine';
 import { ensureImage, resolveImageSource } from './image';
 import { teamId } from './labels';
@@ -96,7 +96,8 @@ export class ContainerBackend {
 
   /**
    * The agent's container, running, with its branch cloned in: found again by its labels on
-   * any of the team's engines, else created on the least busy. Idempotent.
+   * any of the team's engines, else created on the least busy. The host's branch (default
+   * `team/<agent>`) is made at the checked-out commit when it does not exist. Idempotent.
    */
   start(agent: string, branch = `team/${agent}`): Promise<StartedContainer> {
     const hit = this.attached.get(agent);
@@ -132,6 +133,7 @@ export class ContainerBackend {
     if ('refused' in src) throw new Error(src.refused);
     const image = await ensureImage(engine, src, say);
     const { container, created } = await ensureContainer(engine, { team: this.team, agent, branch, workspace: this.opts.root, image: image.ref, settings });
+    await ensureHostBranch(this.opts.root, branch);
     const loop = await CommandLoop.start(container, containerCommandEnv());
     say(created ? 'cloning the branch…' : 'reattached');
     const clone = await cloneIn(container, loop, this.opts.root, branch, agent);

@@ -69,6 +69,17 @@ export async function cloneIn(container: Docker.Container, loop: CommandLoop, re
   return out.trim() === 'kept' ? 'kept' : 'cloned';
 }
 
+/**
+ * The host's `branch`, made at `startRef` (default the checked-out commit) when it does not
+ * exist yet: a new teammate's branch starts where the user is. An existing one is kept.
+ */
+export async function ensureHostBranch(repo: string, branch: string, startRef = 'HEAD'): Promise<'made' | 'kept'> {
+  const has = await git(['rev-parse', '--verify', '-q', `refs/heads/${branch}`], { cwd: repo, allowFail: true });
+  if (has.code === 0) return 'kept';
+  await git(['branch', '--no-track', branch, startRef], { cwd: repo });
+  return 'made';
+}
+
 export interface BroughtBack {
   /** The branch's tip on the host after the fetch. */
   tip: string;
