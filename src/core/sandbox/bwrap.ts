@@ -1,9 +1,10 @@
 // The bubblewrap command line for one command (docs/security.md). Sandboxed: the whole
 // filesystem read-only, the policy's folders writable, control files read-only again on
-// top, files Read deny rules name replaced by an empty one, a private /tmp, a fresh /proc in
-// a new pid namespace (no host process, its environment or command line, is visible), and
-// a network namespace without a way out but the host's proxy (proxy.ts), reached through
-// socat on 127.0.0.1:PROXY_PORT: the agent's (net-holder.ts), or for a job its own. Unsandboxed (mode off, or approved as such): the
+// top, files Read deny rules name replaced by an empty one, a private /tmp, the host's unix
+// sockets covered (host-sockets.ts), a fresh /proc in a new pid namespace (no host process,
+// its environment or command line, is visible), only fds 0-2 passed on, and a network
+// namespace without a way out but the host's proxy (proxy.ts), reached through socat on
+// 127.0.0.1:PROXY_PORT: the agent's or a job's (net-holder.ts), else its own. Unsandboxed (mode off, or approved as such): the
 // whole filesystem and network as they are, but still a pid namespace of its own. Either
 // way `--die-with-parent`, and the namespace ends when its first process does, so nothing
 // a command starts (setsid, double forks, daemons) outlives it.
@@ -14,8 +15,7 @@ import type { HiddenPaths } from './read-deny';
 /** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
 export const PROXY_PORT = 3128;
 /**
- * Where the agent's socket folder (proxy socket, job forwarding sockets, the forwarding script) is
- * seen inside. On the host it is a short path under /tmp: a unix socket's path may not pass 107
+ * Where the agent's socket folder (the proxy socket) is seen inside. On the host it is a short path under /tmp: a unix socket's path may not pass 107
  * bytes, and the system temp folder can be long (code-server's, macOS's).
  */
 export const SOCKETS_INSIDE = '/run/agent-teams';
