@@ -33,10 +33,10 @@ function testWords(e: { test_command: string | null; extra_test_command?: string
 
 export const queueMerge = defineTool({
   name: 'queue_merge',
-  description: 'Merge a teammate\'s branch in a scratch checkout and land it if the test passes; a conflict or failure goes back to the teammate.',
+  description: 'Merge a teammate\'s branch in a scratch checkout; it lands if the test passes, else goes back to the teammate.',
   input: z.object({
     teammate: z.string().min(1),
-    test_command: z.string().nullish().describe('Run after the configured test command, which always runs; omitted or "": the configured one only.'),
+    test_command: z.string().nullish().describe('Also run, after the configured test (which always runs).'),
   }),
   agents: ['lead'],
   changesWorkspace: true,
