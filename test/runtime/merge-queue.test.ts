@@ -47,7 +47,8 @@ test('two worktree teammates finish; the lead queues both: the first passes its 
   h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' })), reply('Both queued.'));
   const mainBefore = (await git(h.root, 'rev-parse', 'main')).stdout.trim();
   await h.rt.askLead('Integrate their work.');
-  assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /Queued wt\/ann of ann \(test: `grep -q ann shared.txt` \(the configured test command\)\), position 1[\s\S]*Queued wt\/ben of ben[^"]*position 2/);
+  // Whichever request carried the queue's results (the teammates' mail may wake the lead first).
+  assert.match(h.api.requests('lead').map((r) => JSON.stringify(r.body.messages.at(-1))).join('\n'), /Queued wt\/ann of ann \(test: `grep -q ann shared.txt` \(the configured test command\)\), position 1[\s\S]*Queued wt\/ben of ben[^"]*position 2/);
 
   const ann = await waitEntry(h, 'ann', 'merged', 'ann merged');
   const ben = await waitEntry(h, 'ben', 'failed', 'ben failed');
