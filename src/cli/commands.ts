@@ -40,7 +40,7 @@ export const COMMANDS: Command[] = [
     options: { ...json, diff: { type: 'boolean' } }, run: changesCommand,
   },
   {
-    words: ['mcp'], synopsis: '[--tools [--trust]] [--json]',
+    words: ['mcp'], synopsis: '[--tools [--trust[=remember]]] [--json]',
     summary: 'MCP servers in .mcp.json: name, command line, problems (--tools: start each, list its tools, stop it)',
     options: { ...json, tools: { type: 'boolean' }, trust: { type: 'boolean' } }, run: mcpCommand,
   },
@@ -116,7 +116,8 @@ export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [
   + '                   [--require-plan never|always] [--confirm-team] [--merge-test <command>]\n'
   + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)\n'
   + '                   [--sandbox auto|required|off] [--allow-domain <host>]...   (docs/security.md)\n'
-  + '                   [--trust]   (use this folder\'s .team/settings.json and .mcp.json without asking: docs/security.md)';
+  + '                   [--trust[=remember]]   (use this folder\'s .team/settings.json, .mcp.json and hooks without asking,\n'
+  + '                                         this run only unless =remember: docs/security.md)';
 
 /** The usage lines of the commands starting with `first` (all commands without it). */
 export function commandsUsage(first?: string): string {

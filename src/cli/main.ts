@@ -9,7 +9,7 @@ import { allOptions, COMMANDS, commandsUsage, findCommand, helpText, SESSION_OPT
 import { CommandContext } from './context';
 import { processIo, writeLine, type CliIo } from './io';
 import { sessionSettings, withTeamSettings } from './settings';
-import { folderTrust, hooksTrusted } from './trust';
+import { folderTrust, hooksTrusted, splitTrustArg, trustFlag } from './trust';
 import { packageVersion } from './version';
 
 function usageFailure(io: CliIo, err: UsageError): number {
@@ -48,13 +48,15 @@ async function workspaceRoot(io: CliIo, raw: string | undefined, usage: string):
 
 export async function run(argv: string[], io: CliIo = processIo()): Promise<number> {
   let line: ReturnType<typeof parseCommandLine>;
+  const trustArg = splitTrustArg(argv);
   try {
-    line = parseCommandLine(argv);
+    line = parseCommandLine(trustArg.argv);
   } catch (err) {
     if (err instanceof UsageError) return usageFailure(io, err);
     throw err;
   }
   const { command, parsed } = line;
+  if (trustArg.remember && parsed.values.trust === true) parsed.values.trust = 'remember';
   const target = command ?? line.helpFor;
   if (parsed.values.version) {
     writeLine(io.stdout, await packageVersion());
@@ -74,7 +76,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     const root = await workspaceRoot(io, stringOpt(parsed.values, 'root'), command ? usageOf(command) : SESSION_USAGE);
     if (!command) {
       // The folder's own settings and MCP servers count only once the user trusted them (trust.ts).
-      const trust = await folderTrust(io, root, { trust: parsed.values.trust === true });
+      const trust = await folderTrust(io, root, { trust: trustFlag(parsed.values) });
       const flags = sessionSettings(parsed.values);
       const settings = trust['.team/settings.json'] ? await withTeamSettings(root, flags, parsed.values) : flags;
       // Loaded only here: the SDK and the runtime are not needed for a subcommand's quick exit.

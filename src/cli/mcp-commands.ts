@@ -3,7 +3,7 @@
 // every command line before it runs), and `/mcp [restart <name>]` in a session shows this
 // host's servers with their state and tools, or restarts one.
 import { ACTIONS, commandLine, type McpConfig, McpManager, type McpServerInfo, readMcpConfig, stateWords } from '../core/session';
-import { folderTrust } from './trust';
+import { folderTrust, trustFlag } from './trust';
 import { UsageError } from './args';
 import { replScope } from './repl-action';
 import type { CommandContext } from './context';
@@ -41,7 +41,7 @@ export async function mcpCommand(ctx: CommandContext): Promise<number> {
   }
   // Asked for explicitly: each entry is shown (stderr) as it starts, nothing runs unseen, and
   // only in a folder the user trusted (trust.ts).
-  const trusted = (await folderTrust(ctx.io, ctx.root, { trust: ctx.opts.trust === true }))['.mcp.json'];
+  const trusted = (await folderTrust(ctx.io, ctx.root, { trust: trustFlag(ctx.opts) }))['.mcp.json'];
   const mcp = new McpManager({
     root: ctx.root, trusted: () => trusted,
     approveStart: async (req) => (ctx.io.stderr.write(`starting ${req.server}: ${req.details.replace(/\n/g, '\n    ')}\n`), true),

@@ -17,7 +17,7 @@ import { writeLine } from './io';
 import { runReport } from './run-report';
 import { modelFactory } from './session';
 import { sessionSettings, withTeamSettings } from './settings';
-import { folderTrust, hooksTrusted } from './trust';
+import { folderTrust, hooksTrusted, trustFlag } from './trust';
 import { restText } from './write-commands';
 
 type Format = 'text' | 'json' | 'stream-json';
@@ -65,7 +65,7 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   const timeoutRaw = stringOpt(ctx.opts, 'timeout');
   const timeoutS = timeoutRaw === undefined ? 0 : nonNegative(timeoutRaw, '--timeout');
   // The folder's own settings, hooks and MCP servers count only once the user trusted them (trust.ts).
-  const trust = await folderTrust(ctx.io, ctx.root, { trust: ctx.opts.trust === true });
+  const trust = await folderTrust(ctx.io, ctx.root, { trust: trustFlag(ctx.opts) });
   const settings = trust['.team/settings.json'] ? await withTeamSettings(ctx.root, sessionSettings(ctx.opts), ctx.opts) : sessionSettings(ctx.opts);
   // Nobody is there to approve a plan: the lead does, unless --plan-approval says otherwise.
   if (stringOpt(ctx.opts, 'plan-approval') === undefined) settings.planApproval = 'lead';

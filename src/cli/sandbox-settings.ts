@@ -1,8 +1,7 @@
 // The sandbox's settings in the CLI (docs/security.md): `--sandbox auto|required|off` and
 // `--allow-domain <host>` (repeatable), then the `"sandbox"` object of `.team/settings.json`:
 // its mode counts unless --sandbox was given, its hosts join the flags', its autoAllow holds.
-import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, sandboxFileSchema, type SandboxMode, type SandboxSettings } from '../shared/sandbox-schemas';
-import { reportProblem } from '../core/session';
+import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, type SandboxFile, type SandboxMode, type SandboxSettings } from '../shared/sandbox-schemas';
 import { oneOf, stringList, stringOpt, UsageError, type OptionValues } from './args';
 
 export function sandboxFromFlags(values: OptionValues): SandboxSettings {
@@ -19,16 +18,9 @@ export function sandboxFromFlags(values: OptionValues): SandboxSettings {
   };
 }
 
-/** `raw`: the file's `"sandbox"` value. A malformed one is reported and changes nothing. */
-export function withFileSandbox(file: string, raw: unknown, s: SandboxSettings, values: OptionValues): SandboxSettings {
-  if (raw === undefined) return s;
-  const r = sandboxFileSchema.safeParse(raw);
-  if (!r.success) {
-    const why = r.error.issues.map((i) => `${i.path.join('.') || 'sandbox'}: ${i.message}`).join('; ');
-    reportProblem({ path: file, message: `"sandbox" is ignored: ${why}` });
-    return s;
-  }
-  const f = r.data;
+/** `f`: the file's `"sandbox"` section, already checked (core/team/team-settings.ts). */
+export function withFileSandbox(f: SandboxFile | undefined, s: SandboxSettings, values: OptionValues): SandboxSettings {
+  if (!f) return s;
   return {
     mode: stringOpt(values, 'sandbox') === undefined && f.mode ? f.mode : s.mode,
     allowedDomains: [...new Set([...s.allowedDomains, ...(f.allowedDomains ?? [])])],

@@ -1,7 +1,7 @@
 // Interactive-session flags → runtime settings (the CLI's stand-in for agentTeams.* settings).
-import { type BashPolicy, DEFAULT_SETTINGS, type PlanApprover, reportProblem, type RuntimeSettings } from '../core/session';
-import { readFile } from 'node:fs/promises';
+import { type BashPolicy, DEFAULT_SETTINGS, type PlanApprover, readTeamSettings, reportProblem, type RuntimeSettings } from '../core/session';
 import { join } from 'node:path';
+import { TEAM_SETTINGS_SECTIONS } from '../shared/schemas/team-settings';
 import { nonNegative, oneOf, stringList, stringOpt, UsageError, type OptionValues } from './args';
 import { sandboxFromFlags, withFileSandbox } from './sandbox-settings';
 
@@ -36,39 +36,22 @@ export function sessionSettings(values: OptionValues): RuntimeSettings {
 }
 
 /**
- * Adds the rules of `.team/settings.json` (`{"permissions": {"allow": [...], ...}}`) to
- * those from the flags. A file that does not parse is reported and contributes nothing;
- * malformed entries are passed on for the rule parser to report (docs/permissions.md).
+ * Adds the rules and the sandbox section of `.team/settings.json` (read by the one reader,
+ * core/team/team-settings.ts) to those from the flags. A file that does not parse is reported
+ * and contributes nothing; a malformed section or rule is reported by field and left out,
+ * the rest still counts (docs/file-formats.md, "Team settings").
  */
 export async function withTeamSettings(root: string, s: RuntimeSettings, flags: OptionValues = {}): Promise<RuntimeSettings> {
   const file = join(root, '.team', 'settings.json');
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch {
-    return s; // no file: nothing to add
+  const read = await readTeamSettings(root);
+  if (read.fileProblem) reportProblem({ path: file, message: `${read.fileProblem}; its permission rules and sandbox settings are ignored` });
+  for (const key of read.unknownKeys) reportProblem({ path: file, message: `"${key}" is not a known section (${Object.keys(TEAM_SETTINGS_SECTIONS).join(', ')}); ignored` });
+  for (const section of ['permissions', 'sandbox'] as const) {
+    const problem = read.problems[section];
+    if (problem) reportProblem({ path: file, message: problem });
   }
-  let perms: unknown;
-  try {
-    const json = JSON.parse(text) as { permissions?: unknown; sandbox?: unknown } | null;
-    perms = json?.permissions;
-    s = { ...s, sandbox: withFileSandbox(file, json?.sandbox, s.sandbox, flags) };
-  } catch (e) {
-    reportProblem({ path: file, message: `not valid JSON, its permission rules are ignored: ${(e as Error).message}` });
-    return s;
-  }
-  if (perms === undefined) return s;
-  if (!perms || typeof perms !== 'object' || Array.isArray(perms)) {
-    reportProblem({ path: file, message: '"permissions" must be an object with allow / ask / deny arrays; ignored' });
-    return s;
-  }
-  const p = perms as Record<string, unknown>;
+  const { permissions, sandbox } = read.sections;
   const merged = { ...s.permissions };
-  for (const kind of ['allow', 'ask', 'deny'] as const) {
-    const v = p[kind];
-    if (v === undefined) continue;
-    // A non-array is handed on as one entry: the rule parser reports it, it never allows.
-    merged[kind] = [...merged[kind], ...(Array.isArray(v) ? v : [v]) as string[]];
-  }
-  return { ...s, permissions: merged };
+  for (const kind of ['allow', 'ask', 'deny'] as const) merged[kind] = [...merged[kind], ...(permissions?.[kind] ?? [])];
+  return { ...s, permissions: merged, sandbox: withFileSandbox(sandbox, s.sandbox, flags) };
 }

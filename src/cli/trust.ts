@@ -1,26 +1,21 @@
-// Folder trust for the CLI (docs/security.md, "Permission rules, trust and MCP consent"):
-// `.team/settings.json` (rules, sandbox, hooks) and `.mcp.json` (programs to start) come with a
-// cloned repository, so the CLI uses them only in a folder the user trusted. It asks once per
-// folder, and again when either file changed since (their SHA-256 is kept in the user's config
-// folder, never in the workspace); `--trust` answers yes for scripts; without a terminal to ask,
-// an untrusted file is ignored with a notice naming it. VS Code has Workspace Trust for this.
-import { createHash } from 'node:crypto';
-import { readFile, realpath } from 'node:fs/promises';
+// Folder trust for the CLI (docs/security.md, "Folder trust"): the control files a cloned
+// repository, a pull or a landed branch brings (`.team/settings.json`, `.mcp.json`, the
+// `.claude/settings*.json` hooks: core/trust/control-files.ts) are used only in a folder the
+// user trusted with that content. Each file's fingerprint is kept in the user's config folder,
+// never in the workspace; a file that changed since is asked about again, naming what changed.
+// `--trust` answers yes for this run only and records nothing; `--trust=remember` records.
+// Without a terminal to ask, an untrusted file is ignored with a notice naming it.
+import { realpath, readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { writeJsonAtomic } from '../core/session';
+import { changeLines, controlFilesOf, fingerprints, hooksUsable, readControlFiles, setTeamSettingsTrusted, untrustedChanges, writeJsonAtomic, type ControlFileChange } from '../core/session';
 import { TrustFile } from '../shared/trust-schemas';
+import type { OptionValues } from './args';
 import { writeLine, type CliIo } from './io';
 
-/** The workspace files trust covers, and what each decides. */
-export const TRUSTED_FILES = {
-  '.team/settings.json': 'permission rules, sandbox and hooks',
-  '.mcp.json': 'MCP servers: programs started with your rights',
-  '.claude/settings.json': 'hooks: commands run with your rights (docs/hooks.md)',
-  '.claude/settings.local.json': 'hooks: commands run with your rights (docs/hooks.md)',
-} as const;
-export type TrustedFileName = keyof typeof TRUSTED_FILES;
+export const CLI_CONTROL_FILES = controlFilesOf('cli');
+export type TrustedFileName = '.team/settings.json' | '.mcp.json' | '.claude/settings.json' | '.claude/settings.local.json';
 
 /** Which of the files may be used (true also when the file does not exist: nothing to trust). */
 export type FolderTrust = Record<TrustedFileName, boolean>;
@@ -28,7 +23,25 @@ export type FolderTrust = Record<TrustedFileName, boolean>;
 export const ALL_TRUSTED: FolderTrust = { '.team/settings.json': true, '.mcp.json': true, '.claude/settings.json': true, '.claude/settings.local.json': true };
 
 /** Hooks come from three of the files (docs/hooks.md): they run only when all three are trusted. */
-export const hooksTrusted = (t: FolderTrust): boolean => t['.team/settings.json'] && t['.claude/settings.json'] && t['.claude/settings.local.json'];
+export const hooksTrusted = (t: FolderTrust): boolean => hooksUsable((f) => t[f as TrustedFileName] === false);
+
+/** `--trust`: `once` (this run, nothing recorded), `remember` (`--trust=remember`), or not given. */
+export type TrustFlag = false | 'once' | 'remember';
+
+export function trustFlag(values: OptionValues): TrustFlag {
+  return values.trust === 'remember' ? 'remember' : values.trust === true ? 'once' : false;
+}
+
+/**
+ * `--trust=remember` as parseArgs sees it: `--trust` (a boolean option), and whether it was
+ * `=remember`. Any other `--trust=<word>` is left for parseArgs to refuse.
+ */
+export function splitTrustArg(argv: string[]): { argv: string[]; remember: boolean } {
+  const end = argv.indexOf('--');
+  const opts = end < 0 ? argv : argv.slice(0, end);
+  const remember = opts.includes('--trust=remember');
+  return { argv: [...opts.map((a) => (a === '--trust=remember' ? '--trust' : a)), ...(end < 0 ? [] : argv.slice(end))], remember };
+}
 
 /** `$XDG_CONFIG_HOME/agent-teams/trusted.json` (`~/.config/…`; `%APPDATA%\agent-teams\…` on Windows). */
 export function trustStorePath(env: NodeJS.ProcessEnv): string {
@@ -37,7 +50,7 @@ export function trustStorePath(env: NodeJS.ProcessEnv): string {
 }
 
 async function readStore(file: string, io: CliIo): Promise<TrustFile> {
-  const empty: TrustFile = { version: 1, folders: {} };
+  const empty: TrustFile = { version: 2, folders: {} };
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -53,48 +66,62 @@ async function readStore(file: string, io: CliIo): Promise<TrustFile> {
   }
 }
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+/** The question: every untrusted file, what it decides and, if it changed, what changed. */
+function question(folder: string, pending: ControlFileChange[]): string {
+  const lines = pending.flatMap((c) => changeLines(c));
+  return `This folder has files that decide what agents may do:\n${lines.join('\n')}\n`
+    + `Trust ${folder} and use them? [y]es, remember / [o]nce, this run only / [N]o: `;
+}
 
 /**
- * Whether each trusted file of `root` may be used: trusted before with the same content, or
- * trusted now (`--trust`, or the user's yes in a terminal). Untrusted files are named on stderr.
+ * Whether each control file of `root` may be used: trusted before with the same content, or
+ * trusted now (`--trust`, or the user's answer in a terminal). Untrusted files are named on
+ * stderr with what changed.
  */
-export async function folderTrust(io: CliIo, root: string, opts: { trust: boolean; ask?: (question: string) => Promise<string> }): Promise<FolderTrust> {
+export async function folderTrust(io: CliIo, root: string, opts: { trust: TrustFlag; ask?: (question: string) => Promise<string> }): Promise<FolderTrust> {
+  const result = await decide(io, root, opts);
+  // Every reader of .team/settings.json (merge test command, worktree setup too) obeys the answer.
+  for (const r of [root, await realpath(root)]) setTeamSettingsTrusted(r, result['.team/settings.json']);
+  return result;
+}
+
+async function decide(io: CliIo, root: string, opts: { trust: TrustFlag; ask?: (question: string) => Promise<string> }): Promise<FolderTrust> {
   const folder = await realpath(root);
-  const present = new Map<TrustedFileName, string>();
-  for (const name of Object.keys(TRUSTED_FILES) as TrustedFileName[]) {
-    const content = await readFile(join(folder, name)).catch(() => undefined);
-    if (content) present.set(name, sha256(content));
-  }
+  const present = await readControlFiles(folder, CLI_CONTROL_FILES);
   const result: FolderTrust = { ...ALL_TRUSTED };
   if (!present.size) return result;
   const storePath = trustStorePath(io.env);
   const store = await readStore(storePath, io);
   const known = store.folders[folder]?.files ?? {};
-  const pending = [...present].filter(([name, hash]) => known[name] !== hash).map(([name]) => name);
+  const pending = untrustedChanges(present, known);
   if (!pending.length) return result;
-  let yes = opts.trust;
-  if (!yes && io.isTTY) {
-    const lines = pending.map((n) => `  ${n} (${TRUSTED_FILES[n]})${known[n] ? ': changed since you trusted it' : ''}`);
-    const answer = await (opts.ask ?? ((q) => askLine(io, q)))(`This folder has files that decide what agents may do:\n${lines.join('\n')}\nTrust ${folder} and use them? [y]es / [N]o: `);
-    yes = /^y(es)?$/i.test(answer.trim());
+  let answer: TrustFlag = opts.trust;
+  if (!answer && io.isTTY) {
+    const said = (await (opts.ask ?? ((q) => askLine(io, q)))(question(folder, pending))).trim();
+    answer = /^y(es)?$/i.test(said) ? 'remember' : /^o(nce)?$/i.test(said) ? 'once' : false;
   }
-  if (yes) {
-    store.folders[folder] = { files: { ...known, ...Object.fromEntries(present) }, at: new Date().toISOString() };
+  if (answer === 'remember') {
+    store.folders[folder] = { files: { ...known, ...fingerprints(present) }, at: new Date().toISOString() };
     await writeJsonAtomic(storePath, store).catch((e: Error) => writeLine(io.stderr, `agent-teams: warning: could not record the trust in ${storePath}: ${e.message}`));
-    return result;
   }
-  for (const name of pending) {
-    result[name] = false;
-    writeLine(io.stderr, `agent-teams: ${name} is ignored: ${io.isTTY ? 'you did not trust' : 'nobody can be asked to trust'} this folder${known[name] ? ' since it changed' : ''} (run with --trust to use it)`);
+  if (answer) return result;
+  for (const c of pending) {
+    result[c.path as TrustedFileName] = false;
+    const why = c.kind === 'changed' ? `it changed since you trusted this folder (${c.summary.join('; ')})` : 'this folder is not trusted';
+    writeLine(io.stderr, `agent-teams: ${c.path} is ignored: ${why}; ${io.isTTY ? 'you did not trust it' : 'nobody can be asked'} (--trust uses it for one run, --trust=remember records it)`);
   }
   return result;
 }
 
-function askLine(io: CliIo, question: string): Promise<string> {
+/** One line read from the terminal; '' when the input ends first. */
+function askLine(io: CliIo, q: string): Promise<string> {
   const rl = createInterface({ input: io.stdin, output: io.stdout, terminal: io.isTTY });
   return new Promise((resolve) => {
-    rl.question(question, (a) => (rl.close(), resolve(a)));
+    // Resolve before close: close() emits 'close' at once, and its '' must not win the answer.
+    rl.question(q, (a) => {
+      resolve(a);
+      rl.close();
+    });
     rl.once('close', () => resolve(''));
   });
 }

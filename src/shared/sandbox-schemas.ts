@@ -19,6 +19,7 @@ export const sandboxFileSchema = z.object({
   allowedDomains: z.array(allowedDomain).optional(),
   autoAllow: z.boolean().optional(),
 }).strict();
+export type SandboxFile = z.infer<typeof sandboxFileSchema>;
 
 export interface SandboxSettings {
   mode: SandboxMode;

@@ -11,6 +11,7 @@
 import * as vscode from 'vscode';
 import { type Approver, askReason, type BashDecision, type BashQuestion, type FileChangeQuestion, type McpStartRequest, type NetworkDecision, proposalText, type TeamAnswer, type TeammateProposal } from '../core/session';
 import type { BashAsks } from './bash-asks';
+import { keepTrusted } from './content-trust';
 
 /** Commands "always allowed" before rules existed (kept so nobody is asked again). */
 const KEY = 'agentTeams.alwaysAllowedCommands';
@@ -174,7 +175,7 @@ async function addAllowedDomain(host: string): Promise<void> {
   const c = vscode.workspace.getConfiguration('agentTeams');
   const current = c.inspect<unknown>('sandbox.allowedDomains')?.workspaceValue;
   const list = Array.isArray(current) ? current : [];
-  if (!list.includes(host)) await c.update('sandbox.allowedDomains', [...list, host], vscode.ConfigurationTarget.Workspace);
+  if (!list.includes(host)) await keepTrusted('.vscode/settings.json', () => c.update('sandbox.allowedDomains', [...list, host], vscode.ConfigurationTarget.Workspace));
 }
 
 /** Appends `rule` to the workspace's agentTeams.permissions.allow (not the user's). */
@@ -182,7 +183,7 @@ async function addAllowRule(rule: string): Promise<void> {
   const c = vscode.workspace.getConfiguration('agentTeams');
   const current = c.inspect<unknown>('permissions.allow')?.workspaceValue;
   const list = Array.isArray(current) ? current : [];
-  if (!list.includes(rule)) await c.update('permissions.allow', [...list, rule], vscode.ConfigurationTarget.Workspace);
+  if (!list.includes(rule)) await keepTrusted('.vscode/settings.json', () => c.update('permissions.allow', [...list, rule], vscode.ConfigurationTarget.Workspace));
 }
 
 async function closeDiff(modified: vscode.Uri): Promise<void> {

@@ -48,7 +48,7 @@ export function startEngine(shell: Shell): Engine {
   const asks = new BashAsks();
   const openaiKeys = new ApiKeyStore(context.secrets, 'agentTeams.openaiApiKey', 'OPENAI_API_KEY', null);
   context.subscriptions.push(openaiKeys);
-  const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log, openaiKeys);
+  const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log, openaiKeys, context.globalState);
   const defaultModel = () => readSettings().model;
   const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
   const agents = {

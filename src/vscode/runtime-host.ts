@@ -3,11 +3,13 @@
 // without them, through the same session. The runner, the agent loops and the SDK load with
 // the first agent (TeamSession.startAgents).
 import * as vscode from 'vscode';
-import { type Approver, type McpHostOptions, type McpServerInfo, type ModelFactory, providerOf, type RuntimeEvent, type RuntimeSettings, type TeamSession } from '../core/session';
+import { type Approver, hooksUsable, setTeamSettingsTrusted, type McpHostOptions, type McpServerInfo, type ModelFactory, providerOf, type RuntimeEvent, type RuntimeSettings, type TeamSession } from '../core/session';
 import type { ModelConfig } from '../core/session/models';
 import { logRuntimeEvent } from './log';
 import type { ApiKeyStore } from './secrets';
-import { readBaseUrl, readOpenAIBaseUrl } from './settings';
+import { askContentTrust } from './content-trust-ask';
+import { setContentTrustScope, untrustedFiles, type TrustState } from './content-trust';
+import { ignoreWorkspaceSettings, readBaseUrl, readOpenAIBaseUrl, readSettings } from './settings';
 
 export class RestrictedModeError extends Error {
   constructor() {
@@ -36,7 +38,10 @@ export class RuntimeHost implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     /** The `openai:` provider's key (docs/models.md). */
     private readonly openaiKeys: ApiKeyStore,
+    /** Where what the user trusted is recorded (globalState: never the workspace). */
+    private readonly trustState: TrustState,
   ) {
+    setContentTrustScope(session.root, trustState);
     this.eventSub = session.onEvent((e) => {
       logRuntimeEvent(log, e);
       this.events.fire(e);
@@ -79,11 +84,17 @@ export class RuntimeHost implements vscode.Disposable {
       openai: () => resolveOpenAIConfig({ settingBaseUrl: readOpenAIBaseUrl(), envBaseUrl: process.env.OPENAI_BASE_URL, secretKey: this.openaiKey, envKey: process.env.OPENAI_API_KEY }),
       vscode: createLmHost(),
     });
+    // A control file changed since it was trusted is asked about first (content-trust.ts).
+    const untrusted = await untrustedFiles(this.session.root, this.trustState, askContentTrust);
+    setTeamSettingsTrusted(this.session.root, !untrusted.has('.team/settings.json'));
+    ignoreWorkspaceSettings(untrusted.has('.vscode/settings.json'));
+    this.session.updateSettings(readSettings());
     const started = !this.session.runner;
     const runner = await this.session.startAgents({
       models, approver: this.approver,
       // Workspace servers start only while the workspace is trusted; rules are the runner's settings', as bash's.
-      mcp: { trusted: () => vscode.workspace.isTrusted },
+      mcp: { trusted: () => vscode.workspace.isTrusted && !untrusted.has('.mcp.json') },
+      hooks: { trusted: hooksUsable((f) => untrusted.has(f)) },
     });
     if (started) {
       this.mcpSub?.dispose();

@@ -7,7 +7,33 @@ import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, type SandboxMode, type S
 
 const SECTION = 'agentTeams';
 
-function num(c: vscode.WorkspaceConfiguration, key: string, fallback: number, min: number): number {
+type Config = Pick<vscode.WorkspaceConfiguration, 'get' | 'inspect'>;
+
+/**
+ * Set when the user chose to ignore a changed `.vscode/settings.json` (content-trust.ts):
+ * agentTeams.* then come from the user's settings only, as in an untrusted workspace.
+ */
+let workspaceIgnored = false;
+export function ignoreWorkspaceSettings(ignore: boolean): void {
+  workspaceIgnored = ignore;
+}
+
+/** `c` without the workspace's and folder's values. */
+function userOnly(c: vscode.WorkspaceConfiguration): Config {
+  const inspect = <T>(key: string) => {
+    const i = c.inspect<T>(key);
+    return i && { key: i.key, defaultValue: i.defaultValue, globalValue: i.globalValue };
+  };
+  return {
+    inspect,
+    get: (<T>(key: string, fallback?: T) => {
+      const i = inspect<T>(key);
+      return i?.globalValue ?? i?.defaultValue ?? fallback;
+    }) as Config['get'],
+  };
+}
+
+function num(c: Config, key: string, fallback: number, min: number): number {
   const v = c.get<number>(key);
   return typeof v === 'number' && Number.isFinite(v) && v >= min ? v : fallback;
 }
@@ -17,7 +43,8 @@ function oneOf<T extends string>(value: unknown, allowed: readonly T[], fallback
 }
 
 export function readSettings(): RuntimeSettings {
-  const c = vscode.workspace.getConfiguration(SECTION);
+  const all = vscode.workspace.getConfiguration(SECTION);
+  const c = workspaceIgnored ? userOnly(all) : all;
   const model = c.get<string>('model')?.trim();
   return {
     ...DEFAULT_SETTINGS,
@@ -45,7 +72,7 @@ export function readSettings(): RuntimeSettings {
  * name that also has settings below it; a string written at the short name is still honoured
  * and wins. Hosts that are not host names are left out.
  */
-function readSandbox(c: vscode.WorkspaceConfiguration): SandboxSettings {
+function readSandbox(c: Config): SandboxSettings {
   const domains = c.get<unknown>('sandbox.allowedDomains');
   const short = c.get<unknown>('sandbox');
   return {
@@ -56,7 +83,7 @@ function readSandbox(c: vscode.WorkspaceConfiguration): SandboxSettings {
 }
 
 /** agentTeams.worktree.setup; a value of the wrong shape is ignored (`.team/settings.json`'s then applies). */
-function readWorktreeSetup(c: vscode.WorkspaceConfiguration): WorktreeSetup | undefined {
+function readWorktreeSetup(c: Config): WorktreeSetup | undefined {
   const parsed = WorktreeSetupSchema.safeParse(c.get('worktree.setup') ?? {});
   return parsed.success ? parsed.data : undefined;
 }
@@ -66,7 +93,7 @@ function readWorktreeSetup(c: vscode.WorkspaceConfiguration): WorktreeSetup | un
  * (docs/permissions.md): a cloned repository cannot allow itself anything. Entries that
  * are not strings are passed on, so the rule parser reports them instead of dropping them.
  */
-function readPermissions(c: vscode.WorkspaceConfiguration): PermissionLists {
+function readPermissions(c: Config): PermissionLists {
   const trusted = vscode.workspace.isTrusted;
   const lists: PermissionLists = { allow: [], ask: [], deny: [] };
   for (const kind of ['allow', 'ask', 'deny'] as const) {

@@ -78,6 +78,20 @@ export async function runCli(args: string[], opts: { cwd?: string; env?: NodeJS.
   });
 }
 
+/**
+ * Waits for `re` in `out()` after `from` (until `timeoutMs` or `ended()`); the match and the
+ * position just past it. `what()` describes the output for the error.
+ */
+export async function expectAfter(out: () => string, from: number, re: RegExp, timeoutMs: number, ended: () => boolean, what: () => string): Promise<{ match: RegExpExecArray; pos: number }> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const m = re.exec(out().slice(from));
+    if (m) return { match: m, pos: from + m.index + m[0].length };
+    if (Date.now() > end || ended()) throw new Error(`expected ${re} in ${what()}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
 export class ReplProcess {
   readonly child: ChildProcessWithoutNullStreams;
   out = '';
@@ -108,19 +122,9 @@ export class ReplProcess {
 
   /** Waits for `re` in the output not yet consumed; consumes through the match. */
   async expect(re: RegExp, timeoutMs = 8000): Promise<RegExpExecArray> {
-    const end = Date.now() + timeoutMs;
-    for (;;) {
-      const rest = this.out.slice(this.pos);
-      const m = re.exec(rest);
-      if (m) {
-        this.pos += m.index + m[0].length;
-        return m;
-      }
-      if (Date.now() > end || this.child.exitCode !== null) {
-        throw new Error(`expected ${re} in session output; unconsumed:\n${rest}\n--- stderr:\n${this.err}`);
-      }
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    const { match, pos } = await expectAfter(() => this.out, this.pos, re, timeoutMs, () => this.child.exitCode !== null, () => `session output; unconsumed:\n${this.out.slice(this.pos)}\n--- stderr:\n${this.err}`);
+    this.pos = pos;
+    return match;
   }
 
   /** Whether `re` appears anywhere in the output so far (consumed or not). */

@@ -36,7 +36,7 @@ test("a container's commands get an environment of their own, never a variable t
 test('after a restart of the host the same container is found by its labels, its work kept, never a second', async (t) => {
   const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
-  const root = await userRepo(t, ['gus']);
+  const root = await userRepo(t, ['gus', 'new']);
   const teamName = `restart${process.pid}`;
   const first = backendFor(t, engine, root, { cpus: 1, memory: '256m' }, teamName);
   const a = await first.start('gus');
@@ -57,6 +57,12 @@ test('after a restart of the host the same container is found by its labels, its
   assert.equal(again.clone, 'kept');
   assert.equal((await second.exec('gus', 'cat wip.txt', RUN)).output, 'uncommitted\n');
   assert.equal((await second.list()).containers.length, 1);
+  // Two hosts starting a new teammate at the same moment end with one container between them.
+  const [x, y] = [backendFor(t, engine, root, {}, teamName), backendFor(t, engine, root, {}, teamName)];
+  const [sx, sy] = await Promise.all([x.start('new'), y.start('new')]);
+  assert.equal(sx.id, sy.id);
+  assert.equal([sx.created, sy.created].filter(Boolean).length, 1);
+  assert.equal((await x.list()).containers.filter((c) => c.agent === 'new').length, 1);
 });
 
 test('stop keeps the container, remove and prune take it away; prune spares the living', async (t) => {

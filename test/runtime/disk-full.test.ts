@@ -39,3 +39,21 @@ test('on a full disk a teammate pauses with one notice and no mail lost, then go
   assert.ok((await h.rt.team.roster.list()).every((m) => m.status !== 'shutdown'), 'nobody retired');
   assert.ok(h.events.some((e) => e.type === 'notice' && /room again/.test(e.message)));
 });
+
+test('a full disk reported only after the roster lock was written (at close, as NFS or a quota does) leaves no lock behind: the teammate goes on at once', async (t) => {
+  t.after(() => setIoFaults(null));
+  const h = await harness(t);
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'amy', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await h.rt.team.roster.get('amy'))?.status === 'idle', 8000, 'amy idle');
+  // The first write of the lock (its creation) goes through; the second — its content's — is refused.
+  let calls = 0;
+  setIoFaults((op, path) => (op === 'write' && path.endsWith('config.json.lock') && ++calls === 2 ? 'ENOSPC' : null));
+  await assert.rejects(h.rt.team.roster.patch('amy', { role: 'developer' }), /ENOSPC/);
+  setIoFaults(null);
+  const before = h.api.requests('amy').length;
+  await h.rt.team.tasks.create({ subject: 'after the disk' });
+  // Handing the task over writes the roster (current_task): a lock left behind held it up for its 30 s timeout.
+  await waitFor(() => h.api.requests('amy').length > before, 5000, 'amy handed the task');
+  assert.match(JSON.stringify(h.api.requests('amy').at(-1)!.body.messages), /after the disk/);
+});

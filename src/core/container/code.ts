@@ -4,6 +4,7 @@
 // inside, copied back the same way and fetched by the host onto `team/<agent>` with hooks off,
 // objects checked (`transfer.fsckObjects`) and nothing of the container's config read: a bundle
 // carries objects and refs only.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +15,6 @@ import type { CommandLoop } from './command-loop';
 import { WORKDIR } from './lifecycle';
 import { firstFileOfTar, tarOneFile } from './tar';
 
-const IN_BUNDLE = '.agent-teams-in.bundle';
 const OUT_BUNDLE = '/tmp/.agent-teams-out.bundle';
 const GIT_TIMEOUT_MS = 300_000;
 
@@ -49,19 +49,24 @@ async function withTemp<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 export async function cloneIn(container: Docker.Container, loop: CommandLoop, repo: string, branch: string, agent: string): Promise<'cloned' | 'kept'> {
   const has = await loop.run(`test -d ${WORKDIR}/.git`, { cwd: '/', timeoutMs: 30_000, maxOutputBytes: 1024 });
   if (has.exitCode === 0) return 'kept';
+  // Two hosts may start the same teammate at once: each clones beside WORKDIR and renames its
+  // clone over the empty folder; the rename of the second fails, and it keeps the first's.
+  const nonce = randomBytes(6).toString('hex');
+  const inBundle = `.agent-teams-in-${nonce}.bundle`;
+  const tmp = `/tmp/.agent-teams-clone-${nonce}`;
   await withTemp(async (dir) => {
     const bundle = join(dir, 'in.bundle');
     await git([...HOST_GIT_GUARDS, 'bundle', 'create', bundle, `refs/heads/${branch}`], { cwd: repo, timeoutMs: GIT_TIMEOUT_MS });
-    await container.putArchive(tarOneFile(IN_BUNDLE, await readFile(bundle)), { path: '/tmp' });
+    await container.putArchive(tarOneFile(inBundle, await readFile(bundle)), { path: '/tmp' });
   });
   const email = `${agent.replace(/[^a-zA-Z0-9._-]/g, '_')}@agent-teams.invalid`;
-  await inContainer(loop, [
-    `git clone -q --branch ${quote(branch)} /tmp/${IN_BUNDLE} ${WORKDIR}`,
-    `cd ${WORKDIR}`, 'git remote remove origin',
-    `git config user.name ${quote(agent)}`, `git config user.email ${quote(email)}`,
-    `rm -f /tmp/${IN_BUNDLE}`,
+  const out = await inContainer(loop, [
+    `git clone -q --branch ${quote(branch)} /tmp/${inBundle} ${tmp}`, `rm -f /tmp/${inBundle}`,
+    `git -C ${tmp} remote remove origin`,
+    `git -C ${tmp} config user.name ${quote(agent)}`, `git -C ${tmp} config user.email ${quote(email)}`,
+    `{ mv -T ${tmp} ${WORKDIR} 2>/dev/null && echo cloned || { rm -rf ${tmp}; test -d ${WORKDIR}/.git && echo kept; }; }`,
   ].join(' && '), 'cloning the branch');
-  return 'cloned';
+  return out.trim() === 'kept' ? 'kept' : 'cloned';
 }
 
 export interface BroughtBack {

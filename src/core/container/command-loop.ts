@@ -18,6 +18,7 @@
 // writes of up to PIPE_BUF bytes are atomic). Per command the loop starts three processes (the
 // job, the command's bash, one rm): each fork counts on a loaded machine. The image needs bash,
 // coreutils and util-linux's setsid.
+import { constants as osConstants } from 'node:os';
 import type { Duplex } from 'node:stream';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
@@ -64,6 +65,11 @@ done
 /** SIGTERM → SIGKILL grace, as for host commands (src/core/exec/process-group.ts). */
 const KILL_GRACE_MS = 500;
 const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** bash reports a command killed by signal n as exit status 128 + n. */
+function signalName(n: number): string {
+  return Object.entries(osConstants.signals).find(([, v]) => v === n)?.[0] ?? `signal ${n}`;
+}
 
 export interface LoopRunOptions {
   cwd: string;
@@ -127,14 +133,18 @@ export class CommandLoop {
     const cap = Math.max(16, Math.floor(opts.maxOutputBytes));
     return new Promise<ShellResult>((resolve) => {
       let reason: 'timeout' | 'abort' | undefined;
-      let sent: 'TERM' | 'KILL' | undefined;
       let graceTimer: NodeJS.Timeout | undefined;
+      let killTimer: NodeJS.Timeout | undefined;
       const stop = (why: 'timeout' | 'abort') => {
         if (reason) return;
         reason = why;
         this.send(`kill ${id} TERM`);
-        sent = 'TERM';
-        graceTimer = setTimeout(() => { this.send(`kill ${id} KILL`); sent = 'KILL'; }, KILL_GRACE_MS);
+        // Then KILL, and again each second: a stop that came before the command's pid was
+        // written finds it on a later try.
+        graceTimer = setTimeout(() => {
+          this.send(`kill ${id} KILL`);
+          killTimer = setInterval(() => this.send(`kill ${id} KILL`), 1000);
+        }, KILL_GRACE_MS);
       };
       const timer = Number.isFinite(opts.timeoutMs) && opts.timeoutMs <= MAX_TIMER_MS ? setTimeout(() => stop('timeout'), Math.max(0, opts.timeoutMs)) : undefined;
       const onAbort = () => stop('abort');
@@ -142,6 +152,7 @@ export class CommandLoop {
       const settle = (r: Omit<ShellResult, 'timeoutMs' | 'durationMs'>) => {
         clearTimeout(timer);
         clearTimeout(graceTimer);
+        clearInterval(killTimer);
         opts.signal?.removeEventListener('abort', onAbort);
         this.pending.delete(id);
         resolve({ ...r, timeoutMs: opts.timeoutMs, durationMs: elapsed() });
@@ -151,7 +162,7 @@ export class CommandLoop {
         done: (code) => {
           const killed = reason !== undefined && code > 128;
           settle({
-            exitCode: killed ? null : code, signal: killed ? `SIG${sent ?? 'TERM'}` : null,
+            exitCode: killed ? null : code, signal: killed ? signalName(code - 128) : null,
             output: this.text(entry), truncated: entry.cut > 0, timedOut: reason === 'timeout', aborted: reason === 'abort',
             ...(entry.badCwd ? { error: `working directory does not exist: ${opts.cwd}` } : {}),
           });

@@ -84,7 +84,9 @@ export async function ensureContainer(engine: Docker, spec: ContainerSpec): Prom
       await engine.createContainer(createOptions(spec));
       created = true;
     } catch (e) {
-      if ((e as { statusCode?: number }).statusCode !== 409) throw e;
+      // Docker answers a taken name with 409; Podman with 500 "… is already in use".
+      const err = e as { statusCode?: number; message?: string };
+      if (err.statusCode !== 409 && !/already in use/.test(err.message ?? '')) throw e;
     }
     [found] = await listContainers(engine, spec.team, spec.agent);
     if (!found) throw new Error(`the container of ${spec.agent} was created but the engine does not list it`);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 // Bundles take its ESM build (esbuild.mjs `alias`): the UMD main loads its parts by a require() esbuild cannot follow.
 import { findNodeAtLocation, getNodeValue, parseTree, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
 import { z } from 'zod';
+import { readTeamSettings, TEAM_SETTINGS_PATH } from '../team/team-settings';
 
 export const HOOK_EVENTS = [
   'PreToolUse', 'PostToolUse', 'UserPromptSubmit', 'Stop', 'SubagentStop', 'TeammateIdle',
@@ -140,12 +141,22 @@ export async function loadHookConfig(root: string): Promise<HookConfig> {
   const out: HookConfig = { hooks: [], problems: [] };
   for (const rel of HOOK_FILES) {
     let text: string;
-    try {
-      text = await readFile(join(root, rel), 'utf8');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') out.problems.push({ path: rel, message: `cannot be read, its hooks are ignored: ${(e as Error).message}` });
-      continue;
+    if (rel === TEAM_SETTINGS_PATH) {
+      // The team's file has one reader; its hooks section is checked here, entry by entry, with positions.
+      const team = await readTeamSettings(root);
+      if (team.text === null) {
+        if (team.fileProblem) out.problems.push({ path: rel, message: `${team.fileProblem}; its hooks are ignored` });
+        continue;
+      }
+      text = team.text;
+    } else {
+      try {
+        text = await readFile(join(root, rel), 'utf8');
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT' && code !== 'ENOTDIR') out.problems.push({ path: rel, message: `cannot be read, its hooks are ignored: ${(e as Error).message}` });
+        continue;
+      }
     }
     const one = parseHookSettings(text.replace(/^\uFEFF/, ''), rel);
     out.hooks.push(...one.hooks);

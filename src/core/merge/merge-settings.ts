@@ -1,18 +1,14 @@
 // The merge queue's settings: `agentTeams.merge.auto` / `agentTeams.merge.testCommand` (CLI
 // `--merge-test`), else `.team/settings.json` `{"merge": {"auto", "testCommand"}}`, the file a
 // team shares in git. A setting that is set wins over the file.
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { MergeAuto, MergeSettingsFile } from '../../shared/schemas/team-settings';
+import { readTeamSettings } from '../team/team-settings';
 import { reportProblem } from '../util/problems';
 
-export const MergeAuto = z.enum(['off', 'onTaskComplete']);
-export type MergeAuto = z.infer<typeof MergeAuto>;
-
-export const MergeSettingsFile = z.looseObject({
-  auto: MergeAuto.optional(),
-  testCommand: z.string().optional(),
-});
+// The schemas live with the file's other sections (shared/schemas/team-settings.ts).
+export { MergeAuto, MergeSettingsFile };
 
 export interface MergeSettings {
   auto: MergeAuto;
@@ -22,20 +18,11 @@ export interface MergeSettings {
 
 /** The `merge` section of `.team/settings.json`; a bad one is reported and ignored. */
 export async function readMergeFile(root: string): Promise<z.infer<typeof MergeSettingsFile>> {
-  const file = join(root, '.team', 'settings.json');
-  const text = await readFile(file, 'utf8').catch(() => null);
-  if (text === null) return {};
-  let merge: unknown;
-  try {
-    merge = (JSON.parse(text) as { merge?: unknown } | null)?.merge;
-  } catch {
-    return {}; // not JSON: reported by the permissions reader, which reads the same file
-  }
-  if (merge === undefined) return {};
-  const r = MergeSettingsFile.safeParse(merge);
-  if (r.success) return r.data;
-  reportProblem({ path: file, message: `"merge" must be {"auto": "off" | "onTaskComplete", "testCommand": "<command>"}; ignored (${r.error.issues[0]?.message ?? 'invalid'})` });
-  return {};
+  const read = await readTeamSettings(root);
+  // A file that is not JSON is reported by the permissions and worktree readers; the section's own problem here.
+  const problem = read.problems.merge;
+  if (problem) reportProblem({ path: join(root, '.team', 'settings.json'), message: problem });
+  return read.sections.merge ?? {};
 }
 
 /** Settings (from VS Code or the CLI's flags) over the file. */

@@ -8,6 +8,7 @@
 // way `--die-with-parent`, and the namespace ends when its first process does, so nothing
 // a command starts (setsid, double forks, daemons) outlives it.
 import type { FsPolicy } from './fs-policy';
+import type { SocketCovers } from './host-sockets';
 import type { HiddenPaths } from './read-deny';
 
 /** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
@@ -37,6 +38,8 @@ export interface SandboxedPlan {
    * (net-holder.ts; bwrap runs under `nsenter`): no namespace or bridge of its own.
    */
   joinedNet?: boolean;
+  /** The host's unix sockets to cover (host-sockets.ts). */
+  sockets?: SocketCovers;
 }
 
 export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
@@ -61,9 +64,19 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   for (const r of p.fs.ownReadOnly) a.push('--ro-bind', r, r);
   for (const f of p.hidden.files) a.push('--ro-bind', p.emptyFile, f);
   for (const d of p.hidden.dirs) a.push('--tmpfs', d, '--remount-ro', d);
+  if (p.sockets) a.push(...hostSocketMounts(p.sockets, p.emptyFile));
   a.push('--chdir', p.cwd, '--');
   a.push('/bin/bash', '-c', p.joinedNet ? `${ONLY_STDIO}\n${RUN_COMMAND}` : withProxy(p.socat), 'agent-teams-sandbox', command);
   return a;
+}
+
+/**
+ * The mounts that put the host's unix sockets out of reach (host-sockets.ts): an empty
+ * read-only folder over each folder holding them, an empty file over each socket in a folder
+ * the command needs. Last, after every other mount, so that no bind shows a socket again.
+ */
+export function hostSocketMounts(c: SocketCovers, emptyFile: string): string[] {
+  return [...c.dirs.flatMap((d) => ['--tmpfs', d, '--remount-ro', d]), ...c.files.flatMap((f) => ['--ro-bind', emptyFile, f])];
 }
 
 export function unsandboxedArgs(cwd: string, command: string): string[] {

@@ -1,29 +1,25 @@
 // A dev server in a sandboxed background job listens in that job's own network namespace
-// (docs/security.md). This forwards each loopback port it listens on to the same port on the
-// host's 127.0.0.1, so the user's browser and other agents' commands (through the proxy, once
-// loopback is allowed) reach it: the host polls the job's listening sockets through /proc, and
-// for each connection runs socat *in the job's network namespace* (nsenter), which connects to
-// 127.0.0.1:<port> there. No path is involved that the job could swap: the namespace is held
-// open by file descriptor from the moment it was checked to be the job's, and passed to nsenter
-// as that descriptor. (A forwarding socket in a folder the job writes, checked and then
-// connected to by path, let a job that swapped it for a symlink send the host's connections to
-// a host socket of its choice: test/runtime/sandbox-forward-swap.test.ts.)
+// (docs/security.md), held by a NetHolder of the job's own (net-holder.ts). This forwards each
+// loopback port it listens on to the same port on the host's 127.0.0.1, so the user's browser
+// and other agents' commands (through the proxy, once loopback is allowed) reach it: the host
+// polls the namespace's listening sockets through /proc, and for each connection runs socat
+// *in that namespace* (nsenter), which connects to 127.0.0.1:<port> there. No path is involved
+// that the job could swap: the namespace is held open by descriptor, checked to be the one the
+// holder made, and passed to nsenter as that descriptor. (A forwarding socket in a folder the
+// job writes, checked and then connected to by path, let a job that swapped it for a symlink
+// send the host's connections to a host socket of its choice:
+// test/runtime/sandbox-forward-swap.test.ts.)
 import { spawn, type ChildProcess } from 'node:child_process';
-import { open, readFile, readlink, type FileHandle } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { createServer, type Server, type Socket } from 'node:net';
 import { PROXY_PORT } from './bwrap';
+import type { HeldNamespaces, NetHolder } from './net-holder';
 
 const POLL_MS = 1000;
 
 export interface ForwardTools {
   nsenter: string;
   socat: string;
-}
-
-/** The job's namespaces, held open: `net`, and `user` when it is not ours (entered first, as nsenter needs). */
-interface HeldNamespaces {
-  net: FileHandle;
-  user: FileHandle | null;
 }
 
 export class PortForwarder {
@@ -34,19 +30,16 @@ export class PortForwarder {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
-  constructor(private readonly tools: ForwardTools, private readonly onForward: (port: number, ok: boolean) => void) {}
+  constructor(private readonly tools: ForwardTools, private readonly net: NetHolder, private readonly onForward: (port: number, ok: boolean) => void) {}
 
-  /** Starts watching the namespace of `bwrapPid` (the job's outer bwrap process). */
-  watch(bwrapPid: number): void {
+  /** Starts watching the job's namespace. */
+  watch(): void {
     const tick = async () => {
       if (this.stopped) return;
-      const inner = Number((await readFile(`/proc/${bwrapPid}/task/${bwrapPid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/)[0]);
-      if (inner) {
-        const ports = await listening(inner);
-        // Held from the first poll that finds a port: the job's process is checked to be in a namespace that is not ours.
-        if (ports.length && !this.stopped && !(await this.ns)) this.ns = holdNamespaces(inner, bwrapPid);
-        if (ports.length && !this.stopped && (await this.ns)) for (const port of ports) this.forward(port);
-      }
+      const ports = await listening(this.net.pid);
+      // Held from the first poll that finds a port, once checked to be the holder's namespace.
+      if (ports.length && !this.stopped && !(await this.ns)) this.ns = this.net.namespaces();
+      if (ports.length && !this.stopped && (await this.ns)) for (const port of ports) this.forward(port);
       if (!this.stopped) this.timer = setTimeout(() => void tick(), POLL_MS);
     };
     this.timer = setTimeout(() => void tick(), 200);
@@ -96,25 +89,6 @@ export class PortForwarder {
     child.once('close', done);
     client.once('close', () => { if (child.exitCode === null) child.kill('SIGKILL'); done(); });
   }
-}
-
-/**
- * Opens the network (and, when it is not ours, user) namespace of `pid`, the job's first
- * process inside bwrap; null unless it is a namespace of its own and `pid` is still
- * `bwrapPid`'s child once held (not a reused pid).
- */
-async function holdNamespaces(pid: number, bwrapPid: number): Promise<HeldNamespaces | null> {
-  const [net, user] = await Promise.all(['net', 'user'].map((k) => open(`/proc/${pid}/ns/${k}`, 'r').catch(() => null)));
-  const drop = async () => { await Promise.all([net?.close(), user?.close()].map((p) => p?.catch(() => undefined))); return null; };
-  if (!net || !user) return drop();
-  const held = (h: FileHandle) => readlink(`/proc/self/fd/${h.fd}`).catch(() => null);
-  const own = (k: string) => readlink(`/proc/self/ns/${k}`).catch(() => null);
-  const [jobNet, hostNet, jobUser, hostUser, children] = await Promise.all([
-    held(net), own('net'), held(user), own('user'), readFile(`/proc/${bwrapPid}/task/${bwrapPid}/children`, 'utf8').catch(() => ''),
-  ]);
-  if (!jobNet || !hostNet || jobNet === hostNet || !children.trim().split(/\s+/).includes(String(pid))) return drop();
-  if (jobUser === hostUser) { await user.close().catch(() => undefined); return { net, user: null }; }
-  return { net, user };
 }
 
 /** Loopback or wildcard TCP ports listening in the network namespace of `pid`. */

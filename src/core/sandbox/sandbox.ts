@@ -3,8 +3,8 @@
 // refused under `required`, with one notice under `auto`. Owns each agent's private /tmp and
 // network proxy, the hosts allowed this session, and the read-only guards it mounts.
 import { createHash } from 'node:crypto';
-import { chmod, mkdir, readdir, rm, rmdir, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, readdir, realpath, rm, rmdir, writeFile } from 'node:fs/promises';
+import { homedir, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import type { SandboxMode, SandboxSettings } from '../../shared/sandbox-schemas';
 import { withoutSecrets } from '../exec/shell';
@@ -20,7 +20,9 @@ import { DISABLED_NAME, neutraliseNestedRepos } from './nested-repos';
 import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
 import { canonicalHost, domainMatches, isLoopback, shownHost } from './hosts';
 import { NetworkProxy } from './proxy';
+import { GitExposure } from './git-exposed';
 import { hiddenByReadRules } from './read-deny';
+import { hostSockets, socketCovers } from './host-sockets';
 
 /** A host's answer to "may commands reach this host?" ("always" adds it to allowedDomains). */
 export type NetworkDecision = 'allow' | 'always' | 'deny';
@@ -82,6 +84,8 @@ export class CommandSandbox {
   private noticed = false;
   /** Checks after commands (afterRun) still running. */
   private readonly checks = new Set<Promise<void>>();
+  /** Read deny rules on files git tracks: said once (git-exposed.ts). */
+  private readonly gitExposure = new GitExposure();
   private readonly base: string;
 
   constructor(private readonly opts: SandboxOptions) {
@@ -125,10 +129,12 @@ export class CommandSandbox {
     box.who = agent;
     await box.proxy;
     if (how.box) await emptyDir(box.tmpDir);
+    const sockets = hostSockets();
     const [fs, hidden, net] = await Promise.all([
-      fsPolicy(this.opts.root, cwd, { gitWritable: !how.gitReadOnly }), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? null : this.net(box, st.engine),
+      fsPolicy(this.opts.root, cwd, { gitWritable: !how.gitReadOnly }), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? this.jobNet(box, st.engine) : this.net(box, st.engine),
     ]);
     if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
+    void this.gitExposure.check(this.opts.root, [...hidden.files, ...hidden.dirs], (m) => this.opts.notice('warning', m));
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     takeGuards(fs.guarded);
     const covers = await takeCovers(fs.coverFiles);
@@ -139,18 +145,21 @@ export class CommandSandbox {
       // Off the command's path (its result is not held for it); dispose() waits for it.
       if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.track(this.afterRun(agent, fs.checkout));
     };
-    const forwarder = how.background && st.engine.nsenter ? new PortForwarder({ nsenter: st.engine.nsenter, socat: st.engine.socat! }, (port, ok) => this.opts.notice('info', ok
+    const forwarder = how.background && net ? new PortForwarder({ nsenter: st.engine.nsenter!, socat: st.engine.socat! }, net, (port, ok) => this.opts.notice('info', ok
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
       : `${agent}'s background job listens on port ${port}, which is taken on this machine: not forwarded.`, agent)) : undefined;
     const joinNet = net?.joinArgs() ?? null;
-    const args = sandboxedArgs({ fs, hidden, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
+    const bound = [...fs.readable, ...fs.writable, ...fs.readOnly, ...fs.ownWritable, ...fs.ownReadOnly, ...fs.coverFiles, ...fs.guarded];
+    const unreachable = socketCovers(await sockets, bound, await realpath(homedir()).catch(() => homedir()), [...hidden.files, ...hidden.dirs]);
+    const args = sandboxedArgs({ fs, hidden, sockets: unreachable, tmpDir: box.tmpDir, emptyFile: join(this.base, 'empty'), socat: st.engine.socat!, cwd, socketDir: box.socketDir, joinedNet: !!joinNet }, command);
     return {
       // nsenter joins the agent's network namespace, then becomes bwrap (same process).
       file: joinNet ? st.engine.nsenter! : st.engine.bwrap!, args: joinNet ? [...joinNet, st.engine.bwrap!, ...args] : args,
       env: { ...env, ...proxyEnv(), ...withGitConfig(env, AGENT_GIT_CONFIG) }, sandboxed: true,
-      started: (pid) => forwarder?.watch(pid),
+      started: () => forwarder?.watch(),
       release: async () => {
         await forwarder?.stop();
+        if (how.background) net?.close();
         await release();
       },
     };
@@ -226,6 +235,12 @@ export class CommandSandbox {
     // The shared folders go once no other session on this folder has a box in them.
     if ((await readdir(this.base).catch(() => [])).every((n) => n === 'empty')) await rm(this.base, { recursive: true, force: true }).catch(() => undefined);
     await rmdir(dirname(this.base)).catch(() => undefined);
+  }
+
+  /** A background job's own network namespace (its ports are forwarded from it, port-forward.ts); null: the job makes its own, unforwarded. */
+  private async jobNet(box: AgentBox, engine: EngineStatus): Promise<NetHolder | null> {
+    if (!engine.nsenter || this.stop.signal.aborted) return null;
+    return NetHolder.start(engine.bwrap!, engine.socat!, join(box.socketDir, PROXY_SOCKET_NAME)).catch(() => null);
   }
 
   /** The agent's network namespace, started on its first command and again if it ended. */

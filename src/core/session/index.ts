@@ -44,6 +44,7 @@ export type { AgentDefinition } from '../roles/agent-definitions';
 export type { JobInfo } from '../exec/jobs';
 export { HOOK_EVENTS, loadHookConfig, type HookSpec } from '../hooks/config';
 export { describeSandbox, sandboxReportText, type SandboxReport } from '../sandbox/describe';
+export { gitExposureWarning, trackedHidden } from '../sandbox/git-exposed';
 export type { NetworkDecision } from '../sandbox/sandbox';
 export { McpManager, type McpServerInfo } from '../mcp/manager';
 export { commandLine, readMcpConfig, type McpConfig } from '../mcp/config';
@@ -66,6 +67,7 @@ export type { RemoveResult } from '../worktree/lifecycle';
 export type { ReconcileReport } from '../worktree/reconcile';
 export { branchStateWords, type BranchState } from '../worktree/branch-state';
 export { WorktreeSetupSchema, type WorktreeSetup } from '../worktree/setup-config';
+export { readTeamSettings, sectionProblem, setTeamSettingsTrusted, type TeamSettings } from '../team/team-settings';
 export type { GitEnvOptions } from '../worktree/git';
 
 // ── team words and names ──
@@ -77,3 +79,6 @@ export { assertParticipantName, assertTeammateName, isParticipantName, NAME_RE }
 
 // ── checks hosts make on typed input ──
 export { checkName } from '../worktree/context';
+
+// ── folder trust: what the user trusted, by content (docs/security.md, "Folder trust") ──
+export { changeLines, controlFilesOf, fingerprints, hooksUsable, readControlFiles, untrustedChanges, type ControlFile, type ControlFileChange } from '../trust/control-files';

@@ -25,17 +25,27 @@ export class LockTimeoutError extends Error {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function tryCreate(lockPath: string, token: string): Promise<boolean> {
+  let fh;
   try {
     ioFault('write', lockPath);
-    const fh = await open(lockPath, 'wx');
+    fh = await open(lockPath, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  }
+  try {
     try {
       await fh.writeFile(JSON.stringify({ pid: process.pid, host: HOST, token }));
+      // A full disk or quota may be reported only now, after the content (at close: NFS, ext4).
+      ioFault('write', lockPath);
     } finally {
       await fh.close();
     }
     return true;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    // Made by us and not taken: left, it would stand as the lock of a live process that nobody
+    // holds, and every later taker would wait for it until its timeout, until a restart.
+    await unlink(lockPath).catch(() => undefined);
     throw err;
   }
 }

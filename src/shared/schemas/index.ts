@@ -13,6 +13,7 @@ import { InboxCursor, Message } from './messages';
 import { ProcessRecord } from './processes';
 import { RequestRecord } from './requests';
 import { TeamConfig } from './roster';
+import { TeamSettingsFile } from './team-settings';
 import { BoardGeneration, Task } from './tasks';
 import { TranscriptLine } from './transcripts';
 import { WorktreeEventSchema, WorktreeIndexSchema } from './worktrees';
@@ -25,6 +26,7 @@ export * from './processes';
 export * from './requests';
 export * from './roster';
 export * from './tasks';
+export * from './team-settings';
 export * from './transcripts';
 export * from './worktrees';
 export { AgentFrontMatter, McpFile };
@@ -43,6 +45,7 @@ export interface TeamFile {
 /** Each team file and its schema, in the order of docs/file-formats.md's folder picture. */
 export const TEAM_FILES: readonly TeamFile[] = [
   { path: '.team/config.json', format: 'json', schema: TeamConfig, section: 'Roster' },
+  { path: '.team/settings.json', format: 'json', schema: TeamSettingsFile, section: 'Team settings' },
   { path: '.team/inbox/<name>.jsonl', format: 'jsonl', schema: Message, section: 'Messages' },
   { path: '.team/inbox/<name>.cursor.json', format: 'json', schema: InboxCursor, section: 'Delivery cursor' },
   { path: '.team/requests/<request_id>.json', format: 'json', schema: RequestRecord, section: 'Requests' },
