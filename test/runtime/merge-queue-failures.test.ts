@@ -4,7 +4,7 @@
 // made them. The queue's notes come from the team, not from the teammate to itself; the scratch
 // checkout is gone after the run. Real git, the real runner.
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
@@ -84,4 +84,18 @@ test('a conflict names the files and the workspace branch\'s commits that change
   assert.match((await noteTo(h, 'ann'))!.content, /main changed those files in: [0-9a-f]+ "User rewrites shared" by Uma User/);
   await h.rt.mergeQueue.idle();
   assert.doesNotMatch((await git(h.root, 'worktree', 'list')).stdout, /agent-teams-merge-/);
+});
+
+test('a teammate that stops while its entry is being tested does not kill the test: the entry lands', async (t) => {
+  const h = await harness(t);
+  await initRepo(h.root, 'shared.txt');
+  await branchWith(h, 'ann', 'a.txt', 'ann\n');
+  await h.rt.mergeQueue.add('ann', { by: 'user', testCommand: 'touch started.txt; sleep 2; test -e a.txt' });
+  await waitFor(async () => {
+    const e = (await h.rt.mergeQueue.latestByTeammate()).get('ann');
+    return e?.state === 'testing' && e.scratch ? stat(join(e.scratch, 'checkout', 'started.txt')).then(() => true, () => false) : false;
+  }, 20_000, 'ann\'s test running');
+  await h.rt.stopTeammate('ann');
+  const e = await settled(h, 'ann');
+  assert.equal(e.state, 'merged', `the queue's test is not the teammate's command: ${e.reason}`);
 });

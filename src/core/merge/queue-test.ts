@@ -50,7 +50,8 @@ async function runOne(
   if ('refused' in plan) return { kind: 'failed', reason: `could not run the test command \`${command}\`: ${plan.refused}`, command, exit_code: null, output: plan.refused };
   const r = await runShell(command, {
     cwd, timeoutMs: o.timeoutMs ?? 600_000, maxOutputBytes: 30_000, signal, plan,
-    ...(o.processes ? { track: { registry: o.processes, owner: e.teammate } } : {}),
+    // Tracked as the queue's, not the teammate's: a teammate idling out must not kill its entry's test.
+    ...(o.processes ? { track: { registry: o.processes, owner: QUEUE_BOX } } : {}),
   });
   if (signal.aborted) return { kind: 'aborted' };
   if (r.exitCode === 0) return { kind: 'passed' };
