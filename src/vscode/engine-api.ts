@@ -26,6 +26,8 @@ export interface Engine {
   readonly trees?: Readonly<Record<TreeName, vscode.TreeDataProvider<unknown>>>;
   readonly inbox?: vscode.WebviewViewProvider;
   readonly transcripts?: vscode.WebviewPanelSerializer;
+  /** The `agent-teams` language model provider behind the first bundle's stand-in (model-provider.ts). */
+  readonly models?: vscode.LanguageModelChatProvider & { readonly onDidChangeLanguageModelChatInformation: vscode.Event<void> };
   /** The @team chat participant's handler (chat-participant.ts). */
   readonly chat?: ChatHandler;
   /** For tests: what ExtensionApi shows once the engine is in. */

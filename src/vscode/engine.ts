@@ -27,6 +27,7 @@ import { TaskTreeProvider } from './task-tree';
 import { TeamHost } from './team-host';
 import { TeamTreeProvider } from './team-tree';
 import { mergeDiffContent } from './queue-commands';
+import { keyedModelFactory, TeamModelProvider } from './model-provider';
 
 let current: TeamSession | undefined;
 
@@ -34,20 +35,20 @@ export function startEngine(shell: Shell): Engine {
   const started = performance.now();
   const { context, log, root, views } = shell;
   const keys = new ApiKeyStore(context.secrets);
-  context.subscriptions.push(routeProblems(log), keys);
+  const openaiKeys = new ApiKeyStore(context.secrets, 'agentTeams.openaiApiKey', 'OPENAI_API_KEY', null);
+  const models = chatModels(keys, openaiKeys, log, context.subscriptions);
+  context.subscriptions.push(routeProblems(log), keys, openaiKeys, models);
   void keys.refreshContext();
   if (!root || !views) {
     // The welcome view offers Open Folder; opening one restarts the extension host.
     log.info('no folder open: Agent Teams waits for one');
-    return { commands: new Map(withoutFolderHandlers(log)), api: {}, deactivate: async () => undefined };
+    return { commands: new Map(withoutFolderHandlers(log)), models, api: {}, deactivate: async () => undefined };
   }
 
   const session = new TeamSession({ root, settings: readSettings() });
   current = session;
   const host = new TeamHost(session, log);
   const asks = new BashAsks();
-  const openaiKeys = new ApiKeyStore(context.secrets, 'agentTeams.openaiApiKey', 'OPENAI_API_KEY', null);
-  context.subscriptions.push(openaiKeys);
   const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log, openaiKeys, context.globalState);
   const defaultModel = () => readSettings().model;
   const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
@@ -135,10 +136,25 @@ export function startEngine(shell: Shell): Engine {
     trees: { team: teamTree, tasks: taskTree, changes },
     inbox,
     transcripts,
+    models,
     api: { teamTree, taskTree, transcripts, changes, chat },
     chat,
     deactivate,
   };
+}
+
+/** The Chat view's models (model-provider.ts), listed again when a key or the team's model changes. */
+function chatModels(keys: ApiKeyStore, openaiKeys: ApiKeyStore, log: vscode.LogOutputChannel, subs: vscode.Disposable[]): TeamModelProvider {
+  const provider = new TeamModelProvider({
+    log,
+    teamModel: () => readSettings().model,
+    hasKey: (p) => (p === 'anthropic' ? keys : openaiKeys).hasKey(),
+    factory: async () => keyedModelFactory(await keys.stored(), await openaiKeys.stored()),
+  });
+  const refresh = () => provider.refresh();
+  subs.push(keys.onDidChange(refresh), openaiKeys.onDidChange(refresh),
+    vscode.workspace.onDidChangeConfiguration((e) => { if (e.affectsConfiguration('agentTeams.model')) refresh(); }));
+  return provider;
 }
 
 /** After a reload: a team that exists resumes when agents may run here. */

@@ -5,7 +5,7 @@
 // No module is in both bundles (docs/activation.md; test/vscode/lean-bundle.test.ts).
 import * as vscode from 'vscode';
 import type { Engine, EngineModule, ExtensionApi, Shell, TreeName } from './engine-api';
-import { LazyTree, lazySerializer, lazyWebviewView, registerCommandProxies } from './lazy-surface';
+import { LazyTree, lazyModelProvider, lazySerializer, lazyWebviewView, registerCommandProxies } from './lazy-surface';
 
 export type { ExtensionApi } from './engine-api';
 
@@ -65,6 +65,11 @@ export function activate(context: vscode.ExtensionContext): ExtensionApi {
     });
     team.iconPath = vscode.Uri.joinPath(context.extensionUri, 'media', 'agent-teams.svg');
     context.subscriptions.push(team);
+  }
+  // The models the user's keys reach, for the Chat view (docs/models.md): with or without a folder.
+  if (vscode.lm?.registerLanguageModelChatProvider) {
+    const models = lazyModelProvider(loading.then((e) => e.models, () => undefined));
+    context.subscriptions.push(models, vscode.lm.registerLanguageModelChatProvider('agent-teams', models));
   }
   if (root) {
     const lazy = byTree(() => new LazyTree(loading));

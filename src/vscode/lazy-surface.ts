@@ -68,3 +68,30 @@ export function lazySerializer(engine: Promise<vscode.WebviewPanelSerializer | u
     },
   };
 }
+
+type ModelProvider = vscode.LanguageModelChatProvider & { readonly onDidChangeLanguageModelChatInformation?: vscode.Event<void> };
+
+/** The `agent-teams` language models (docs/models.md), answered by the engine's provider once it is in. */
+export function lazyModelProvider(engine: Promise<ModelProvider | undefined>): ModelProvider & vscode.Disposable {
+  const changed = new vscode.EventEmitter<void>();
+  let sub: vscode.Disposable | undefined;
+  void engine.then((real) => { sub = real?.onDidChangeLanguageModelChatInformation?.(() => changed.fire()); });
+  return {
+    onDidChangeLanguageModelChatInformation: changed.event,
+    async provideLanguageModelChatInformation(options, token) {
+      return (await (await engine)?.provideLanguageModelChatInformation(options, token)) ?? [];
+    },
+    async provideLanguageModelChatResponse(model, messages, options, progress, token) {
+      const real = await engine;
+      if (!real) throw new Error('Agent Teams could not start its models.');
+      return real.provideLanguageModelChatResponse(model, messages, options, progress, token);
+    },
+    async provideTokenCount(model, text, token) {
+      return (await engine)?.provideTokenCount(model, text, token) ?? 0;
+    },
+    dispose() {
+      sub?.dispose();
+      changed.dispose();
+    },
+  };
+}

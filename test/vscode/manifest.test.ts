@@ -12,6 +12,7 @@ interface Manifest {
   capabilities: { untrustedWorkspaces: { supported: string | boolean; description?: string } };
   contributes: {
     viewsContainers: { activitybar: { id: string; title: string; icon: string }[] };
+    languageModelChatProviders?: { vendor: string; displayName: string }[];
     views: Record<string, { id: string; type?: string }[]>;
     viewsWelcome: { view: string; contents: string; when?: string }[];
     commands: { command: string; title: string; category: string }[];
@@ -35,9 +36,11 @@ describe('package.json contributions', () => {
     assert.deepEqual(m.contributes.viewsContainers.activitybar.map((c) => [c.id, c.title]), [['agentTeams', 'Agent Teams']]);
     assert.deepEqual(m.contributes.views.agentTeams!.map((v) => [v.id, v.type ?? 'tree']),
       [['agentTeams.team', 'tree'], ['agentTeams.tasks', 'tree'], ['agentTeams.changes', 'tree'], ['agentTeams.inbox', 'webview']]);
-    // Only a transcript panel restored after a reload needs an event of its own (VS Code does
-    // not derive it): the extension must wake to fill it.
-    assert.deepEqual(m.activationEvents, ['onWebviewPanel:agentTeams.transcript']);
+    // A transcript panel restored after a reload needs an event of its own (VS Code does not
+    // derive it): the extension must wake to fill it. The Chat view's models (vendor
+    // agent-teams) are asked for before any view of ours is open: said explicitly too.
+    assert.deepEqual(m.activationEvents, ['onWebviewPanel:agentTeams.transcript', 'onLanguageModelChatProvider:agent-teams']);
+    assert.deepEqual(m.contributes.languageModelChatProviders, [{ vendor: 'agent-teams', displayName: 'Agent Teams' }]);
     assert.equal(m.capabilities.untrustedWorkspaces.supported, 'limited');
     assert.ok(m.capabilities.untrustedWorkspaces.description);
   });
