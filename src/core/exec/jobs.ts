@@ -19,6 +19,9 @@ const DRAIN_MS = 300;
 
 export type JobState = 'running' | 'exited' | 'killed';
 
+/** How long a running job keeps its teammate from idling out and the team from counting as quiet. */
+export const JOB_WAITED_FOR_MS = 10 * 60_000;
+
 export interface JobInfo {
   id: string;
   owner: string;
@@ -65,6 +68,15 @@ export class JobManager {
   onChange(listener: (owner: string) => void): { dispose(): void } {
     this.changeListeners.add(listener);
     return { dispose: () => void this.changeListeners.delete(listener) };
+  }
+
+  /**
+   * Whether `owner` (or, without one, anyone `which` accepts) has a job running that an agent may
+   * be waiting for: one started less than JOB_WAITED_FOR_MS ago. A job running longer (a dev
+   * server) keeps nobody awake (docs/tools.md, "Background jobs").
+   */
+  waitedFor(which: (owner: string) => boolean, now = Date.now()): boolean {
+    return this.list().some((j) => j.state === 'running' && which(j.owner) && now - j.startedAt < JOB_WAITED_FOR_MS);
   }
 
   list(owner?: string): JobInfo[] {

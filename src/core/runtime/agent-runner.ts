@@ -195,6 +195,7 @@ export class AgentRunner {
     this.quiet = await watchQuiet({
       team: this.team, queue: () => this.mergeQueue.list(), leadBusy: () => here.leadRemote !== null || lead.busy,
       wake: (note, left) => !here.leadRemote && lead.onQuiet(note, left > 0),
+      jobsBusy: () => this.jobs.waitedFor((owner) => owner !== 'lead'),
     });
     lead.onRest = () => this.quiet?.recheck();
     this.subs.push(this.quiet);

@@ -65,6 +65,8 @@ export interface QuietDeps {
   leadBusy(): boolean;
   /** Starts a lead turn opening with `note` (prompts.ts quietNote), then the mail that waited. */
   wake(note: string, left: number): void;
+  /** Whether a teammate's background job is running that it waits for (jobs.ts waitedFor): not quiet then. */
+  jobsBusy?(): boolean;
   settleMs?: number;
 }
 
@@ -102,7 +104,7 @@ export async function watchQuiet(d: QuietDeps): Promise<QuietWatch> {
   let toldKey = '';
   const look = async (): Promise<Look> => {
     const entries = await d.queue().catch(() => []);
-    const quiet = !queueBusy(entries) && (await teamQuiet(team));
+    const quiet = !queueBusy(entries) && !d.jobsBusy?.() && (await teamQuiet(team));
     if (!quiet) return { quiet, left: [], key: '', news: 0 };
     const left = await workLeft(team, entries);
     const unread = await team.mailbox.unread('lead');

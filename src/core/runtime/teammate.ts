@@ -266,7 +266,7 @@ export class Teammate extends Agent {
   /** Mail first, then its own task, then the lowest claimable task, else wait. */
   private async idleWait(): Promise<Wake> {
     const team = this.env.team;
-    const started = Date.now();
+    let started = Date.now();
     for (;;) {
       this.poked = false;
       if (this.stopped) return { kind: 'stopped' };
@@ -293,6 +293,9 @@ export class Teammate extends Agent {
         if (task) return { kind: 'task', task, how: 'auto' };
       }
       const s = this.env.settings();
+      // A background job it started (a long test) is work it waits for: its end is mail that
+      // wakes it. The idle clock starts again when the job ends (jobs.ts JOB_WAITED_FOR_MS).
+      if (this.env.jobs.waitedFor((o) => o === this.name)) started = Date.now();
       const timeoutMs = s.idleTimeoutSeconds * 1000;
       const left = timeoutMs > 0 ? timeoutMs - (Date.now() - started) : Infinity;
       if (left <= 0) return { kind: 'timeout' };
