@@ -99,3 +99,15 @@ test('a teammate that stops while its entry is being tested does not kill the te
   const e = await settled(h, 'ann');
   assert.equal(e.state, 'merged', `the queue's test is not the teammate's command: ${e.reason}`);
 });
+
+test('a branch at fault whose teammate has shut down: the lead is told to spawn it again (nobody is fixing it)', async (t) => {
+  const h = await harness(t);
+  await initRepo(h.root, 'shared.txt');
+  await branchWith(h, 'ann', 'shared.txt', 'broken by ann\n');
+  await h.rt.team.retireMember('ann');
+  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'shutdown', 10_000, 'ann shut down');
+  await h.rt.mergeQueue.add('ann', { by: 'user', testCommand: 'grep -q base shared.txt' });
+  assert.equal((await settled(h, 'ann')).failure?.fault, 'branch');
+  const note = (await noteTo(h, 'lead'))!;
+  assert.match(note.content, /ann has shut down, so nobody is fixing it: spawn_teammate "ann" again/);
+});

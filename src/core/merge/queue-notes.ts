@@ -64,7 +64,12 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
     ? `Bring ${into} into your branch (git merge ${into}), resolve the conflicts in ${fileList(e.files, 20)}, and commit.`
     : 'Fix it in your worktree and commit.';
   await note(h.team, e.teammate, `[merge queue] Your branch ${notMerged}${taskLine} ${fix} Then mark the task completed and tell the lead, who queues it again.${details(e)}`, true);
-  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged} It went back to ${e.teammate}.${taskLine}`, e.by !== 'user');
+  // A teammate that has shut down reads nothing: the lead is told to bring it back, and woken for it.
+  const gone = (await h.team.roster.get(e.teammate).catch(() => null))?.status === 'shutdown';
+  const back = gone
+    ? ` ${e.teammate} has shut down, so nobody is fixing it: spawn_teammate "${e.teammate}" again (same name: its conversation and worktree are resumed, this note is waiting for it) or fix it yourself.`
+    : ` It went back to ${e.teammate}.`;
+  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged}${back}${taskLine}`, gone || e.by !== 'user');
 }
 
 /** Held at the gate (control-gate.ts): nothing for the teammate to fix; only the user can let it land. */
