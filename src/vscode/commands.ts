@@ -10,6 +10,7 @@ import type { CommandHandler } from './engine-api';
 import { COMMANDS, showRestricted } from './command-specs';
 import { errorText } from './log';
 import { isTreeNode } from './nodes';
+import { planRequestOf } from './plan-review';
 import { CANCEL } from './prompts';
 
 /** The complete, validated argument object, or undefined when the user cancelled. */
@@ -17,6 +18,8 @@ export async function collectArgs(spec: CommandSpec, ctx: CommandContext, given:
   let args: Record<string, unknown>;
   if (given === undefined || given === null) args = {};
   else if (isTreeNode(given)) args = spec.fromNode?.(given) ?? {};
+  // A plan document's title-bar buttons (Approve Plan, Reject Plan) pass its uri.
+  else if (planRequestOf(given)) args = { requestId: planRequestOf(given) };
   else if (typeof given === 'object' && !Array.isArray(given)) args = { ...(given as Record<string, unknown>) };
   else throw new Error('expects an argument object');
   const interactive = given === undefined || given === null;
