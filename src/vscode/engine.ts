@@ -60,7 +60,7 @@ export function startEngine(shell: Shell): Engine {
   };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
-  const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report);
+  const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report, () => session.activity('lead'));
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
   const changes = new ChangesProvider(root, windowScope(session, () => host.ensureTeam()), (onChange) => session.watchFiles(['changes'], onChange));

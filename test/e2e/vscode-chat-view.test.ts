@@ -78,17 +78,20 @@ describe('VS Code: the Chat view with Agent Teams models only', () => {
       await page.keyboard.type(`@team ${ASK}`, { delay: 20 });
       await page.keyboard.press('Enter');
       const seen = new Set<string>();
+      const status = page.locator('.statusbar-item', { hasText: / working, \d+ idle/ }).first();
       const response = chat.locator('.interactive-item-container.interactive-response').last();
       await until('the lead\'s answer in the Chat view', async () => {
         const text = (await response.textContent({ timeout: 1_000 }).catch(() => '')) ?? '';
         for (const line of text.split(/(?<=`)|\n/)) if (line.trim()) seen.add(line.trim());
         if (text.includes('lead is running')) seen.add('PROGRESS');
+        if (/\b1 working\b/.test((await status.textContent({ timeout: 500 }).catch(() => '')) ?? '')) seen.add('LEAD COUNTED');
         return text.includes(ANSWER) || undefined;
       }, 90_000);
       await wb.screenshot(join(shots, 'chat-view-answer.png'));
       const text = (await response.textContent()) ?? '';
       assert.ok(seen.has('PROGRESS'), `a progress line "lead is running …" was shown; saw: ${[...seen].join(' | ').slice(0, 1500)}`);
       assert.match(text, /Let me look\./, 'the lead\'s first words streamed too');
+      assert.ok(seen.has('LEAD COUNTED'), 'the status bar counted the working lead ("1 working")');
       // The lead ran the command through the real runner, on the team's model (the fake API).
       const lead = api.requests('lead');
       assert.ok(lead.length >= 2, `the lead called the model twice (got ${lead.length})`);
