@@ -18,6 +18,8 @@ import { QUEUE_COMMANDS } from './queue-commands';
 // Ask Lead's prompt, trimmed (the action table's Text keeps a message's spacing).
 const text = z.string().trim().min(1, 'must not be empty');
 const live = (s: string) => s !== 'shutdown';
+/** The walkthrough (package.json `contributes.walkthroughs`), opened on its first step. */
+export const openWalkthrough = () => vscode.commands.executeCommand('workbench.action.openWalkthrough', 'agent-teams.agent-teams#agentTeams.gettingStarted', false);
 const RESTART_PROMPT = 'The user restarted you. Read your inbox and the task board, then carry on with your work where you left off.';
 
 const memberName = (n: TreeNode) => (n.nodeKind === 'member' ? n.name : n.nodeKind === 'request' ? (n.record.subject ?? n.record.from) : undefined);
@@ -156,6 +158,10 @@ export const COMMANDS: CommandSpec[] = [
     fields: [{ key: 'apiKey', ask: () => askText({ title: 'Set OpenAI API Key', prompt: 'Key for openai: models (stored in VS Code secret storage; empty removes it)', password: true, optional: true }) }],
     schema: z.object({ apiKey: z.string() }),
     run: (a, ctx) => ctx.setOpenAIKey(a.apiKey),
+  }),
+  spec({
+    id: 'agentTeams.gettingStarted', title: 'Get Started', fields: [], schema: z.object({}),
+    run: async () => openWalkthrough(),
   }),
   spec({
     id: 'agentTeams.showLog', title: 'Show Log', fields: [], schema: z.object({}),

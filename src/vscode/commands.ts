@@ -7,7 +7,7 @@ import type { z } from 'zod';
 import type { CommandContext } from './command-context';
 import type { CommandSpec } from './command-spec';
 import type { CommandHandler } from './engine-api';
-import { COMMANDS, showRestricted } from './command-specs';
+import { COMMANDS, openWalkthrough, showRestricted } from './command-specs';
 import { errorText } from './log';
 import { isTreeNode } from './nodes';
 import { planRequestOf } from './plan-review';
@@ -63,6 +63,7 @@ export function commandHandlers(ctx: CommandContext): [string, CommandHandler][]
 export function withoutFolderHandlers(log: vscode.LogOutputChannel): [string, CommandHandler][] {
   return COMMANDS.map((spec) => [spec.id, () => {
     if (spec.id === 'agentTeams.showLog') return log.show(true);
+    if (spec.id === 'agentTeams.gettingStarted') return openWalkthrough();
     void vscode.window.showWarningMessage(`Agent Teams: ${spec.title} needs an open folder: the team lives in the workspace.`);
     return undefined;
   }]);

@@ -30,7 +30,7 @@ describe('VS Code: the Chat view with Agent Teams models only', () => {
     api.setDefault((r) => {
       if (r.agent !== 'lead') return 'ok';
       const last = newest(r);
-      if (last.includes(ASK)) return reply('Let me look.', toolUse('bash', { command: 'ls -1 | wc -l' }));
+      if (last.includes(ASK)) return reply('Let me look.', toolUse('bash', { command: 'sleep 3; ls -1 | wc -l' }));
       return shaped(reply(ANSWER), { delayMs: 400 });
     });
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-chat-view-'));
@@ -95,6 +95,21 @@ describe('VS Code: the Chat view with Agent Teams models only', () => {
       // The lead ran the command through the real runner, on the team's model (the fake API).
       const lead = api.requests('lead');
       assert.ok(lead.length >= 2, `the lead called the model twice (got ${lead.length})`);
+    } catch (err) {
+      return failureReport(err, { wb, server: suite!.server, api, workspace });
+    }
+  });
+
+  it('Agent Teams: Get Started opens the walkthrough: key, first request, watching, approving, the merge queue', async () => {
+    const wb = suite!.wb;
+    try {
+      await wb.runCommand('Agent Teams: Get Started');
+      const page = wb.page.locator('.gettingStartedContainer');
+      await page.getByText('Get Started with Agent Teams').first().waitFor({ timeout: 30_000 });
+      for (const step of ['Set a key or pick a model', 'Make your first request', 'Watch the team', 'Approve what matters', 'Land the work through the merge queue']) {
+        await page.getByText(step).first().waitFor({ timeout: 10_000 });
+      }
+      await wb.screenshot(join(shots, 'walkthrough.png'));
     } catch (err) {
       return failureReport(err, { wb, server: suite!.server, api, workspace });
     }
