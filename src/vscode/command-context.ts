@@ -40,6 +40,8 @@ export interface CommandContext {
 export interface WatchSurface {
   openTranscript(agent: string): void;
   showChanges(agent?: string): Promise<void>;
+  /** Review Plan: the plan of a request as a Markdown document (plan-review.ts). */
+  reviewPlan(requestId: string): Promise<void>;
 }
 
 export interface ContextDeps {

@@ -7,7 +7,7 @@ import type { TreeNode } from './nodes';
 import { askText, pickParticipant, pickPendingPlan, pickTask, pickTasks } from './prompts';
 import { spec, type CommandSpec } from './command-spec';
 import { actionSpec } from './action-spec';
-import { ACTIONS, TaskId } from '../core/session';
+import { ACTIONS, runAction, TaskId } from '../core/session';
 import { JOB_COMMANDS } from './job-commands';
 import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
@@ -18,6 +18,9 @@ import { QUEUE_COMMANDS } from './queue-commands';
 // Ask Lead's prompt, trimmed (the action table's Text keeps a message's spacing).
 const text = z.string().trim().min(1, 'must not be empty');
 const live = (s: string) => s !== 'shutdown';
+/** The walkthrough (package.json `contributes.walkthroughs`), opened on its first step. */
+export const openWalkthrough = () => vscode.commands.executeCommand('workbench.action.openWalkthrough', 'agent-teams.agent-teams#agentTeams.gettingStarted', false);
+const RESTART_PROMPT = 'The user restarted you. Read your inbox and the task board, then carry on with your work where you left off.';
 
 const memberName = (n: TreeNode) => (n.nodeKind === 'member' ? n.name : n.nodeKind === 'request' ? (n.record.subject ?? n.record.from) : undefined);
 const teammateOf = (n: TreeNode) => (n.nodeKind === 'member' && !n.lead ? { teammate: n.name } : undefined);
@@ -78,6 +81,24 @@ export const COMMANDS: CommandSpec[] = [
     fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Stop Teammate', { which: live }) }],
     fromNode: teammateOf,
   }),
+  spec({
+    // Same name: the transcript is resumed (README.md, "Restart Teammate"); role, model,
+    // definition and isolation as the roster has them.
+    id: 'agentTeams.restartTeammate', title: 'Restart Teammate', runsAgents: true,
+    fields: [{ key: 'teammate', ask: async (ctx) => pickParticipant(await ctx.team(), 'Restart Teammate', { which: (s) => s === 'shutdown' }) }],
+    schema: z.object({ teammate: ParticipantName }),
+    fromNode: teammateOf,
+    async run(a, ctx) {
+      const m = await (await ctx.team()).roster.get(a.teammate);
+      if (!m) throw new Error(`${a.teammate} is not on the team`);
+      if (m.status !== 'shutdown') throw new Error(`${a.teammate} is running (${m.status}): nothing to restart`);
+      await ctx.agents();
+      return runAction(ACTIONS.spawn, ctx.scope, {
+        name: m.name, role: m.role, prompt: RESTART_PROMPT, isolation: m.worktree || m.branch ? 'worktree' : 'none',
+        agent_type: m.agent_type ?? undefined, model: m.model ?? undefined,
+      });
+    },
+  }),
   actionSpec(ACTIONS.approvePlan, {
     id: 'agentTeams.approvePlan', title: 'Approve Plan',
     fields: [
@@ -95,6 +116,13 @@ export const COMMANDS: CommandSpec[] = [
     ],
     fromNode: requestOf,
     after: (_r, _a, ctx) => ctx.planDecided(),
+  }),
+  spec({
+    id: 'agentTeams.reviewPlan', title: 'Review Plan',
+    fields: [{ key: 'requestId', ask: async (ctx) => pickPendingPlan(await ctx.team(), 'Review Plan') }],
+    schema: z.object({ requestId: z.string().min(1) }),
+    fromNode: requestOf,
+    run: (a, ctx) => ctx.watch.reviewPlan(a.requestId),
   }),
   actionSpec(ACTIONS.createTask, {
     id: 'agentTeams.createTask', title: 'Create Task',
@@ -130,6 +158,10 @@ export const COMMANDS: CommandSpec[] = [
     fields: [{ key: 'apiKey', ask: () => askText({ title: 'Set OpenAI API Key', prompt: 'Key for openai: models (stored in VS Code secret storage; empty removes it)', password: true, optional: true }) }],
     schema: z.object({ apiKey: z.string() }),
     run: (a, ctx) => ctx.setOpenAIKey(a.apiKey),
+  }),
+  spec({
+    id: 'agentTeams.gettingStarted', title: 'Get Started', fields: [], schema: z.object({}),
+    run: async () => openWalkthrough(),
   }),
   spec({
     id: 'agentTeams.showLog', title: 'Show Log', fields: [], schema: z.object({}),

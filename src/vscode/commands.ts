@@ -7,9 +7,10 @@ import type { z } from 'zod';
 import type { CommandContext } from './command-context';
 import type { CommandSpec } from './command-spec';
 import type { CommandHandler } from './engine-api';
-import { COMMANDS, showRestricted } from './command-specs';
+import { COMMANDS, openWalkthrough, showRestricted } from './command-specs';
 import { errorText } from './log';
 import { isTreeNode } from './nodes';
+import { planRequestOf } from './plan-review';
 import { CANCEL } from './prompts';
 
 /** The complete, validated argument object, or undefined when the user cancelled. */
@@ -17,6 +18,8 @@ export async function collectArgs(spec: CommandSpec, ctx: CommandContext, given:
   let args: Record<string, unknown>;
   if (given === undefined || given === null) args = {};
   else if (isTreeNode(given)) args = spec.fromNode?.(given) ?? {};
+  // A plan document's title-bar buttons (Approve Plan, Reject Plan) pass its uri.
+  else if (planRequestOf(given)) args = { requestId: planRequestOf(given) };
   else if (typeof given === 'object' && !Array.isArray(given)) args = { ...(given as Record<string, unknown>) };
   else throw new Error('expects an argument object');
   const interactive = given === undefined || given === null;
@@ -60,6 +63,7 @@ export function commandHandlers(ctx: CommandContext): [string, CommandHandler][]
 export function withoutFolderHandlers(log: vscode.LogOutputChannel): [string, CommandHandler][] {
   return COMMANDS.map((spec) => [spec.id, () => {
     if (spec.id === 'agentTeams.showLog') return log.show(true);
+    if (spec.id === 'agentTeams.gettingStarted') return openWalkthrough();
     void vscode.window.showWarningMessage(`Agent Teams: ${spec.title} needs an open folder: the team lives in the workspace.`);
     return undefined;
   }]);

@@ -27,6 +27,7 @@ import { TaskTreeProvider } from './task-tree';
 import { TeamHost } from './team-host';
 import { TeamTreeProvider } from './team-tree';
 import { mergeDiffContent } from './queue-commands';
+import { PLAN_SCHEME, PlanDocuments } from './plan-review';
 import { keyedModelFactory, TeamModelProvider } from './model-provider';
 
 let current: TeamSession | undefined;
@@ -59,14 +60,20 @@ export function startEngine(shell: Shell): Engine {
   };
   const teamTree = new TeamTreeProvider(host, agents);
   const taskTree = new TaskTreeProvider(host);
-  const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report);
+  const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report, () => session.activity('lead'));
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
   const changes = new ChangesProvider(root, windowScope(session, () => host.ensureTeam()), (onChange) => session.watchFiles(['changes'], onChange));
   const changesView = views.changes;
   const transcripts = new TranscriptPanels({ extensionUri: context.extensionUri, host, ctx: () => ctx!, asks, log });
+  const plans = new PlanDocuments((id) => session.team.requests.get(id));
   const watch = {
     openTranscript: (agent: string) => transcripts.open(agent),
+    async reviewPlan(requestId: string) {
+      const r = await session.team.requests.get(requestId);
+      if (!r || r.kind !== 'plan') throw new Error('that plan request does not exist');
+      await plans.show(r);
+    },
     async showChanges(agent?: string) {
       await changes.refresh();
       await vscode.commands.executeCommand('agentTeams.changes.focus');
@@ -103,6 +110,8 @@ export function startEngine(shell: Shell): Engine {
   const commands = new Map<string, CommandHandler>([...commandHandlers(ctx), ...change.handlers, [ANSWER_COMMAND, answerCommandHandler(asks)]]);
   const chat = chatHandler({ session, scope: ctx.scope, agents: () => runtime.ensure(), asks, log });
   context.subscriptions.push(
+    plans, vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, plans),
+    host.onDidChange((what) => { if (what.has('requests')) plans.refresh(); }),
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {
       runtime.updateSettings(s);

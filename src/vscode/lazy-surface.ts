@@ -75,7 +75,12 @@ type ModelProvider = vscode.LanguageModelChatProvider & { readonly onDidChangeLa
 export function lazyModelProvider(engine: Promise<ModelProvider | undefined>): ModelProvider & vscode.Disposable {
   const changed = new vscode.EventEmitter<void>();
   let sub: vscode.Disposable | undefined;
-  void engine.then((real) => { sub = real?.onDidChangeLanguageModelChatInformation?.(() => changed.fire()); });
+  // VS Code resolves a vendor's models only when asked or told they changed: once the engine
+  // (and with it the keys) is in, say so, or the Chat view's picker never lists them.
+  void engine.then((real) => {
+    sub = real?.onDidChangeLanguageModelChatInformation?.(() => changed.fire());
+    if (real) changed.fire();
+  });
   return {
     onDidChangeLanguageModelChatInformation: changed.event,
     async provideLanguageModelChatInformation(options, token) {

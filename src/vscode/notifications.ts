@@ -45,14 +45,15 @@ export class RequestNotifier implements vscode.Disposable {
   }
 
   private async askPlan(r: RequestRecord): Promise<void> {
-    const choice = await vscode.window.showInformationMessage(`${r.from} submitted a plan`, 'Approve', 'Reject…', 'Open', 'Show');
+    const choice = await vscode.window.showInformationMessage(`${r.from} submitted a plan`, 'Review Plan', 'Approve', 'Reject…', 'Open Inbox', 'Show Transcript');
     try {
       if (choice === 'Approve') await this.decide(r, true, '');
       else if (choice === 'Reject…') {
         const feedback = await askText({ title: `Reject ${r.from}'s plan`, prompt: 'What should change?' });
         if (feedback !== CANCEL) await this.decide(r, false, feedback);
-      } else if (choice === 'Open') await this.ctx.openInbox(r.from);
-      else if (choice === 'Show') this.ctx.watch.openTranscript(r.from);
+      } else if (choice === 'Review Plan') await this.ctx.watch.reviewPlan(r.request_id);
+      else if (choice === 'Open Inbox') await this.ctx.openInbox(r.from);
+      else if (choice === 'Show Transcript') this.ctx.watch.openTranscript(r.from);
     } catch (err) {
       void vscode.window.showErrorMessage(`Agent Teams: ${errorText(err)}`);
     }

@@ -291,8 +291,13 @@ function requestsOf(s: Snapshot, name: string): RequestRecord[] {
   return s.pending.filter((r) => (r.subject ?? (r.kind === 'plan' ? r.from : r.to)) === name);
 }
 
+/** The lead has no roster status: it works while its activity is anything but resting (or run elsewhere). */
+export function leadStatus(activity: Activity | undefined): 'working' | 'idle' {
+  return activity && !['idle', 'stopped', 'remote'].includes(activity.kind) ? 'working' : 'idle';
+}
+
 function statusOf(m: Member | undefined, activity: Activity | undefined, lead: boolean): string {
-  if (lead) return activity && !['idle', 'stopped', 'remote'].includes(activity.kind) ? 'working' : 'idle';
+  if (lead) return leadStatus(activity);
   return m?.status ?? 'idle';
 }
 

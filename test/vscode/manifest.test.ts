@@ -13,6 +13,7 @@ interface Manifest {
   contributes: {
     viewsContainers: { activitybar: { id: string; title: string; icon: string }[] };
     languageModelChatProviders?: { vendor: string; displayName: string }[];
+    walkthroughs?: { id: string; steps: { id: string; title: string; media: { markdown?: string } }[] }[];
     views: Record<string, { id: string; type?: string }[]>;
     viewsWelcome: { view: string; contents: string; when?: string }[];
     commands: { command: string; title: string; category: string }[];
@@ -21,13 +22,16 @@ interface Manifest {
   };
 }
 
-const load = async (): Promise<Manifest> => JSON.parse(await readFile(join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as Manifest;
+const repo = join(__dirname, '..', '..', '..');
+const load = async (): Promise<Manifest> => JSON.parse(await readFile(join(repo, 'package.json'), 'utf8')) as Manifest;
 
 const SPEC_TITLES: Record<string, string> = {
   askLead: 'Ask Lead', spawnTeammate: 'Spawn Teammate', sendMessage: 'Send Message', broadcast: 'Broadcast',
   requestShutdown: 'Request Shutdown', stopTeammate: 'Stop Teammate', approvePlan: 'Approve Plan', rejectPlan: 'Reject Plan',
   createTask: 'Create Task', openInbox: 'Open Inbox', setApiKey: 'Set API Key', showLog: 'Show Log',
   openTranscript: 'Open Transcript', showChanges: 'Show Changes', requestPlan: 'Request Plan', setOpenAIKey: 'Set OpenAI API Key',
+  // SPEC §22.
+  reviewPlan: 'Review Plan', restartTeammate: 'Restart Teammate', gettingStarted: 'Get Started',
 };
 
 describe('package.json contributions', () => {
@@ -114,5 +118,18 @@ describe('package.json contributions', () => {
     const matches = new RegExp(re[1]!.replace(/\\\\/g, '\\'));
     for (const row of ['member.teammate.working', 'member.teammate.idle', 'member.teammate.idle.wt']) assert.match(row, matches, row);
     for (const row of ['member.teammate.shutdown', 'member.lead']) assert.doesNotMatch(row, matches, row);
+  });
+
+  it('the walkthrough covers a key, a first request, watching, approving and the merge queue, each with a shipped page', async () => {
+    const m = await load();
+    const [w] = m.contributes.walkthroughs ?? [];
+    assert.equal(w?.id, 'agentTeams.gettingStarted');
+    assert.deepEqual(w!.steps.map((s) => s.id), ['key', 'firstRequest', 'watch', 'approve', 'mergeQueue']);
+    for (const s of w!.steps) {
+      const page = await readFile(join(repo, s.media.markdown!), 'utf8');
+      assert.ok(page.startsWith('# '), `${s.media.markdown} is a page`);
+      assert.ok(s.media.markdown!.startsWith('media/'), 'shipped in the .vsix (media/** is in .vscodeignore\'s allowlist)');
+      assert.ok(!/SPEC/.test(page), 'no internal document named');
+    }
   });
 });

@@ -4,9 +4,16 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../../src/vscode/command-specs';
+import { waitFor } from '../../helpers/tmp';
 import { inboxPath, readJson, readLines, type Case, type Env } from './index';
 
 const run = <T>(id: string, args?: unknown) => vscode.commands.executeCommand<T>(id, args);
+
+async function waitForEditor(scheme: string): Promise<vscode.TextEditor> {
+  let found: vscode.TextEditor | undefined;
+  await waitFor(() => (found = vscode.window.visibleTextEditors.find((e) => e.document.uri.scheme === scheme)), 10_000, `an editor of ${scheme}`);
+  return found!;
+}
 
 async function pendingPlan(env: Env): Promise<string> {
   const [r] = await env.team.requests.list({ status: 'pending', kind: 'plan' });
@@ -62,6 +69,21 @@ export const commandCases: Case[] = [
     const reply = (await readLines(inboxPath(env.root, 'alice'))).at(-1)!;
     assert.equal(reply.type, 'plan_approval_response');
     assert.equal(reply.approve, true);
+  }],
+  ['reviewPlan {requestId} opens the plan as a Markdown document; its title-bar Approve Plan (the document uri) approves it', async (env: Env) => {
+    const rec = await env.team.submitPlan('alice', '1. Read the parser\n2. **Benchmark** it', 'user');
+    await run('agentTeams.reviewPlan', { requestId: rec.request_id });
+    const editor = await waitForEditor('agent-teams-plan');
+    const doc = editor.document;
+    assert.equal(doc.languageId, 'markdown');
+    assert.match(doc.getText(), /^# alice's plan/);
+    assert.match(doc.getText(), /Waiting for your answer/);
+    assert.match(doc.getText(), /2\. \*\*Benchmark\*\* it/);
+    assert.ok(!doc.getText().includes(rec.request_id), 'no raw request id in the document');
+    await run('agentTeams.approvePlan', doc.uri);
+    assert.equal((await env.team.requests.get(rec.request_id))?.status, 'approved');
+    await waitFor(() => doc.getText().includes('Approved'), 10_000, 'the open document says Approved');
+    await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
   }],
   ['broadcast {content} reaches every teammate', async ({ root }: Env) => {
     await run('agentTeams.broadcast', { content: 'Lunch' });

@@ -83,6 +83,25 @@ const modelCases: Case[] = [
     assert.equal(lm.requests.filter((r) => agentOf(r) === 'cora').length, 1);
     assert.ok(await team.roster.get('wade') && await team.roster.get('cora'), 'both stay on the roster');
   }],
+  ['Restart Teammate respawns a stopped teammate with its name, role and model, its conversation resumed', async ({ team }) => {
+    const lm = fakeLm();
+    const FIRST = 'Remember the word OTTER.';
+    lm.respond = (req) => (agentOf(req) === 'rita' ? [{ call: { id: `i${lm.requests.length}`, name: 'idle', input: {} } }] : [{ text: 'ok' }]);
+    await vscode.commands.executeCommand('agentTeams.spawnTeammate', { name: 'rita', role: 'reviewer', prompt: FIRST, model: 'vscode:fake-lm/fake-tools' });
+    await waitFor(() => lm.requests.some((r) => agentOf(r) === 'rita'), 20_000, 'rita asked the model');
+    await vscode.commands.executeCommand('agentTeams.stopTeammate', { teammate: 'rita' });
+    await waitFor(async () => (await team.roster.get('rita'))?.status === 'shutdown', 20_000, 'rita shut down');
+    const before = lm.requests.length;
+    await vscode.commands.executeCommand('agentTeams.restartTeammate', { teammate: 'rita' });
+    await waitFor(async () => (await team.roster.get('rita'))?.status !== 'shutdown', 20_000, 'rita runs again');
+    const m = (await team.roster.get('rita'))!;
+    assert.equal(m.role, 'reviewer');
+    assert.equal(m.model, 'vscode:fake-lm/fake-tools');
+    await waitFor(() => lm.requests.slice(before).some((r) => agentOf(r) === 'rita'), 20_000, 'rita asked the model again');
+    const again = lm.requests.slice(before).find((r) => agentOf(r) === 'rita')!;
+    assert.ok(JSON.stringify(again.messages).includes(FIRST), 'the restarted teammate still has its first instructions (transcript resumed)');
+    assert.ok(JSON.stringify(again.messages).includes('The user restarted you'), 'and is told it was restarted');
+  }],
 ];
 
 export async function run(): Promise<void> {
