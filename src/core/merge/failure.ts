@@ -34,6 +34,9 @@ export async function testFailure(r: Failed, into: string, onBase: (command: str
     return { ...facts, fault: 'environment', why: `a program the test runs is missing or not executable here (exit ${r.exit_code}), not a fault of the branch` };
   }
   if (r.exit_code === null && /could not run the test command/.test(r.reason)) return { ...facts, fault: 'environment', why: 'the test command could not be run here' };
+  // Ended from outside (a stop, the out-of-memory killer), not by a failure of its own.
+  const killed = /killed by (SIGTERM|SIGKILL|SIGHUP|SIGINT)\b/.exec(r.reason);
+  if (r.exit_code === null && killed) return { ...facts, fault: 'environment', why: `the test was ended from outside (${killed[1]}), not by a failure of the branch` };
   const base = await onBase(r.command);
   if (base.kind === 'failed') return { ...facts, fault: 'environment', why: `\`${r.command}\` fails on ${into} without the branch too (${base.exit_code === null ? 'not run' : `exit ${base.exit_code}`})` };
   if (base.kind === 'aborted') return { ...facts, fault: 'branch', why: 'the test failed on the merge' };
