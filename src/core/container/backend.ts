@@ -1,4 +1,4 @@
-// The container backend of one team (SPEC §21, docs/containers.md): each teammate that runs in
+// The container backend of one team (docs/containers.md): each teammate that runs in
 // a container gets one, on the least busy of the team's engines, found again by its labels after
 // a reload or a crash; its commands run there through one command loop (command-loop.ts); its
 // branch goes in as a clone and comes back as a bundle (code.ts). A lost engine is an error on

@@ -1,4 +1,4 @@
-// The teammate's code in and out of its container (SPEC §21): in, a git bundle of its branch
+// The teammate's code in and out of its container (docs/containers.md, "How it works"): in, a git bundle of its branch
 // copied through the engine's archive API and cloned inside — no bind mount of the user's
 // repository, none of its `.git` (config, hooks, other branches), no key; out, a bundle made
 // inside, copied back the same way and fetched by the host onto `team/<agent>` with hooks off,

@@ -1,4 +1,4 @@
-// Which image a teammate's container runs, and making sure the engine has it (SPEC §21 "Engine
+// Which image a teammate's container runs, and making sure the engine has it (docs/containers.md, "Engine
 // and image"): the `container.image` setting, else the workspace's devcontainer — its `image`,
 // or its `build.dockerfile` built once and tagged by the hash of what was built (Dockerfile and
 // context), so an unchanged devcontainer is never built twice and a changed one always is —

@@ -1,5 +1,5 @@
 // The labels by which the product finds its containers again after a reload or a crash
-// (SPEC §21): a container is the team's and the agent's, never a name guessed twice.
+// (docs/containers.md): a container is the team's and the agent's, never a name guessed twice.
 import { createHash } from 'node:crypto';
 
 export const LABEL_TEAM = 'agent-teams.team';

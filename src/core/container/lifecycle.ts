@@ -1,5 +1,5 @@
 // A teammate's container on one engine: found by its labels or created once, started, stopped,
-// removed (SPEC §21 "Lifecycle"). What the container may reach is decided here: no bind mount
+// removed (docs/containers.md, "How it works"). What the container may reach is decided here: no bind mount
 // and no volume of the host's at all (the code goes in as a clone, code.ts), network `none`
 // unless the user chose `bridge`, no new privileges, a cap on processes, and the cpu and
 // memory limits of the settings.

@@ -1,4 +1,4 @@
-// Where a new teammate's container goes when the team has several engines (SPEC §21 "Scale"):
+// Where a new teammate's container goes when the team has several engines (docs/containers.md):
 // the reachable engine running the fewest of the product's containers, first listed on a tie.
 import type { Engine } from './engine';
 import { labelFilter } from './labels';

@@ -1,4 +1,4 @@
-// The container settings (SPEC §21, docs/containers.md): setting `agentTeams.container.*`, the
+// The container settings (docs/containers.md): setting `agentTeams.container.*`, the
 // `"container"` object of `.team/settings.json`, CLI `--container-host`. One zod schema serves
 // the file and the defaults; `resolveContainerSettings` turns it into what the backend uses.
 import { z } from 'zod';

@@ -1,4 +1,4 @@
-// What a quiet team left undone (SPEC §19, "Nothing waits for a nudge"; docs/headless.md):
+// What a quiet team left undone (docs/headless.md):
 // tasks nobody can take — their owner shut down or idled out, blocked, or no teammate free —,
 // tasks held by a teammate that is not working on them, plans waiting for an answer, and
 // merge-queue entries that failed or wait. The lead is woken with this list when the team
