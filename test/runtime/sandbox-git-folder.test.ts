@@ -14,17 +14,23 @@ import { reply, toolUse } from '../fake-api';
 import { harness, toolResults } from './harness';
 import { detectEngine } from '../../src/core/sandbox/engine';
 import { waitFor } from '../helpers/tmp';
+import { initRepo } from './git-helpers';
 
 const exec = promisify(execFile);
 const rev = async (cwd: string, ref: string) => (await exec('git', ['rev-parse', ref], { cwd })).stdout.trim();
 const id = '-c user.name=a -c user.email=a@a';
 
+/** A session whose commands run sandboxed and unasked, over a repository on `main` with one commit. */
+async function sandboxedRepo(t: Parameters<typeof harness>[0]) {
+  const h = await harness(t, { bashPolicy: 'allow', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } });
+  await initRepo(h.root, 'base.txt');
+  return h;
+}
+
 test('a worktree teammate cannot move the user\'s branch or plant config, hooks or excludes; its own commits land on wt/<name>', async (t) => {
   const e = await detectEngine();
   if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
-  const h = await harness(t, { bashPolicy: 'allow', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } });
-  await exec('git', ['init', '-q', '-b', 'main'], { cwd: h.root });
-  await exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'base'], { cwd: h.root });
+  const h = await sandboxedRepo(t);
   const mainBefore = await rev(h.root, 'main');
   const g = join(h.root, '.git');
   const attacks = [
@@ -62,9 +68,7 @@ test('a worktree teammate cannot move the user\'s branch or plant config, hooks 
 test('the lead commits on the checked-out branch but cannot move a teammate\'s branch or switch the checkout', async (t) => {
   const e = await detectEngine();
   if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
-  const h = await harness(t, { bashPolicy: 'allow', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } });
-  await exec('git', ['init', '-q', '-b', 'main'], { cwd: h.root });
-  await exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'base'], { cwd: h.root });
+  const h = await sandboxedRepo(t);
   await exec('git', ['branch', 'wt/bob'], { cwd: h.root });
   const bobBefore = await rev(h.root, 'wt/bob');
   h.api.script('lead',
