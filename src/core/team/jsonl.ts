@@ -27,7 +27,8 @@ interface Handle {
   checkedAt: number;
 }
 const handles = new Map<string, Handle>();
-const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+/** Append, creating it if absent, never through a symbolic link (a link planted by a repository or an agent). */
+export const APPEND_NO_FOLLOW = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 const IDLE_CLOSE_MS = 2000;
 /**
  * How often a cached handle is checked against its path. A file replaced or deleted by hand

@@ -1,9 +1,9 @@
 // Read-mostly questions about the repository (where it is, what is dirty, which worktrees
 // git knows) and the two small writes every worktree operation shares: the exclude entry and
 // "commit everything".
-import { constants } from 'node:fs';
 import { lstat, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { APPEND_NO_FOLLOW } from '../team/jsonl';
 import { WorktreeError, fileList } from './errors';
 import { git, identityArgs, splitZ, firstLines, type GitEnvOptions } from './git';
 
@@ -43,7 +43,7 @@ export async function ensureExcluded(info: RepoInfo): Promise<void> {
   if (st && !st.isDirectory()) throw new WorktreeError('git-failed', `${dir} is not a folder (a symbolic link?): not writing the exclude entry through it`);
   if (!st) await mkdir(dir, { recursive: true });
   const sep = current === '' || current.endsWith('\n') ? '' : '\n';
-  const fh = await open(info.excludePath, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644)
+  const fh = await open(info.excludePath, APPEND_NO_FOLLOW, 0o644)
     .catch((e: NodeJS.ErrnoException) => { throw new WorktreeError('git-failed', `cannot write ${info.excludePath} (${e.code === 'ELOOP' ? 'a symbolic link: not followed' : e.message})`, [], { cause: e }); });
   try { await fh.appendFile(`${sep}# Agent Teams: teammates' isolated worktrees\n${pattern}\n`, 'utf8'); } finally { await fh.close(); }
 }
