@@ -9,7 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { CONTROL_DIRS, CONTROL_FILES } from '../sandbox/policy';
+import { isControlPath } from '../merge/control-gate';
 import { git } from '../worktree/git';
 import type { CommandLoop } from './command-loop';
 import { WORKDIR } from './lifecycle';
@@ -92,9 +92,9 @@ export interface BroughtBack {
   controlPaths: string[];
 }
 
-/** The files among `changed` that the policy table guards (CONTROL_DIRS, CONTROL_FILES). */
+/** The files among `changed` the merge queue's gate holds for the user (QUEUE_CONTROL_PATHS of the policy table). */
 export function controlPathsIn(changed: readonly string[]): string[] {
-  return changed.filter((f) => CONTROL_FILES.includes(f as (typeof CONTROL_FILES)[number]) || CONTROL_DIRS.some((d) => f === d || f.startsWith(`${d}/`)));
+  return changed.filter(isControlPath);
 }
 
 /**

@@ -11,7 +11,6 @@ import { isInside } from '../exec/confine';
 import { findGit, type GitPaths } from '../worktree/git-folders';
 import { CONTROL_DIRS, CONTROL_FILES, GIT_FOLDER } from './policy';
 
-export { CONTROL_DIRS, CONTROL_FILES } from './policy';
 
 export interface FsPolicy {
   /** Bound read-only again after the private /tmp and /run are mounted (a workspace under /tmp). */
