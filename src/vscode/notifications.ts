@@ -1,7 +1,8 @@
-// Notifications: plan requests addressed to the user (Approve · Reject… · Open, at most one
-// per request), the outcome of shutdowns the user asked for, and runtime notices. The same
-// request can be answered from the tree or the inbox; a late click on a stale notification
-// says who answered instead of failing.
+// Notifications: plan requests addressed to the user (Review Plan · Approve · Reject…, at most
+// one per request; three short buttons, so a narrow toast shows each word whole), the outcome
+// of shutdowns the user asked for, and runtime notices. The same request can be answered from
+// the tree or the inbox; a late click on a stale notification says who answered instead of
+// failing.
 import * as vscode from 'vscode';
 import type { RuntimeEvent } from '../core/session';
 import type { RequestRecord } from '../shared/team-schemas';
@@ -45,15 +46,13 @@ export class RequestNotifier implements vscode.Disposable {
   }
 
   private async askPlan(r: RequestRecord): Promise<void> {
-    const choice = await vscode.window.showInformationMessage(`${r.from} submitted a plan`, 'Review Plan', 'Approve', 'Reject…', 'Open Inbox', 'Show Transcript');
+    const choice = await vscode.window.showInformationMessage(`${r.from} submitted a plan`, 'Review Plan', 'Approve', 'Reject…');
     try {
       if (choice === 'Approve') await this.decide(r, true, '');
       else if (choice === 'Reject…') {
         const feedback = await askText({ title: `Reject ${r.from}'s plan`, prompt: 'What should change?' });
         if (feedback !== CANCEL) await this.decide(r, false, feedback);
       } else if (choice === 'Review Plan') await this.ctx.watch.reviewPlan(r.request_id);
-      else if (choice === 'Open Inbox') await this.ctx.openInbox(r.from);
-      else if (choice === 'Show Transcript') this.ctx.watch.openTranscript(r.from);
     } catch (err) {
       void vscode.window.showErrorMessage(`Agent Teams: ${errorText(err)}`);
     }

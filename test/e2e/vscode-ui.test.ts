@@ -61,7 +61,7 @@ describe('VS Code UI', () => {
     await wb!.treeRow(CONTAINER, 'bob, tester, idle').waitFor();
     await wb!.treeRow(CONTAINER, 'Plan from alice awaiting approval').waitFor();
     await wb!.treeRow(CONTAINER, 'task 2, Test the parser, pending, unowned, blocked by task 1').waitFor();
-    await wb!.page.getByText('1 working, 1 idle').first().waitFor();
+    await wb!.page.getByText('1 working, 2 idle').first().waitFor();
   });
 
   it('notifies that alice submitted a plan', async () => {
@@ -70,7 +70,7 @@ describe('VS Code UI', () => {
     // to get there); the notification center keeps the notification with the same buttons.
     await wb!.showNotificationCenter();
     const item = wb!.notification('alice submitted a plan');
-    for (const name of ['Approve', 'Reject…', 'Open']) await item.getByRole('button', { name }).waitFor();
+    for (const name of ['Review Plan', 'Approve', 'Reject…']) await item.getByRole('button', { name }).waitFor();
     await wb!.runCommand('Notifications: Hide Notifications');
   });
 
