@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { launchBrowser } from '../test/e2e/harness/browser';
 import { repoRoot } from '../test/e2e/harness/paths';
-import type { Message } from '../src/shared/team-schemas';
+import type { Message } from '../src/shared/schemas';
 import { bench, latency, note } from './lib/report';
 
 const MESSAGES = Number(process.env.INBOX_BENCH_MESSAGES ?? 10_000);

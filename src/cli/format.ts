@@ -1,6 +1,6 @@
 // Plain-text rendering of team state, shared by the subcommands and the REPL so `agent-teams
 // tasks` and `/tasks` look the same. Task lines keep the learn-claude-code tutorial's `[ ] [>] [x]` board.
-import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/team-schemas';
+import type { Member, Message, RequestRecord, Task, TeamConfig, Usage } from '../shared/schemas';
 import { DEFAULT_SETTINGS, estimateCost, formatCost, isPlanning, type JobInfo, leadUsage, modelWords, PLANNING_WORDS, usageTotal } from '../core/session';
 import { terminalSafe } from './io';
 

@@ -2,7 +2,7 @@
 // (docs/file-formats.md, "Merge queue"): the queue actions of the session (core/session/actions,
 // queue.ts) with this interface's words. An entry added here is worked by the host whose agents
 // run (a VS Code window, an interactive session) — or by this process with --wait.
-import type { MergeEntry } from '../shared/merge-queue-schema';
+import type { MergeEntry } from '../shared/schemas/merge-queue';
 import { ACTIONS, ActionError, entryWords, positions, shownEntries } from '../core/session';
 import { stringOpt, UsageError } from './args';
 import { actionCommand } from './action-command';

@@ -1,6 +1,6 @@
 // Subcommands that only read team state: `team`, `tasks`, `inbox`, `requests`. They never
 // start a model and never create files.
-import type { Member } from '../shared/team-schemas';
+import type { Member } from '../shared/schemas';
 import { assertParticipantName, isPlanning, leadUsage, liveForeignHost, usageTotal } from '../core/session';
 import { UsageError } from './args';
 import type { CommandContext } from './context';

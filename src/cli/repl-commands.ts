@@ -1,6 +1,6 @@
 // The session's slash commands, as a table: each entry is its usage, a summary for /help
 // and a handler. Handlers report failures by throwing; the session prints them.
-import type { Member, RequestRecord } from '../shared/team-schemas';
+import type { Member, RequestRecord } from '../shared/schemas';
 import { ACTIONS, activityWords, hostLabel, type TeamSession } from '../core/session';
 import { inboxText, jobsText, requestsText, rosterTable, taskBoard } from './format';
 import { slashAction } from './repl-action';

@@ -1,7 +1,7 @@
 // What the session shows without being asked: mail to `user` as it arrives, plans that
 // wait for the user's decision, and teammates changing status. All are driven by the
 // engine's file watching, so changes made by other processes show up too.
-import type { MemberStatus } from '../shared/team-schemas';
+import type { MemberStatus } from '../shared/schemas';
 import { coalesce, type Disposable, type TeamSession } from '../core/session';
 import { messageText, planNotice } from './format';
 

@@ -4,7 +4,7 @@
 // zod/mini keeps the webview bundle small (the full zod namespace is ~450 kB minified).
 import * as z from 'zod/mini';
 import { NAME_RE } from './names';
-import type { Message, RequestKind, RequestStatus } from './team-schemas';
+import type { Message, RequestKind, RequestStatus } from './schemas';
 
 const ref = z.string().check(z.maxLength(64));
 const name = z.string().check(z.regex(NAME_RE));

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import { ACTIONS, runAction, type ActionScope, type Team, type TeamSession } from '../core/session';
 import { windowScope } from './window-scope';
-import type { TaskStatus } from '../shared/team-schemas';
+import type { TaskStatus } from '../shared/schemas';
 import { CANCEL, pickOwner } from './prompts';
 import type { RuntimeHost } from './runtime-host';
 import type { ApiKeyStore } from './secrets';

@@ -2,7 +2,7 @@
 // specs (command-spec.ts); commands.ts turns the table into registered commands.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { ParticipantName } from '../shared/team-schemas';
+import { ParticipantName } from '../shared/schemas';
 import type { TreeNode } from './nodes';
 import { askText, pickParticipant, pickPendingPlan, pickTask, pickTasks } from './prompts';
 import { spec, type CommandSpec } from './command-spec';

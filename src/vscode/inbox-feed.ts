@@ -3,7 +3,7 @@
 // the history is. Reads are serialised so no line is delivered twice.
 import { readdir } from 'node:fs/promises';
 import type { Team } from '../core/session';
-import type { Message } from '../shared/team-schemas';
+import type { Message } from '../shared/schemas';
 
 const INBOX_FILE = /^([a-z][a-z0-9_-]{0,31})\.jsonl$/;
 

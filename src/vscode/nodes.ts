@@ -3,8 +3,8 @@
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
 import type { HookSpec, JobInfo, McpServerInfo, SandboxReport } from '../core/session';
-import type { Member, RequestRecord, Task, TaskStatus } from '../shared/team-schemas';
-import type { MergeEntry } from '../shared/merge-queue-schema';
+import type { Member, RequestRecord, Task, TaskStatus } from '../shared/schemas';
+import type { MergeEntry } from '../shared/schemas/merge-queue';
 
 export type MemberNode = { nodeKind: 'member'; name: string; lead: boolean; member?: Member };
 export type RequestNode = { nodeKind: 'request'; record: RequestRecord };

@@ -5,7 +5,7 @@
 // failing.
 import * as vscode from 'vscode';
 import type { RuntimeEvent } from '../core/session';
-import type { RequestRecord } from '../shared/team-schemas';
+import type { RequestRecord } from '../shared/schemas';
 import type { CommandContext } from './command-context';
 import { errorText } from './log';
 import { askText, CANCEL } from './prompts';

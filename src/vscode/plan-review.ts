@@ -3,7 +3,7 @@
 // The editor's title bar offers Approve Plan and Reject Plan for it (package.json menus,
 // `resourceScheme == agent-teams-plan`); the approval notification offers Review Plan.
 import * as vscode from 'vscode';
-import type { RequestRecord } from '../shared/team-schemas';
+import type { RequestRecord } from '../shared/schemas';
 
 export const PLAN_SCHEME = 'agent-teams-plan';
 

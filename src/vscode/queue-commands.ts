@@ -7,8 +7,8 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import { ACTIONS, entryWords, fileAtCommit } from '../core/session';
-import { ParticipantName } from '../shared/team-schemas';
-import type { MergeEntry } from '../shared/merge-queue-schema';
+import { ParticipantName } from '../shared/schemas';
+import type { MergeEntry } from '../shared/schemas/merge-queue';
 import type { CommandContext } from './command-context';
 import { actionSpec } from './action-spec';
 import { spec, type CommandSpec } from './command-spec';

@@ -7,7 +7,7 @@
 // (.tasks/.generation, written after the task files): a read woken by a task file may see the
 // board as it was, and finds nothing to redraw; the read that follows the record sees it.
 import * as vscode from 'vscode';
-import type { Task, TaskStatus } from '../shared/team-schemas';
+import type { Task, TaskStatus } from '../shared/schemas';
 import { TASK_STATUS_WORDS, type TaskGroupNode, type TaskNode } from './nodes';
 import type { TeamHost } from './team-host';
 

@@ -6,7 +6,7 @@ import {
   type Activity, activityWords, type HookSpec, isPlanning, type JobInfo, leadUsage, type McpServerInfo, modelWords, PLANNING_WORDS, positions, providerLacks,
   QueueStore, type SandboxReport, shownEntries, spendWords,
 } from '../core/session';
-import type { Member, RequestRecord, Task, Usage } from '../shared/team-schemas';
+import type { Member, RequestRecord, Task, Usage } from '../shared/schemas';
 import { mcpServerItem } from './mcp-commands';
 import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode, type SandboxNode } from './nodes';
 import { hooksItem } from './hooks-row';

@@ -3,7 +3,7 @@
 // Revert Change, the branch diff of a worktree teammate), which take a view element or {id}.
 import * as vscode from 'vscode';
 import { z } from 'zod';
-import { ParticipantName } from '../shared/team-schemas';
+import { ParticipantName } from '../shared/schemas';
 import type { ChangeNode, ChangesProvider } from './changes-view';
 import { spanOf } from './change-sides';
 import type { CommandSpec } from './command-spec';

@@ -6,7 +6,7 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import { WebviewToHost, type HostToWebview, type ParticipantInfo, type RequestState } from '../shared/webview-protocol';
-import type { Message } from '../shared/team-schemas';
+import type { Message } from '../shared/schemas';
 import { Composer, type Draft } from './composer';
 import { MessageList } from './message-list';
 import { setError } from './render';

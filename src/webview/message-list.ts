@@ -2,7 +2,7 @@
 // DOM at first and older ones are added a page at a time on request, so a 10k-message thread
 // renders as fast as a short one. New messages are appended one node each, never re-rendered.
 import type { RequestState } from '../shared/webview-protocol';
-import type { Message } from '../shared/team-schemas';
+import type { Message } from '../shared/schemas';
 import { type PlanActions, renderMessage, updatePlanCard } from './render';
 import { ALL, broadcastKey, inView } from './threads';
 

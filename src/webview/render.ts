@@ -2,7 +2,7 @@
 // request or answer, a plan submitted for approval (with Approve / Reject and a feedback box
 // while pending) or the answer to one. All model text goes through renderMarkdown.
 import type { RequestState } from '../shared/webview-protocol';
-import type { Message } from '../shared/team-schemas';
+import type { Message } from '../shared/schemas';
 import { renderMarkdown } from './markdown';
 
 export interface PlanActions {

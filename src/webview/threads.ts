@@ -1,7 +1,7 @@
 // Which messages a view of the inbox shows: every message ("all", with a broadcast shown once
 // for all its recipients) or one thread between two participants.
 import { threadKey } from '../shared/webview-protocol';
-import type { Message } from '../shared/team-schemas';
+import type { Message } from '../shared/schemas';
 
 export const ALL = '*';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { planGateOf } from '../../src/core/roles/plan-mode';
-import type { Member, RequestRecord } from '../../src/shared/team-schemas';
+import type { Member, RequestRecord } from '../../src/shared/schemas';
 
 const member = (extra: Partial<Member> = {}): Member => ({ name: 'ada', role: 'dev', status: 'working', incarnation: 2, current_task: 7, ...extra });
 const plan = (extra: Partial<RequestRecord>): RequestRecord => ({

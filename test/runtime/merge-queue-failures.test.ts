@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
-import type { MergeEntry } from '../../src/shared/merge-queue-schema';
+import type { MergeEntry } from '../../src/shared/schemas/merge-queue';
 import { harness, type Harness } from './harness';
 import { git, initRepo } from './git-helpers';
 

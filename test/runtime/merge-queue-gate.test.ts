@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
-import type { MergeEntry } from '../../src/shared/merge-queue-schema';
+import type { MergeEntry } from '../../src/shared/schemas/merge-queue';
 import { approvedAll, isControlPath } from '../../src/core/merge/control-gate';
 import type { FileChangeQuestion } from '../../src/core/runtime/types';
 import { harness, sentText, type Harness } from './harness';

@@ -11,7 +11,7 @@ import { Team } from '../../src/core/team/team';
 import { WorktreeManager } from '../../src/core/worktree/manager';
 import type { WorktreeSetup } from '../../src/core/worktree/setup-config';
 import { DEFAULT_SANDBOX } from '../../src/shared/sandbox-schemas';
-import type { MergeEntry } from '../../src/shared/merge-queue-schema';
+import type { MergeEntry } from '../../src/shared/schemas/merge-queue';
 import { tempDir, waitFor } from '../helpers/tmp';
 import { git, initRepo } from './git-helpers';
 

@@ -10,7 +10,7 @@ import { MergeQueue } from '../../src/core/merge/merge-queue';
 import { Team } from '../../src/core/team/team';
 import { WorktreeManager } from '../../src/core/worktree/manager';
 import { DEFAULT_SANDBOX } from '../../src/shared/sandbox-schemas';
-import type { MergeEntry } from '../../src/shared/merge-queue-schema';
+import type { MergeEntry } from '../../src/shared/schemas/merge-queue';
 import { tempDir, waitFor } from '../helpers/tmp';
 import { git, initRepo, status } from './git-helpers';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { detectEngine } from '../../src/core/sandbox/engine';
-import type { MergeEntry } from '../../src/shared/merge-queue-schema';
+import type { MergeEntry } from '../../src/shared/schemas/merge-queue';
 import { waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
 import { git, initRepo, status } from './git-helpers';

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { bootId, procStat } from '../../src/core/exec/process-ledger';
-import type { ProcessRecord } from '../../src/shared/team-schemas';
+import type { ProcessRecord } from '../../src/shared/schemas';
 import { writeJsonAtomic } from '../../src/core/util/atomic-file';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { globMatcher } from '../../src/core/permissions/path-glob';
 import { claimOverlap, globsMayOverlap, normalizeGlob, ownedElsewhere } from '../../src/core/team/file-ownership';
-import type { Task } from '../../src/shared/team-schemas';
+import type { Task } from '../../src/shared/schemas';
 
 test('sound: two globs that both match some path are always reported as overlapping', () => {
   const segs = ['src', 'lib', 'a.ts', 'b.md', '*', '*.ts', '*.md', 'a*', '**', '?.ts', 'x'];

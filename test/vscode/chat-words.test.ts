@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseSpawn, progressLine, statusMarkdown, tasksMarkdown } from '../../src/core/session/chat-words';
-import type { Task, TeamConfig } from '../../src/shared/team-schemas';
+import type { Task, TeamConfig } from '../../src/shared/schemas';
 
 test('progress lines say who does what; model text cannot break out of the inline code', () => {
   assert.equal(progressLine({ type: 'tool_start', agent: 'alice', id: '1', tool: 'bash', input: { command: 'npm test' } }), 'alice is running `npm test`');

@@ -8,7 +8,7 @@
 import { readdir, readFile, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { ProcessRecord } from '../../shared/team-schemas';
+import { ProcessRecord } from '../../shared/schemas';
 import { writeJsonAtomic } from '../util/atomic-file';
 import { procStat, type ProcStat } from '../util/process-alive';
 import { DEFAULT_KILL_GRACE_MS, killGroup, type GroupLedger } from './process-group';

@@ -2,7 +2,7 @@
 // before a task is marked completed: a block (exit 2, `decision: "block"`) leaves it in
 // progress and hands the hook's words (a failing test run, say) to the agent. TaskCreated
 // runs after a task is created: a block cannot undo it, its words go to the agent.
-import type { Task } from '../../shared/team-schemas';
+import type { Task } from '../../shared/schemas';
 import type { Hooks } from './hooks';
 import { hookAgent, type HookedAgent } from './tool-hooks';
 

@@ -6,7 +6,7 @@
 // tree, not any checkout. An approval is bound to the content approved (each path's new blob):
 // the branch changing a control file again asks again.
 import picomatch from 'picomatch';
-import type { ControlChange, MergeEntry } from '../../shared/merge-queue-schema';
+import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { QUEUE_CONTROL_PATHS } from '../sandbox/policy';
 import { git, splitZ, type GitEnvOptions } from '../worktree/git';
 

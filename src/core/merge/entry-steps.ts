@@ -5,7 +5,7 @@
 // cancel or a host taking it back stops the steps after it. What lands is exactly what was
 // tested: the commit tested is the commit the branch is fast-forwarded to.
 import { join } from 'node:path';
-import type { MergeEntry } from '../../shared/merge-queue-schema';
+import type { MergeEntry } from '../../shared/schemas/merge-queue';
 import { fileList } from '../worktree/errors';
 import { approvedAll, askControl, controlChanges } from './control-gate';
 import { changedFiles, headState, land, mergeCommit, type CommitFacts, type RepoPaths } from './integrate';

@@ -3,7 +3,7 @@
 // failing test is the environment's when its program is missing (exit 126/127, "command not
 // found") or when the same command fails on the workspace branch without the teammate's
 // branch, else the branch's. The teammate is sent to change its branch only in that last case.
-import type { Failure, MergeEntry } from '../../shared/merge-queue-schema';
+import type { Failure, MergeEntry } from '../../shared/schemas/merge-queue';
 import { git, type GitEnvOptions } from '../worktree/git';
 import type { TestOutcome } from './queue-test';
 import { firstErrors } from './scratch-prep';

@@ -3,9 +3,9 @@
 // workspace, each only after its test command passed on the merge. This file is what every
 // surface calls (the lead's queue_merge, Queue Merge in VS Code, `agent-teams queue`, /queue):
 // add, cancel, retry, list. The work itself is queue-worker.ts, run by a host whose agents run.
-import type { ControlChange, MergeEntry } from '../../shared/merge-queue-schema';
-import { isOpen } from '../../shared/merge-queue-schema';
-import type { Task } from '../../shared/team-schemas';
+import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
+import { isOpen } from '../../shared/schemas/merge-queue';
+import type { Task } from '../../shared/schemas';
 import { git, type GitEnvOptions } from '../worktree/git';
 import { controlDiffText } from './control-gate';
 import { mergeSettings } from './merge-settings';

@@ -4,7 +4,7 @@
 // code, the first error lines and the output's tail; a conflict names the other side's
 // commits and who made them. The notes come from the team (`from: "team"`, marked
 // `merge_queue`, read by the model as from "merge-queue"), never as the agent's own words.
-import type { MergeEntry } from '../../shared/merge-queue-schema';
+import type { MergeEntry } from '../../shared/schemas/merge-queue';
 import type { Team } from '../team/team';
 import { fileList } from '../worktree/errors';
 

@@ -2,7 +2,7 @@
 // "Merge queue", Restarts). Until the branch ref moved nothing of the user's changed: the entry
 // is queued again. A fast-forward brings the files along before it moves the ref, so an entry
 // whose branch is at its commit has landed whole: it is written merged.
-import type { MergeEntry } from '../../shared/merge-queue-schema';
+import type { MergeEntry } from '../../shared/schemas/merge-queue';
 import type { GitEnvOptions } from '../worktree/git';
 import { resolveCommit } from '../worktree/repo';
 import { changedFiles } from './integrate';

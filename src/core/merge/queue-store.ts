@@ -4,7 +4,7 @@
 // aside and reported, and the queue starts empty.
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { MergeQueueFile, type MergeEntry } from '../../shared/merge-queue-schema';
+import { MergeQueueFile, type MergeEntry } from '../../shared/schemas/merge-queue';
 import { readJsonFile, writeJsonAtomic } from '../util/atomic-file';
 import { withFileLock } from '../util/file-lock';
 

@@ -3,7 +3,7 @@
 // timeout, output cap), in the sandbox (docs/security.md) or refused with the reason when it is
 // required and missing. The code tested is the teammate's, so the repository's git folder is
 // read-only to it: it cannot move a branch and land itself. It runs in the queue's own box.
-import type { MergeEntry } from '../../shared/merge-queue-schema';
+import type { MergeEntry } from '../../shared/schemas/merge-queue';
 import type { ProcessRegistry } from '../exec/process-group';
 import { runShell } from '../exec/shell';
 import type { CommandSandbox } from '../sandbox/sandbox';

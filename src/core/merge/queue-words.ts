@@ -1,7 +1,7 @@
 // How a merge-queue entry is put in words, the same in the Team tree, `agent-teams queue` and
 // /queue: its state, and what the user needs to know about it (why it waits or failed, what landed).
-import type { MergeEntry } from '../../shared/merge-queue-schema';
-import { isOpen } from '../../shared/merge-queue-schema';
+import type { MergeEntry } from '../../shared/schemas/merge-queue';
+import { isOpen } from '../../shared/schemas/merge-queue';
 import { git } from '../worktree/git';
 
 /** One short phrase: "queued (2nd)", "testing", "waiting: …", "merged a1b2c3d4e5", "failed: …". */

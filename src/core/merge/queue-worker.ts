@@ -4,7 +4,7 @@
 // entry at a time across hosts: an entry being worked names its host, which renews a
 // heartbeat; one whose host died or went silent is retried, or finished if its branch had
 // moved (queue-recover.ts).
-import { isOpen, type MergeEntry } from '../../shared/merge-queue-schema';
+import { isOpen, type MergeEntry } from '../../shared/schemas/merge-queue';
 import { DEFAULT_SANDBOX } from '../../shared/sandbox-schemas';
 import { CommandSandbox } from '../sandbox/sandbox';
 import { isProcessAlive } from '../util/process-alive';

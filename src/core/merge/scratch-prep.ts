@@ -8,7 +8,7 @@
 // between entries.
 import { lstat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Prepared } from '../../shared/merge-queue-schema';
+import type { Prepared } from '../../shared/schemas/merge-queue';
 import { runShell } from '../exec/shell';
 import { copyIntoWorktree } from '../worktree/copy-in';
 import { git, splitZ, type GitEnvOptions } from '../worktree/git';

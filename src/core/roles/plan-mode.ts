@@ -3,7 +3,7 @@
 // only — the roster's `plan_mode` and the plan request records — so every host and every
 // reload sees the same gate, from before the teammate's first model call.
 import { randomBytes } from 'node:crypto';
-import type { Member, Message, PlanMode, RequestRecord } from '../../shared/team-schemas';
+import type { Member, Message, PlanMode, RequestRecord } from '../../shared/schemas';
 import type { Team } from '../team/team';
 import { assertTeammateName } from '../util/names';
 

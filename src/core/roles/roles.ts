@@ -1,7 +1,7 @@
 // What a teammate's role fixes at spawn and on every start: its agent definition (model,
 // tools, instructions), its model and whether it starts in plan mode. The roster keeps the
 // model, the tool list and the plan mode, so a reload or another host enforces the same.
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import { toolsWhere } from '../../shared/tool-facts';
 import { loadAgentDefinitions, type AgentDefinition, type Definitions } from './agent-definitions';
 import { resolveModel } from './models';

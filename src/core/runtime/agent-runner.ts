@@ -6,7 +6,7 @@
 // definitions (runner-definitions.ts), jobs, the sandbox and MCP. Hosts never hold it: the
 // team session (core/session/team-session.ts) starts it when agents may run here and
 // forwards the user's actions to it (loaded only then: esbuild.mjs).
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import { ProcessLedger, sweepOrphans } from '../exec/process-ledger';
 import { ProcessRegistry } from '../exec/process-group';
 import { createHostMcp } from '../mcp/host';

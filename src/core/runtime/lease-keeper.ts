@@ -2,7 +2,7 @@
 // renewed in locked roster updates, and the heartbeat that renews them. The lease rules
 // themselves (when a lease is live, how a claim or renewal changes the roster) are in
 // lease.ts; the agent runner decides what to do with what the keeper finds.
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import type { Roster } from '../team/roster';
 import {
   claimLeadLease, claimMember, HEARTBEAT_MS, LeaseClock, liveForeignHost, makeLease, releaseLeases, renewLeases,

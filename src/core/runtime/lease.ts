@@ -3,7 +3,7 @@
 // heartbeat; another host takes it over only when the lease is stale (owner process dead on
 // this machine, or silent for three heartbeats).
 import { hostname } from 'node:os';
-import type { HostLease, LeadRecord, Member, TeamConfig } from '../../shared/team-schemas';
+import type { HostLease, LeadRecord, Member, TeamConfig } from '../../shared/schemas';
 import { isProcessAlive } from '../util/process-alive';
 
 export const HEARTBEAT_MS = 5000;

@@ -2,7 +2,7 @@
 // list prices in USD per million tokens by model family; cache reads cost 10% of input and
 // cache writes 125% (5-minute TTL). A model of no family we know (a proxy's custom name) has
 // no price: it shows "price unknown" rather than a guess (docs/file-formats.md, "Agent definitions").
-import type { Usage } from '../../shared/team-schemas';
+import type { Usage } from '../../shared/schemas';
 import { parseModelId } from '../model/provider-id';
 
 interface Price {

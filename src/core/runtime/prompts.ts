@@ -1,6 +1,6 @@
 // System prompts and the recurring framing blocks. The system prompt is byte-identical for
 // an agent across rounds (no clocks, no counters) so the prompt cache keeps hitting.
-import type { Message, RequestRecord, Task } from '../../shared/team-schemas';
+import type { Message, RequestRecord, Task } from '../../shared/schemas';
 
 export interface Identity {
   name: string;

@@ -4,7 +4,7 @@
 // with such mail unread, or with work left it was not told of (work-left.ts), is woken once,
 // with all of it. Checked a moment after the last change settles, so a teammate between going
 // idle and taking its next task is not taken for quiet. A headless run ends when it is at rest.
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import type { MergeEntry } from '../../shared/schemas/merge-queue';
 import { awaitingAnswer, planGateOf } from '../roles/plan-mode';
 import type { Disposable } from '../team/dir-watcher';

@@ -2,7 +2,7 @@
 // resumes only in its own checkout, and only while that checkout exists.
 import { realpath } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import { isInside } from '../exec/confine';
 import { exists } from '../worktree/context';
 

@@ -1,7 +1,7 @@
 // The agent definitions a runner works with (.team/agents, .claude/agents; see
 // core/roles): read at start and before each spawn or user turn, each problem reported once,
 // and the lead's system prompt built from them.
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import { definitionsForLead, type AgentDefinition, type Definitions } from '../roles/agent-definitions';
 import { loadTeamDefinitions } from '../roles/roles';
 import { CONFIRM_TEAM_NOTE, LEAD_WORKTREE_NOTE, leadSystem } from './prompts';

@@ -1,6 +1,6 @@
 // When a teammate may be spawned here: not while another live host runs it, not twice
 // here, and not past agentTeams.maxTeammates live teammates.
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import type { Team } from '../team/team';
 import { RuntimeError } from './runner-options';
 import type { ModelFactory } from './types';

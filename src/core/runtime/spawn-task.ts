@@ -1,7 +1,7 @@
 // A teammate spawned on a task (spawn_teammate's `task`): the task is checked before anything
 // is spawned, and claimed for the new teammate (its worktree entered) before its first model
 // call, so its first words are about that task (docs/file-formats.md, "Tasks").
-import type { Task } from '../../shared/team-schemas';
+import type { Task } from '../../shared/schemas';
 import { claimBound, type WorkdirResolver } from '../team/bound-claim';
 import { claimRefusal } from '../team/task-rules';
 import type { Team } from '../team/team';

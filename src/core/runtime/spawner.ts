@@ -3,7 +3,7 @@
 // roster write, its start task claimed), and under agentTeams.confirmTeam proposes the
 // spawns of one lead reply to the user as one team (team-proposal.ts). Tools reach it
 // through ToolHost.spawner; the session through the runner.
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import { PLAN_MODE_START } from '../roles/plan-mode';
 import { knownModel, unknownModelWarning } from '../roles/models';
 import { findDefinition, roleFields } from '../roles/roles';

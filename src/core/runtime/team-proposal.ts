@@ -3,7 +3,7 @@
 // proposal, asked about once before any of them runs; a spawn outside such a reply is a team
 // of one. A refusal (with the user's reason, if any) is what each of those calls returns, so
 // the lead can change the team and propose again.
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import type { AgentDefinition } from '../roles/agent-definitions';
 import { RuntimeError } from './runner-options';
 import { proposalText, type Activity, type Approver, type SpawnInput, type TeamAnswer, type TeammateProposal } from './types';

@@ -1,7 +1,7 @@
 // A teammate's life: spawn → working → idle → working … → shutdown (docs/file-formats.md, "Requests" and "Tasks").
 // Idle is event-driven: mail or a task-board change wakes it within milliseconds (file
 // watching), a slow poll is only the fallback, and an idle teammate makes no model calls.
-import type { Task } from '../../shared/team-schemas';
+import type { Task } from '../../shared/schemas';
 import type { Disposable } from '../team/dir-watcher';
 import { isDiskFull } from '../util/io-faults';
 import { LockLostError } from '../util/file-lock';

@@ -5,7 +5,7 @@
 // before acting (AgentEnv.leases: holds, fencedOut); the runner (agent-runner.ts) builds
 // the teammates it starts. The lease rules are in lease.ts, their roster writes in
 // lease-keeper.ts.
-import type { Member } from '../../shared/team-schemas';
+import type { Member } from '../../shared/schemas';
 import type { ProcessRegistry } from '../exec/process-group';
 import type { Team } from '../team/team';
 import type { WorktreeManager } from '../worktree/manager';

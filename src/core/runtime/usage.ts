@@ -1,6 +1,6 @@
 // Token accounting per agent, persisted with the roster (teammates in their member record,
 // the lead in a top-level `lead` field), and the team budget derived from it.
-import type { TeamConfig, Usage } from '../../shared/team-schemas';
+import type { TeamConfig, Usage } from '../../shared/schemas';
 import { leadRecord } from './lease';
 import type { SendResult } from '../model';
 import type { Roster } from '../team/roster';

@@ -6,7 +6,7 @@
 // (`blocked`). Each item has a key that stays the same while the item does, so the lead is
 // woken again only when something changed.
 import type { MergeEntry } from '../../shared/schemas/merge-queue';
-import type { Member, Task } from '../../shared/team-schemas';
+import type { Member, Task } from '../../shared/schemas';
 import type { Team } from '../team/team';
 
 export interface LeftItem {

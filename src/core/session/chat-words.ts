@@ -1,7 +1,7 @@
 // What the @team chat participant says (docs/models.md, "@team in the Chat view"), as pure
 // functions over the team's state and events, so it is unit-tested without VS Code: a progress
 // line for what an agent starts doing, /status and /tasks as markdown, and /spawn's arguments.
-import type { Member, RequestRecord, Task, TeamConfig } from '../../shared/team-schemas';
+import type { Member, RequestRecord, Task, TeamConfig } from '../../shared/schemas';
 import type { Activity, RuntimeEvent, SpawnInput } from '../runtime/types';
 import { activityWords, modelWords, spendWords, leadUsage } from './team-words';
 

@@ -8,7 +8,7 @@
 // changed, from any process), `runner` (the agents this host runs: `runner.agents()`).
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import type { Member, Message, RequestRecord, Task } from '../../shared/team-schemas';
+import type { Member, Message, RequestRecord, Task } from '../../shared/schemas';
 import type { JobInfo } from '../exec/jobs';
 import type { McpHostOptions } from '../mcp/host';
 import type { McpManager } from '../mcp/manager';

@@ -1,7 +1,7 @@
 // Team state in words and numbers, the same in every host: an agent's activity, token
 // totals (the lead's read through its roster schema), and spend with prices from
 // core/runtime/pricing.ts. VS Code's tree and status bar and the CLI's tables use these.
-import type { Member, TeamConfig, Usage } from '../../shared/team-schemas';
+import type { Member, TeamConfig, Usage } from '../../shared/schemas';
 import { parseModelId } from '../model/provider-id';
 import { estimateCost, formatCost } from '../runtime/pricing';
 import type { Activity } from '../runtime/types';

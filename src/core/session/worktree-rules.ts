@@ -3,7 +3,7 @@
 // lives in it, or owns an in-progress task bound to it, and it may act there: it is working,
 // or it is idle while a live host runs it (mail or a task wakes it at any moment). An idle
 // teammate nobody runs does nothing until a host resumes it, and a shut-down one never will.
-import type { Member, Task } from '../../shared/team-schemas';
+import type { Member, Task } from '../../shared/schemas';
 import { liveForeignHost } from '../runtime/lease';
 import type { Team } from '../team/team';
 import type { BranchState } from '../worktree/branch-state';

@@ -1,7 +1,7 @@
 // Claiming a task bound to a worktree (docs/file-formats.md, "Tasks"): the claimer either
 // ends up working in that worktree or does not hold the task. A worktree that cannot be
 // created is a reason the claimer is told, never a crash, and the task goes back unclaimed.
-import type { Task } from '../../shared/team-schemas';
+import type { Task } from '../../shared/schemas';
 import type { TaskBoard } from './task-board';
 
 /** The working folder of worktree `name`, created on first use; throws when it cannot be. */

@@ -12,7 +12,7 @@
 // the check cannot see through (braces, classes, extglobs) counts as overlapping. So
 // `src/a/**` and `src/b/**` are disjoint, `src/**/*.ts` and `src/**/*.md` too, while
 // `src/**` and `**/*.ts` overlap.
-import type { Task } from '../../shared/team-schemas';
+import type { Task } from '../../shared/schemas';
 import { globMatcher } from '../permissions/path-glob';
 import { TaskError } from './task-rules';
 

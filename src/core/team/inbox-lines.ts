@@ -5,7 +5,7 @@
 // (`plan_approval_response` with `plan`, no `approve`) reads as a plan request.
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
-import { Message, normalizeLegacyMessage, type Message as MessageT } from '../../shared/team-schemas';
+import { Message, normalizeLegacyMessage, type Message as MessageT } from '../../shared/schemas';
 
 /** Stable across reads and processes, unique per line: file name + byte offset. */
 export function tutorialMessageId(inboxPath: string, offset: number): string {

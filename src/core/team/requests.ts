@@ -3,7 +3,7 @@
 // Transitions happen under a per-record lock so two responders cannot both win.
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { RequestRecord, type RequestKind } from '../../shared/team-schemas';
+import { RequestRecord, type RequestKind } from '../../shared/schemas';
 import { readJsonFile, readJsonRecord, writeJsonAtomic } from '../util/atomic-file';
 import { withFileLock } from '../util/file-lock';
 import { assertParticipantName } from '../util/names';

@@ -3,7 +3,7 @@
 // missing field). Those are reported and kept aside for the next rewrite; the valid
 // members are the team (docs/file-formats.md, "Roster").
 import { z } from 'zod';
-import { Member, TeamConfig } from '../../shared/team-schemas';
+import { Member, TeamConfig } from '../../shared/schemas';
 import { isTeammateName } from '../util/names';
 import { reportProblem } from '../util/problems';
 

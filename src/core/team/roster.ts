@@ -3,7 +3,7 @@
 import { basename } from 'node:path';
 import { stat } from 'node:fs/promises';
 import { readFile } from 'node:fs/promises';
-import type { Member, MemberStatus, TeamConfig } from '../../shared/team-schemas';
+import type { Member, MemberStatus, TeamConfig } from '../../shared/schemas';
 import { quarantine, writeJsonAtomic } from '../util/atomic-file';
 import { reportProblem } from '../util/problems';
 import { parseRoster } from './roster-parse';

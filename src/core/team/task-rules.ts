@@ -2,7 +2,7 @@
 // tasks it owns, or an unowned one it is claiming; setting an owner follows the claim rules;
 // blockers never form a cycle, and a completed blocker blocks nothing. Pure functions over
 // tasks, applied by the board under its lock.
-import type { Task, TaskStatus } from '../../shared/team-schemas';
+import type { Task, TaskStatus } from '../../shared/schemas';
 
 export class TaskError extends Error {}
 

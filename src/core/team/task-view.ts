@@ -10,7 +10,7 @@
 // tried, as before. See docs/file-formats.md, "Tasks".
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Task } from '../../shared/team-schemas';
+import type { Task } from '../../shared/schemas';
 import { reportProblem } from '../util/problems';
 import { chainText, findCycles } from './task-rules';
 

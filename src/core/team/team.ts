@@ -2,7 +2,7 @@
 // board, plus the protocol operations that touch several of them at once.
 import { lstat, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Member, RequestRecord } from '../../shared/team-schemas';
+import type { Member, RequestRecord } from '../../shared/schemas';
 import { sweepStaleTemps } from '../util/atomic-file';
 import { DirWatcher, type Disposable } from './dir-watcher';
 import { keepOutOfGit, TASKS_GITIGNORE, TEAM_GITIGNORE } from './gitignore';

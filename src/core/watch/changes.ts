@@ -3,7 +3,7 @@
 // change wrote; otherwise it says what is in the way and touches nothing.
 import { readFile, realpath, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import type { Task } from '../../shared/team-schemas';
+import type { Task } from '../../shared/schemas';
 import { WorkspaceFs, type WriteObserver } from '../exec/workspace-fs';
 import { ChangeLog, sha256, type ChangeRecord } from './change-log';
 

@@ -18,7 +18,7 @@ import { appendJsonLine, readJsonLines } from '../team/jsonl';
 import { withFileLock } from '../util/file-lock';
 import type { Mailbox } from '../team/mailbox';
 import { globMatcher } from '../permissions/path-glob';
-import type { Task } from '../../shared/team-schemas';
+import type { Task } from '../../shared/schemas';
 import type { ChangeLog, ChangeRecord } from './change-log';
 
 /** When worktree `name`'s branch was last merged into the workspace branch (seconds). */

@@ -4,7 +4,7 @@
 // one in a temporary folder (the roster and inboxes are what these tools read and write).
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import type { Member } from '../../../src/shared/team-schemas';
+import type { Member } from '../../../src/shared/schemas';
 import { Team } from '../../../src/core/team/team';
 import { teamTools, type TeamToolHost } from '../../../src/core/runtime/tools/team';
 import { ToolSet, type AgentHandle, type ToolHost } from '../../../src/core/runtime/tools';

@@ -4,7 +4,7 @@
 // text the model reads) or `defineJsonTool` (input given as JSON Schema, as an MCP server
 // hands it over); both come out as the same `ToolDefinition`, which is all a ToolSet needs.
 import { z } from 'zod';
-import type { Member } from '../../../shared/team-schemas';
+import type { Member } from '../../../shared/schemas';
 import { toolFacts, type ToolFacts } from '../../../shared/tool-facts';
 import type { JobManager } from '../../exec/jobs';
 import type { ProcessRegistry } from '../../exec/process-group';

@@ -1,6 +1,6 @@
 // Mail the user sends: to one participant, or to every running teammate.
 import { z } from 'zod';
-import { ParticipantName } from '../../../shared/team-schemas';
+import { ParticipantName } from '../../../shared/schemas';
 import { describeFailed } from '../../team/mailbox';
 import { ActionError, defineAction, Text } from './action';
 

@@ -1,7 +1,7 @@
 // The user's answer to a teammate's plan: one path for every host (the notification, the
 // Team tree, the inbox, `agent-teams approve`, `/approve`).
 import { z } from 'zod';
-import type { RequestRecord } from '../../../shared/team-schemas';
+import type { RequestRecord } from '../../../shared/schemas';
 import { ActionError, defineAction, RequestId, Text, type ActionScope } from './action';
 
 async function decide(scope: ActionScope, requestId: string, approve: boolean, feedback: string): Promise<RequestRecord> {

@@ -2,8 +2,8 @@
 // worktree teammate's branch, cancel its open entry, retry its failed or cancelled one. The
 // queue's refusals (unknown teammate, nothing to merge, already queued…) are said as they are.
 import { z } from 'zod';
-import type { MergeEntry } from '../../../shared/merge-queue-schema';
-import { ParticipantName } from '../../../shared/team-schemas';
+import type { MergeEntry } from '../../../shared/schemas/merge-queue';
+import { ParticipantName } from '../../../shared/schemas';
 import { MergeQueueError } from '../../merge/merge-queue';
 import { ActionError, defineAction } from './action';
 

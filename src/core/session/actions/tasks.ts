@@ -1,7 +1,7 @@
 // The task board as the user changes it: create, complete (which unblocks the tasks waiting
 // for it), drop blockers (a blocker deleted or moved aside as corrupt never completes).
 import { z } from 'zod';
-import type { Task } from '../../../shared/team-schemas';
+import type { Task } from '../../../shared/schemas';
 import { normalizeGlobs } from '../../team/file-ownership';
 import { ActionError, defineAction, TaskId, Text } from './action';
 

@@ -1,6 +1,6 @@
 // Teammates the user starts, stops, asks to shut down or to plan first.
 import { z } from 'zod';
-import { ParticipantName, type Member } from '../../../shared/team-schemas';
+import { ParticipantName, type Member } from '../../../shared/schemas';
 import { assertTeammateName } from '../../util/names';
 import { defineAction, Text } from './action';
 
