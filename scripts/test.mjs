@@ -1,8 +1,10 @@
 // The one test command: build, typecheck, then every test under out/test with node:test.
 // `--no-e2e` skips the code-server end-to-end suite (it provisions code-server + Chromium first).
 import { spawn } from 'node:child_process';
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { packageExtension } from './package.mjs';
 
 const argv = process.argv.slice(2);
 const noE2e = argv.includes('--no-e2e') || process.env.AGENT_TEAMS_NO_E2E === '1';
@@ -81,7 +83,12 @@ const all = [...unit, ...e2e];
 if (all.length === 0) { console.error('no test files found'); process.exit(1); }
 code = unit.length ? await runTests([...nodeArgs, '--test-concurrency=2', ...unit]) : 0;
 if (e2e.length) {
+  // One package for every e2e suite (test/e2e/harness/package.ts); a suite run alone makes its own.
+  const vsix = join(tmpdir(), `agent-teams-e2e-${process.pid}.vsix`);
+  const packaged = await packageExtension(vsix).then(() => true, (err) => { console.error(`package: ${err.message}`); return false; });
+  if (packaged) process.env.AGENT_TEAMS_E2E_VSIX = vsix;
   const c2 = await runTests([...nodeArgs, '--test-concurrency=1', ...e2e]);
+  await rm(vsix, { force: true });
   code = code || c2;
 }
 console.log(`\n${totals.pass} passed, ${totals.fail} failed`);

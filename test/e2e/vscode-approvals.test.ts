@@ -8,7 +8,6 @@
 //
 // The fake model (approvals-model.ts) answers from what each request says, never from call order.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,11 +17,11 @@ import { keyFingerprint, startFakeApi, type FakeApi, type RecordedRequest } from
 import {
   API_KEY, NEW_KEY, ApprovalsModel, ASK_BUDGET, ASK_SAM, ASK_UMA, CMD_ALLOW, CMD_ALWAYS, CMD_DENY, CMD_LONG, CMD_LONG_TEXT, DENIED, TIM_PROMPT, VIC_MAIL,
 } from './approvals-model';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import type { CodeServer } from './harness/code-server';
 import { failureReport } from './harness/failure-report';
 import { allText, newest } from './harness/model-text';
-import { repoRoot } from './harness/paths';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { until } from './harness/until';
 
 const CONTAINER = 'agentTeams';
@@ -31,16 +30,6 @@ const WAIT_MS = 30_000;
 const QUIET_MS = 4_000;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-/** The packaged extension, built once for both suites of this file. */
-let vsix: string | undefined;
-function packagedVsix(): string {
-  if (!vsix) {
-    vsix = join(tmpdir(), `agent-teams-approvals-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
-  }
-  return vsix;
-}
 
 /** The host's live processes running `sleep 417` (CMD_LONG's child), wherever they were started. */
 async function hostSleepers(): Promise<number[]> {
@@ -76,7 +65,8 @@ interface SessionOptions {
 
 function session(name: string, settings: Record<string, unknown>, opts: SessionOptions = {}) {
   const s = {
-    workspace: '', api: undefined as FakeApi | undefined, server: undefined as CodeServer | undefined, wb: undefined as Workbench | undefined,
+    workspace: '', api: undefined as FakeApi | undefined, vs: undefined as SuiteWorkbench | undefined,
+    server: undefined as CodeServer | undefined, wb: undefined as Workbench | undefined,
     file: (rel: string) => readFile(join(s.workspace, rel), 'utf8'),
     row: (label: string) => s.wb!.treeRow(CONTAINER, label),
     async start(): Promise<void> {
@@ -84,18 +74,12 @@ function session(name: string, settings: Record<string, unknown>, opts: SessionO
       new ApprovalsModel().install(s.api);
       s.workspace = await mkdtemp(join(tmpdir(), `agent-teams-${name}-`));
       await opts.seed?.(s.workspace);
-      s.server = await startCodeServer({
-        vsixPath: packagedVsix(), workspace: s.workspace,
-        settings: { 'agentTeams.baseUrl': s.api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1, ...settings },
-        env: { ANTHROPIC_API_KEY: opts.envKey ?? API_KEY, ANTHROPIC_BASE_URL: '' },
-      });
-      s.wb = await openWorkbench(s.server.url);
-      await s.wb.openContainer('Agent Teams');
+      s.vs = await openSuiteWorkbench(name, { workspace: s.workspace, apiUrl: s.api.url, apiKey: opts.envKey ?? API_KEY, settings });
+      ({ server: s.server, wb: s.wb } = s.vs);
     },
     async stop(): Promise<void> {
       if (s.wb && process.env.AGENT_TEAMS_E2E_SHOTS) await s.wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, `vscode-${name}.png`));
-      await s.wb?.close();
-      await s.server?.stop();
+      await s.vs?.close();
       await s.api?.close();
       if (s.workspace) await rm(s.workspace, { recursive: true, force: true });
     },
@@ -104,9 +88,6 @@ function session(name: string, settings: Record<string, unknown>, opts: SessionO
   return s;
 }
 
-after(async () => {
-  if (vsix) await rm(vsix, { force: true });
-});
 
 describe('VS Code approvals: bash approval, force stop, API errors', () => {
   const s = session('approvals', { 'agentTeams.toolApproval.bash': 'ask' });

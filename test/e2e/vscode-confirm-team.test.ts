@@ -3,46 +3,35 @@
 // listing the whole team; Decline… asks what to change and the lead reads it in every spawn's
 // result, nobody started; the changed team's Start starts it.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { reply, startFakeApi, toolUse, type FakeApi } from '../fake-api';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { failureReport } from './harness/failure-report';
-import { repoRoot } from './harness/paths';
 import { until } from './harness/until';
 
 const CONTAINER = 'agentTeams';
 
 describe('VS Code confirmTeam: the whole team in one notification, declined with a reason, then started', () => {
   const s = {
-    workspace: '', vsix: '', api: undefined as FakeApi | undefined, server: undefined as CodeServer | undefined, wb: undefined as Workbench | undefined,
+    workspace: '', api: undefined as FakeApi | undefined, vs: undefined as SuiteWorkbench | undefined, wb: undefined as Workbench | undefined,
   };
   before(async () => {
-    s.vsix = join(tmpdir(), `agent-teams-confirm-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', s.vsix], { stdio: ['ignore', 2, 2] });
     s.api = await startFakeApi();
     s.workspace = await mkdtemp(join(tmpdir(), 'agent-teams-confirm-'));
-    s.server = await startCodeServer({
-      vsixPath: s.vsix, workspace: s.workspace,
-      settings: {
-        'agentTeams.baseUrl': s.api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1,
-        'agentTeams.toolApproval.bash': 'allow', 'agentTeams.confirmTeam': true,
-      },
-      env: { ANTHROPIC_API_KEY: 'sk-e2e-confirm', ANTHROPIC_BASE_URL: '' },
+    s.vs = await openSuiteWorkbench('confirm', {
+      workspace: s.workspace, apiUrl: s.api.url, apiKey: 'sk-e2e-confirm',
+      settings: { 'agentTeams.toolApproval.bash': 'allow', 'agentTeams.confirmTeam': true },
     });
-    s.wb = await openWorkbench(s.server.url);
-    await s.wb.openContainer('Agent Teams');
+    s.wb = s.vs.wb;
   });
   after(async () => {
-    await s.wb?.close();
-    await s.server?.stop();
+    await s.vs?.close();
     await s.api?.close();
     await rm(s.workspace, { recursive: true, force: true });
-    await rm(s.vsix, { force: true });
   });
 
   it('asks once for the team; Decline… tells the lead why and starts nobody; Start starts the changed team', async () => {
@@ -82,7 +71,7 @@ describe('VS Code confirmTeam: the whole team in one notification, declined with
       assert.deepEqual(roster.members.map((m) => m.name), ['amy']);
       assert.equal(api.requests('bob').length, 0);
     } catch (err) {
-      await failureReport(err, s);
+      await failureReport(err, { ...s, server: s.vs?.server });
     }
   });
 });

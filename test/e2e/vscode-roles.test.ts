@@ -4,46 +4,35 @@
 // "planning — waiting for approval" while its write is refused — as does the header of its
 // transcript panel — and Approve in the plan's notification lets the write through.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { reply, startFakeApi, toolUse, type FakeApi } from '../fake-api';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { failureReport } from './harness/failure-report';
-import { repoRoot } from './harness/paths';
 import { until } from './harness/until';
 
 const CONTAINER = 'agentTeams';
 
 describe('VS Code roles: spawn from a definition, plan mode, approve from the notification', () => {
   const s = {
-    workspace: '', vsix: '', api: undefined as FakeApi | undefined, server: undefined as CodeServer | undefined, wb: undefined as Workbench | undefined,
+    workspace: '', api: undefined as FakeApi | undefined, vs: undefined as SuiteWorkbench | undefined, wb: undefined as Workbench | undefined,
   };
   before(async () => {
-    s.vsix = join(tmpdir(), `agent-teams-roles-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', s.vsix], { stdio: ['ignore', 2, 2] });
     s.api = await startFakeApi();
     s.workspace = await mkdtemp(join(tmpdir(), 'agent-teams-roles-'));
     await mkdir(join(s.workspace, '.claude', 'agents'), { recursive: true });
     await writeFile(join(s.workspace, '.claude', 'agents', 'architect.md'),
       '---\nname: architect\ndescription: Designs before anyone builds\nmodel: opus\n---\nARCHITECT-RULES: write design.md only.\n');
-    s.server = await startCodeServer({
-      vsixPath: s.vsix, workspace: s.workspace,
-      settings: { 'agentTeams.baseUrl': s.api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1, 'agentTeams.toolApproval.bash': 'allow' },
-      env: { ANTHROPIC_API_KEY: 'sk-e2e-roles', ANTHROPIC_BASE_URL: '' },
-    });
-    s.wb = await openWorkbench(s.server.url);
-    await s.wb.openContainer('Agent Teams');
+    s.vs = await openSuiteWorkbench('roles', { workspace: s.workspace, apiUrl: s.api.url, apiKey: 'sk-e2e-roles', settings: { 'agentTeams.toolApproval.bash': 'allow' } });
+    s.wb = s.vs.wb;
   });
   after(async () => {
-    await s.wb?.close();
-    await s.server?.stop();
+    await s.vs?.close();
     await s.api?.close();
     await rm(s.workspace, { recursive: true, force: true });
-    await rm(s.vsix, { force: true });
   });
 
   it('spawns from the quick pick, holds the write until the plan is approved from its notification', async () => {
@@ -89,7 +78,7 @@ describe('VS Code roles: spawn from a definition, plan mode, approve from the no
       await until('the row no longer says planning', async () => (await wb.treeRow(CONTAINER, 'planning — waiting for approval').count()) === 0, 30_000);
       await until('the panel no longer says planning', async () => !/planning/.test(await header.textContent() ?? 'planning'), 30_000);
     } catch (err) {
-      await failureReport(err, s);
+      await failureReport(err, { ...s, server: s.vs?.server });
     }
   });
 });

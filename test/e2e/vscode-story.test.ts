@@ -8,16 +8,15 @@
 // The fake model (story-model.ts) answers from what each request says, never from call order,
 // and holds some answers until the test has seen the state it wants to check.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { keyFingerprint, startFakeApi, type FakeApi } from '../fake-api';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import type { CodeServer } from './harness/code-server';
 import { failureReport } from './harness/failure-report';
-import { repoRoot } from './harness/paths';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { allText, newest } from './harness/model-text';
 import { until } from './harness/until';
 import {
@@ -36,7 +35,7 @@ describe('VS Code story: a team run through the UI', () => {
   let api: FakeApi;
   let server: CodeServer | undefined;
   let wb: Workbench | undefined;
-  const cleanup: string[] = [];
+  let vs: SuiteWorkbench | undefined;
   const model = new StoryModel();
 
   const requestsDir = () => join(workspace, '.team', 'requests');
@@ -60,26 +59,17 @@ describe('VS Code story: a team run through the UI', () => {
     api = await startFakeApi();
     model.install(api);
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-story-'));
-    const vsixPath = join(workspace, '..', `${workspace.split('/').pop()}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsixPath], { stdio: ['ignore', 2, 2] });
-    cleanup.push(vsixPath);
-    server = await startCodeServer({
-      vsixPath, workspace,
-      settings: { 'agentTeams.baseUrl': api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1 },
-      // No key from the environment: the key comes from the Set API Key command.
-      env: { ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' },
-    });
-    wb = await openWorkbench(server.url);
-    await wb.openContainer('Agent Teams');
+    // No key from the environment: the key comes from the Set API Key command.
+    vs = await openSuiteWorkbench('story', { workspace, apiUrl: api.url, apiKey: '' });
+    ({ server, wb } = vs);
   });
 
   after(async () => {
     if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, 'vscode-story.png'));
     model.release();
-    await wb?.close();
-    await server?.stop();
+    await vs?.close();
     await api?.close();
-    for (const p of [workspace, ...cleanup]) if (p) await rm(p, { recursive: true, force: true });
+    if (workspace) await rm(workspace, { recursive: true, force: true });
   });
 
   const diagnose = (err: unknown) => failureReport(err, { wb, api, server, workspace });

@@ -8,18 +8,17 @@
 //
 // The fake model (transcript-model.ts) answers from what each request says, never from call order.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame } from 'playwright-core';
 import { startFakeApi, type FakeApi } from '../fake-api';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
+import type { Workbench } from './harness/browser';
+import type { CodeServer } from './harness/code-server';
 import { failureReport } from './harness/failure-report';
 import { newest } from './harness/model-text';
-import { repoRoot } from './harness/paths';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { until } from './harness/until';
 import {
   API_KEY, APPROVED_TEXT, ASK, CMD_WAIT, GO_FILE, HAND_BY_WES, HAND_FILE, HAND_TEXT, NOTES_AFTER, NOTES_BEFORE, PLAN, RESULT_MARK,
@@ -33,7 +32,7 @@ describe('VS Code: watching a teammate work (transcript panel, Changes view)', (
   let api: FakeApi;
   let server: CodeServer | undefined;
   let wb: Workbench | undefined;
-  const cleanup: string[] = [];
+  let vs: SuiteWorkbench | undefined;
 
   const row = (label: string) => wb!.treeRow(CONTAINER, label);
   const file = (rel: string) => readFile(join(workspace, rel), 'utf8');
@@ -78,27 +77,18 @@ describe('VS Code: watching a teammate work (transcript panel, Changes view)', (
     new TranscriptModel().install(api);
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-transcript-'));
     await writeFile(join(workspace, 'notes.txt'), NOTES_BEFORE);
-    const vsixPath = join(workspace, '..', `${workspace.split('/').pop()}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsixPath], { stdio: ['ignore', 2, 2] });
-    cleanup.push(vsixPath);
-    server = await startCodeServer({
-      vsixPath, workspace,
-      settings: {
-        'agentTeams.baseUrl': api.url, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1,
-        'agentTeams.toolApproval.bash': 'allow', 'agentTeams.transcript.view': 'normal',
-      },
-      env: { ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: '' },
+    vs = await openSuiteWorkbench('transcript', {
+      workspace, apiUrl: api.url, apiKey: API_KEY,
+      settings: { 'agentTeams.toolApproval.bash': 'allow', 'agentTeams.transcript.view': 'normal' },
     });
-    wb = await openWorkbench(server.url);
-    await wb.openContainer('Agent Teams');
+    ({ server, wb } = vs);
   });
 
   after(async () => {
     if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, 'vscode-transcript.png'));
-    await wb?.close();
-    await server?.stop();
+    await vs?.close();
     await api?.close();
-    for (const p of [workspace, ...cleanup]) if (p) await rm(p, { recursive: true, force: true });
+    if (workspace) await rm(workspace, { recursive: true, force: true });
   });
 
   const diagnose = (err: unknown) => failureReport(err, { wb, api, server, workspace });

@@ -3,16 +3,14 @@
 // from the card, composer), the plan notification, and a status change made by another
 // process reaching the tree.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Team } from '../../src/core/team/team';
 import { seedTeam } from '../vscode/seed-team';
-import { openWorkbench, type Workbench } from './harness/browser';
-import { startCodeServer, type CodeServer } from './harness/code-server';
-import { repoRoot } from './harness/paths';
+import type { Workbench } from './harness/browser';
+import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 
 const EXT = 'agent-teams.agent-teams';
 const CONTAINER = 'agentTeams';
@@ -31,28 +29,22 @@ describe('VS Code UI', () => {
   let workspace: string;
   let team: Team;
   let planId: string;
-  let server: CodeServer | undefined;
   let wb: Workbench | undefined;
-  const cleanup: string[] = [];
+  let vs: SuiteWorkbench | undefined;
 
   before(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-ui-'));
     ({ team, planRequestId: planId } = await seedTeam(workspace));
-    // The packaged extension, as a user installs it.
-    const vsixPath = join(workspace, '..', `${workspace.split('/').pop()}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsixPath], { stdio: ['ignore', 2, 2] });
-    cleanup.push(vsixPath);
-    server = await startCodeServer({ vsixPath, workspace });
-    wb = await openWorkbench(server.url);
-    await wb.openContainer('Agent Teams');
+    // The packaged extension, as a user installs it; no model (the seeded team is watched).
+    vs = await openSuiteWorkbench('ui', { workspace });
+    ({ wb } = vs);
   });
 
   after(async () => {
     if (wb && process.env.AGENT_TEAMS_E2E_SHOTS) await wb.screenshot(join(process.env.AGENT_TEAMS_E2E_SHOTS, 'vscode-ui.png'));
-    await wb?.close();
-    await server?.stop();
+    await vs?.close();
     team?.dispose();
-    for (const p of [workspace, ...cleanup]) if (p) await rm(p, { recursive: true, force: true });
+    if (workspace) await rm(workspace, { recursive: true, force: true });
   });
 
   it('shows the container with the team, its status words and the board', async () => {

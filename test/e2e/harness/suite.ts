@@ -1,14 +1,10 @@
-// One e2e suite's VS Code, as most suites start it: the extension packaged (.vsix), code-server
-// on the suite's workspace with the model at the fake API and the team's idle settings the
-// suites share, the workbench open on the Agent Teams container. `close` ends all of it and
-// removes the package; the fake API and the workspace stay the suite's.
-import { execFileSync } from 'node:child_process';
-import { rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// One e2e suite's VS Code, as the suites start it: the packaged extension (harness/package.ts),
+// code-server on the suite's workspace with the model at the fake API (when there is one) and
+// the team's idle settings the suites share, the workbench open on the Agent Teams container.
+// `close` ends all of it; the fake API and the workspace stay the suite's.
 import { openWorkbench, type Workbench } from './browser';
-import { startCodeServer, type CodeServer } from './code-server';
-import { repoRoot } from './paths';
+import { startCodeServer, type CodeServer, type CodeServerOptions } from './code-server';
+import { packagedVsix } from './package';
 
 export interface SuiteWorkbench {
   server: CodeServer;
@@ -16,15 +12,24 @@ export interface SuiteWorkbench {
   close(): Promise<void>;
 }
 
-export async function openSuiteWorkbench(name: string, o: { workspace: string; apiUrl: string; apiKey: string; settings?: Record<string, unknown> }): Promise<SuiteWorkbench> {
-  const vsix = join(tmpdir(), `agent-teams-${name}-${process.pid}.vsix`);
+export interface SuiteOptions {
+  workspace: string;
+  /** The fake Messages API; without one the extension has no model (a seeded team is only watched). */
+  apiUrl?: string;
+  /** ANTHROPIC_API_KEY in the window's environment ('' for none: the key is then asked for). */
+  apiKey?: string;
+  settings?: Record<string, unknown>;
+  trust?: CodeServerOptions['trust'];
+}
+
+export async function openSuiteWorkbench(name: string, o: SuiteOptions): Promise<SuiteWorkbench> {
+  const vsix = packagedVsix(name);
   let server: CodeServer | undefined;
   try {
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
     server = await startCodeServer({
-      vsixPath: vsix, workspace: o.workspace,
-      settings: { 'agentTeams.baseUrl': o.apiUrl, 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1, ...o.settings },
-      env: { ANTHROPIC_API_KEY: o.apiKey, ANTHROPIC_BASE_URL: '' },
+      vsixPath: vsix.path, workspace: o.workspace, trust: o.trust,
+      settings: { ...(o.apiUrl ? { 'agentTeams.baseUrl': o.apiUrl } : {}), 'agentTeams.idleTimeoutSeconds': 0, 'agentTeams.idlePollSeconds': 1, ...o.settings },
+      env: { ANTHROPIC_API_KEY: o.apiKey ?? '', ANTHROPIC_BASE_URL: '' },
     });
     const wb = await openWorkbench(server.url);
     await wb.openContainer('Agent Teams');
@@ -34,12 +39,12 @@ export async function openSuiteWorkbench(name: string, o: { workspace: string; a
       close: async () => {
         await wb.close();
         await s.stop();
-        await rm(vsix, { force: true });
+        await vsix.dispose();
       },
     };
   } catch (err) {
     await server?.stop();
-    await rm(vsix, { force: true });
+    await vsix.dispose();
     throw err;
   }
 }
