@@ -2,8 +2,8 @@
 // - mailbox.concurrent: writer processes append to one inbox while one reader consumes it;
 //   counts lost / duplicated / reordered messages and throughput.
 // - mailbox.wake: a message sent from another process → the subscriber's callback.
-// Tunables (env): BENCH_MAILBOX_MSGS (50000 total over 8 writers), BENCH_MAILBOX_SINGLE_MSGS
-// (20000), BENCH_MAILBOX_WINDOW (sends in flight per writer, 1), BENCH_MAILBOX_PIPELINE (64:
+// Tunables (env): BENCH_MAILBOX_MSGS (24000 total over 8 writers), BENCH_MAILBOX_SINGLE_MSGS
+// (10000), BENCH_MAILBOX_WINDOW (sends in flight per writer, 1), BENCH_MAILBOX_PIPELINE (64:
 // the window of the pipelined single-writer rows), BENCH_WAKE_SAMPLES (60),
 // BENCH_NAIVE_WAKE_SECONDS (25: the span over which naive wake sends are spread).
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,8 +16,8 @@ import { bench, latency, note, round, wallMs, type Figures } from './lib/report'
 import type { WriterResult } from './fixtures/writer';
 
 const env = (k: string, d: number): number => (process.env[k] ? Number(process.env[k]) : d);
-const TOTAL = env('BENCH_MAILBOX_MSGS', 50_000);
-const SINGLE = env('BENCH_MAILBOX_SINGLE_MSGS', 20_000);
+const TOTAL = env('BENCH_MAILBOX_MSGS', 24_000);
+const SINGLE = env('BENCH_MAILBOX_SINGLE_MSGS', 10_000);
 const WINDOW = env('BENCH_MAILBOX_WINDOW', 1);
 const PIPELINE = env('BENCH_MAILBOX_PIPELINE', 64);
 const WAKE_SAMPLES = env('BENCH_WAKE_SAMPLES', 60);

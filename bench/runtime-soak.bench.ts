@@ -1,6 +1,6 @@
 // runtime.soak_rss (issue 12, item 9): memory over a long run at a fixed size. The busy board
 // of runtime.loop_lag (fixtures/busy-board.ts: 1,300 tasks, 12 working and 6 idle teammates)
-// runs for BENCH_SOAK_SECONDS (240); conversations compact at BENCH_SOAK_COMPACT_TOKENS
+// runs for BENCH_SOAK_SECONDS (150); conversations compact at BENCH_SOAK_COMPACT_TOKENS
 // (20,000), as a long-running team's would, so nothing has a reason to grow. Every second the
 // process's RSS and V8 heap are sampled; every 10 s the live heap after a full GC. Reported:
 // the medians of the first and the last minute, and their ratio.
@@ -11,7 +11,7 @@ import { noteMachine, sleep } from './fixtures/runtime-common';
 import { spawnAll, startBusyBoard } from './fixtures/busy-board';
 
 const env = (k: string, d: number): number => (process.env[k] ? Number(process.env[k]) : d);
-const SECONDS = env('BENCH_SOAK_SECONDS', 240);
+const SECONDS = env('BENCH_SOAK_SECONDS', 150);
 const COMPACT = env('BENCH_SOAK_COMPACT_TOKENS', 20_000);
 const MB = 2 ** 20;
 
