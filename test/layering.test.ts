@@ -98,6 +98,15 @@ test('hosts reach the core only through its door: src/vscode and src/cli import 
   assert.deepEqual(bad, []);
 });
 
+test('no engine imports the session: core/session is the door, built on the engine, never under it', async () => {
+  const { edges } = await load();
+  const door = join(src, 'core', 'session');
+  const bad = edges
+    .filter((e) => layerOf(e.from) === 'core' && !e.from.startsWith(door + '/') && (e.to.startsWith(door + '/') || e.to === door))
+    .map((e) => `${relative(repo, e.from)} imports ${e.spec}`);
+  assert.deepEqual(bad, []);
+});
+
 test('no import circles among source files', async () => {
   const { files, edges } = await load();
   const next = new Map<string, string[]>(files.map((f) => [f, []]));

@@ -39,7 +39,7 @@ export interface ActivitySource {
   mcpServers?(): McpServerInfo[];
   /** The agent's background jobs this host runs. */
   jobs?(agent: string): JobInfo[];
-  /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/session/worktree-rules.ts). */
+  /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/worktree/in-use.ts). */
   removableWorktrees?(): Promise<string[]>;
   /** Where commands run (docs/security.md); undefined until read. */
   sandbox?(): SandboxReport | undefined;

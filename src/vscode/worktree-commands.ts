@@ -44,7 +44,7 @@ async function inUseHint<T>(run: Promise<T>): Promise<T> {
   try {
     return await run;
   } catch (err) {
-    throw err instanceof WorktreeInUseError ? new WorktreeInUseError(err.worktree, err.users, IN_USE_HINT) : err;
+    throw err instanceof WorktreeInUseError ? err.withHint(IN_USE_HINT) : err;
   }
 }
 

@@ -13,7 +13,7 @@
 
 // ── the session ──
 export { SessionError, TeamSession, type AgentOptions, type TeamSessionOptions } from './team-session';
-export { WorktreeInUseError, type WorktreeView } from './worktree-rules';
+export { WorktreeInUseError, type WorktreeView } from '../worktree/in-use';
 export * from './actions';
 
 // ── the host contract ──

@@ -1,7 +1,7 @@
 // The team session: the one object a host (a VS Code window, a CLI process, a test) holds
 // over one workspace. It owns the team (one roster, one set of mailboxes, one folder
 // watcher per process), every action the user takes, the rules both hosts need
-// (team-words.ts, worktree-rules.ts) and, when agents may run here, the agent runner — loaded
+// (team-words.ts; core/worktree/in-use.ts) and, when agents may run here, the agent runner — loaded
 // only then, so a host that only shows the team never loads the agent loops or the SDK.
 //
 // Extension points for host features: `onEvent` (what agents do), `subscribe` (team files
@@ -27,7 +27,7 @@ import { WorktreeManager } from '../worktree/manager';
 import { MergeQueue } from '../merge/merge-queue';
 import { hostLabel } from './team-words';
 import { describeSandbox, type SandboxReport } from '../sandbox/describe';
-import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from './worktree-rules';
+import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from '../worktree/in-use';
 
 export interface TeamSessionOptions {
   root: string;
@@ -278,12 +278,12 @@ export class TeamSession {
     return this.mq;
   }
 
-  /** Every worktree with where its branch stands and whether its removal is offered (worktree-rules.ts). */
+  /** Every worktree with where its branch stands and whether its removal is offered (core/worktree/in-use.ts). */
   worktreeViews(): Promise<WorktreeView[]> {
     return worktreeViews(this.team, this.worktrees);
   }
 
-  /** Teammates that use worktree `name` now (worktree-rules.ts). */
+  /** Teammates that use worktree `name` now (core/worktree/in-use.ts). */
   worktreeUsers(name: string): Promise<string[]> {
     return worktreeUsers(this.team, name, this.worktrees.pathOf(name));
   }
