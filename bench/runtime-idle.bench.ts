@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const requests = after.requests - before.requests - (lead1.requests - lead0.requests);
   await Promise.all(naive);
   const n = naiveApi.usage();
-  const status = (await ours.rt.team.roster.list()).map((m) => `${m.name}:${m.status}`).join(' ');
+  const status = (await ours.rt.view.members()).map((m) => `${m.name}:${m.status}`).join(' ');
   note(`ours: ${TEAMMATES} idle teammates, ${SECONDS} s: ${requests} model requests, ${tokens} tokens (roster: ${status}); the lead, its quiet-team wake answered before: ${lead1.requests - lead0.requests} requests, ${leadTokens} tokens`);
   note(`naive: ${TEAMMATES} loops polling the model every ${POLL_MS / 1000} s: ${n.requests} requests, ${tokensOf(n)} tokens`);
   bench('runtime.idle_tokens', 'ours', { teammates: TEAMMATES, seconds: SECONDS, tokens, requests, lead_tokens: leadTokens, lead_requests: lead1.requests - lead0.requests });

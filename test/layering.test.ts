@@ -98,6 +98,103 @@ test('hosts reach the core only through its door: src/vscode and src/cli import 
   assert.deepEqual(bad, []);
 });
 
+/**
+ * The engine values the door (core/session's index, models, containers) may hand a host, by
+ * kind: anything else a host needs is a view, an action or an event of the session. Types
+ * are free (data has no behaviour); a new value here is a decision, made in this list.
+ */
+const DOOR_VALUES: Record<string, string[]> = {
+  // Words: team state and its numbers, worded the same in every host (pure functions).
+  words: [
+    'askReason', 'branchStateWords', 'commandLine', 'describeIgnored', 'entryWords', 'estimateCost', 'formatCost',
+    'gitExposureWarning', 'isPlanning', 'PLANNING_WORDS', 'positions', 'preparedWords', 'proposalText', 'sandboxReportText',
+    'shownEntries', 'stateWords', 'teamProposalText', 'unifiedDiff', 'changeLines', 'overlapsOf', 'liveForeignHost', 'providerOf',
+  ],
+  // Checks of what the user typed (pure).
+  checks: ['assertParticipantName', 'assertTeammateName', 'isParticipantName', 'NAME_RE', 'checkName', 'normalizeGlobs', 'WorktreeSetupSchema', 'containerFileSchema'],
+  // The folder's configuration, read before a session starts agents (trust, settings, roles,
+  // hooks, MCP, sandbox): what the user is asked about or shown before anything runs.
+  configuration: [
+    'DEFAULT_SETTINGS', 'readTeamSettings', 'setTeamSettingsTrusted', 'resolveModel', 'loadTeamDefinitions', 'HOOK_EVENTS', 'loadHookConfig',
+    'readMcpConfig', 'describeSandbox', 'trackedHidden', 'controlFilesOf', 'fingerprints', 'hooksUsable', 'readControlFiles', 'untrustedChanges',
+    'resolveContainerSettings', 'writeJsonAtomic',
+  ],
+  // Reads a view makes on demand (a file at a commit for a diff editor, which merges landed a change).
+  reads: ['fileAtCommit', 'mergeMarks'],
+  // Problems reported once per process, shown by the host.
+  problems: ['onProblem', 'reportProblem', 'coalesce'],
+  // Errors hosts tell apart (instanceof) to word them their way; never constructed by a host.
+  errors: ['WorktreeError', 'WorktreeInUseError'],
+  // The model client (models.ts: loaded with the first agent) and the containers (containers.ts).
+  factories: ['createModelClient', 'createModelFactory', 'resolveModelConfig', 'resolveOpenAIConfig', 'openContainers'],
+};
+
+/** Names a door file re-exports from outside core/session, values and types apart. */
+function reexports(text: string): { values: string[]; star: string[] } {
+  const code = text.replace(/^\s*\/\/.*$/gm, '');
+  const values: string[] = [];
+  const star: string[] = [];
+  for (const m of code.matchAll(/export\s+(type\s+)?\{([^}]*)\}\s*from\s*'([^']+)'/g)) {
+    if (!m[3]!.startsWith('..') || m[1]) continue;
+    for (const n of m[2]!.split(',').map((x) => x.trim()).filter(Boolean)) if (!n.startsWith('type ')) values.push(n.split(/\s+as\s+/).pop()!);
+  }
+  for (const m of code.matchAll(/export\s+\*\s+from\s*'([^']+)'/g)) if (m[1]!.startsWith('..')) star.push(m[1]!);
+  return { values, star };
+}
+
+const DOOR_FILES = ['index.ts', 'models.ts', 'containers.ts'];
+
+test('the door hands out views, not parts: it re-exports only the engine values listed in DOOR_VALUES, and no engine module whole', async () => {
+  const { text } = await load();
+  const allowed = new Set(Object.values(DOOR_VALUES).flat());
+  const extra: string[] = [];
+  const stars: string[] = [];
+  for (const f of DOOR_FILES) {
+    const { values, star } = reexports(text.get(join(src, 'core', 'session', f))!);
+    extra.push(...values.filter((v) => !allowed.has(v)).map((v) => `${f}: ${v}`));
+    stars.push(...star.map((s) => `${f}: export * from ${s}`));
+  }
+  assert.deepEqual(extra, [], 'an engine value through the door: make it a view of the session, or add it to DOOR_VALUES with its kind');
+  assert.deepEqual(stars, []);
+});
+
+test('hosts import the door\'s front only (index, models, containers): never parts.ts or another file behind it', async () => {
+  const { edges } = await load();
+  const door = join(src, 'core', 'session');
+  const front = new Set(DOOR_FILES.map((f) => join(door, f)));
+  const bad = edges
+    .filter((e) => ['vscode', 'cli'].includes(layerOf(e.from)) && e.to.startsWith(door + '/') && !front.has(e.to))
+    .map((e) => `${relative(repo, e.from)} imports ${e.spec}`);
+  assert.deepEqual(bad, []);
+});
+
+test('hosts construct no engine class: the session (TeamSession) is the one thing a host makes with new', async () => {
+  const { edges, text } = await load();
+  const door = join(src, 'core', 'session');
+  const bad: string[] = [];
+  for (const [f, t] of text) {
+    if (!['vscode', 'cli'].includes(layerOf(f))) continue;
+    if (!edges.some((e) => e.from === f && e.to.startsWith(door + '/'))) continue;
+    const fromDoor = new Set<string>();
+    for (const m of t.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'[./]*core\/session[^']*'/g)) {
+      for (const n of m[1]!.split(',').map((x) => x.trim().replace(/^type\s+/, '')).filter(Boolean)) fromDoor.add(n.split(/\s+as\s+/).pop()!);
+    }
+    for (const m of t.matchAll(/\bnew\s+([A-Za-z_$][\w$]*)/g)) {
+      if (fromDoor.has(m[1]!) && m[1] !== 'TeamSession') bad.push(`${relative(repo, f)}: new ${m[1]}`);
+    }
+  }
+  assert.deepEqual(bad, []);
+});
+
+test('no engine imports the session: core/session is the door, built on the engine, never under it', async () => {
+  const { edges } = await load();
+  const door = join(src, 'core', 'session');
+  const bad = edges
+    .filter((e) => layerOf(e.from) === 'core' && !e.from.startsWith(door + '/') && (e.to.startsWith(door + '/') || e.to === door))
+    .map((e) => `${relative(repo, e.from)} imports ${e.spec}`);
+  assert.deepEqual(bad, []);
+});
+
 test('no import circles among source files', async () => {
   const { files, edges } = await load();
   const next = new Map<string, string[]>(files.map((f) => [f, []]));

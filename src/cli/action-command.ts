@@ -1,7 +1,7 @@
 // A subcommand derived from a user action of the session (core/session/actions): the CLI adds
 // its words, flags and usage line, how the command line becomes the action's arguments, and
 // its own wording of the result where it differs from the action's.
-import { ACTIONS, parseArgs, type Action, type ActionScope } from '../core/session';
+import { ACTIONS, parseArgs, sessionScope, type Action, type ActionScope } from '../core/session';
 import type { OptionSpec } from './args';
 import type { Command } from './command';
 import type { CommandContext } from './context';
@@ -30,14 +30,7 @@ export interface CliActionSpec<A, R> {
 
 /** The session scope of a subcommand: its team is created only after the action's checks. */
 export function cliScope(ctx: CommandContext): ActionScope {
-  return {
-    session: ctx.session,
-    git: { env: ctx.io.env },
-    async openTeam(check) {
-      await check?.(await ctx.open(false));
-      return ctx.open(true);
-    },
-  };
+  return sessionScope(ctx.session, { git: { env: ctx.io.env } });
 }
 
 export function actionCommand<A, R>(action: Action<A, R>, spec: CliActionSpec<A, R>): Command {

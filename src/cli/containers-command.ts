@@ -4,7 +4,7 @@
 // `--container-host`, else DOCKER_HOST or the local Docker / Podman socket.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ContainerBackend, containerFileSchema, resolveContainerSettings, type ContainerFile, type ContainerListing } from '../core/session/containers';
+import { type ContainerBackend, containerFileSchema, openContainers, resolveContainerSettings, type ContainerFile, type ContainerListing } from '../core/session/containers';
 import { stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { table } from './format';
@@ -30,8 +30,8 @@ async function backend(ctx: CommandContext): Promise<ContainerBackend> {
   const file = await fileSettings(ctx.root);
   const host = stringOpt(ctx.opts, 'container-host');
   const settings = resolveContainerSettings(host ? { ...file, host, hosts: [] } : file);
-  const teamName = (await (await ctx.open(false)).roster.read()).team_name;
-  return new ContainerBackend({ root: ctx.root, teamName, settings: () => settings });
+  const teamName = (await (await ctx.view()).roster()).team_name;
+  return openContainers({ root: ctx.root, teamName, settings: () => settings });
 }
 
 function rows(list: readonly ContainerListing[], empty: string): string {
@@ -52,7 +52,7 @@ export async function containersCommand(ctx: CommandContext): Promise<number> {
       ctx.emit({ team: b.team, hosts, containers, unreachable }, () => rows(containers, none));
       return unreachable.length ? 1 : 0;
     }
-    const members = new Set((await (await ctx.open(false)).roster.read()).members.map((m) => m.name));
+    const members = new Set((await (await ctx.view()).roster()).members.map((m) => m.name));
     const removed = await b.prune((agent) => members.has(agent));
     ctx.emit({ team: b.team, removed, unreachable }, () => rows(removed, 'Nothing to prune: every container belongs to a teammate on the roster.').replace(/^AGENT/, 'REMOVED'));
     return unreachable.length ? 1 : 0;

@@ -1,7 +1,7 @@
 // What a subcommand handler gets: its arguments, output helpers and the team session (no
 // agents run in a subcommand), opened lazily. Read-only commands open the team without
 // creating `.team/` or `.tasks/`, so `agent-teams tasks` in the wrong folder leaves no trace.
-import { type Team, TeamSession, WorktreeManager } from '../core/session';
+import { TeamSession, type TeamView } from '../core/session';
 import type { OptionValues } from './args';
 import { reconcileWarnings } from './worktree-format';
 import { writeLine, type CliIo } from './io';
@@ -28,22 +28,20 @@ export class CommandContext {
     const { env, stderr } = this.io;
     this.opened ??= new TeamSession({
       root: this.root,
-      worktrees: new WorktreeManager(this.root, {
+      worktreeGit: {
         env, onReport: (r) => reconcileWarnings(r).forEach((w) => writeLine(stderr, `agent-teams: warning: ${w}`)),
-      }),
+      },
     });
     return this.opened;
   }
 
-  /** The team over `root`; `write` creates the directory layout first. */
-  async open(write: boolean): Promise<Team> {
-    const team = this.session.team;
+  /** The team's read models over `root` (its folder checked first; nothing is created). */
+  async view(): Promise<TeamView> {
     if (!this.checked) {
-      await team.checkFolder();
+      await this.session.checkFolder();
       this.checked = true;
     }
-    if (write) await team.init();
-    return team;
+    return this.session.view;
   }
 
   out(text: string): void {

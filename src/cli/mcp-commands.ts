@@ -2,7 +2,7 @@
 // `.mcp.json` (with --tools it starts each one, lists its tools and stops it again, showing
 // every command line before it runs), and `/mcp [restart <name>]` in a session shows this
 // host's servers with their state and tools, or restarts one.
-import { ACTIONS, commandLine, type McpConfig, McpManager, type McpServerInfo, readMcpConfig, stateWords } from '../core/session';
+import { ACTIONS, commandLine, type McpConfig, type McpServerInfo, probeMcpServers, readMcpConfig, stateWords } from '../core/session';
 import { folderTrust, trustFlag } from './trust';
 import { UsageError } from './args';
 import { replScope } from './repl-action';
@@ -42,19 +42,12 @@ export async function mcpCommand(ctx: CommandContext): Promise<number> {
   // Asked for explicitly: each entry is shown (stderr) as it starts, nothing runs unseen, and
   // only in a folder the user trusted (trust.ts).
   const trusted = (await folderTrust(ctx.io, ctx.root, { trust: trustFlag(ctx.opts) }))['.mcp.json'];
-  const mcp = new McpManager({
+  const servers = await probeMcpServers({
     root: ctx.root, trusted: () => trusted,
     approveStart: async (req) => (ctx.io.stderr.write(`starting ${req.server}: ${req.details.replace(/\n/g, '\n    ')}\n`), true),
-    report: () => undefined,
   });
-  try {
-    await mcp.ensureStarted();
-    const servers = mcp.list();
-    ctx.emit({ path: config.path, found: config.found, error: config.error ?? null, servers }, () => mcpServersText(servers, config.error));
-    return config.error || servers.some((s) => s.state.kind === 'failed') ? 1 : 0;
-  } finally {
-    await mcp.dispose();
-  }
+  ctx.emit({ path: config.path, found: config.found, error: config.error ?? null, servers }, () => mcpServersText(servers, config.error));
+  return config.error || servers.some((s) => s.state.kind === 'failed') ? 1 : 0;
 }
 
 export const MCP_SLASH_COMMAND: SlashCommand = {
@@ -67,8 +60,8 @@ export const MCP_SLASH_COMMAND: SlashCommand = {
       return;
     }
     if (args.length) throw new ReplUsageError('usage: /mcp [restart <name>]');
-    const started = rt.mcp.configState;
-    if (started) return print(mcpServersText(rt.mcp.list(), started.error));
+    const started = rt.mcpConfigRead();
+    if (started) return print(mcpServersText(rt.mcpServers(), started.error));
     const config = await readMcpConfig(rt.root);
     print(`${mcpServersText(configured(config), config.error)}${config.servers.length ? '\n(They start when the first agent works.)' : ''}`);
   },

@@ -27,10 +27,10 @@ function runBy(m: Member): string | null {
 
 export async function teamCommand(ctx: CommandContext): Promise<number> {
   noExtraArgs(ctx, 0);
-  const team = await ctx.open(false);
-  const config = await team.roster.read();
-  const pending = await team.requests.list({ status: 'pending' });
-  const plans = await team.requests.list({ kind: 'plan' });
+  const team = await ctx.view();
+  const config = await team.roster();
+  const pending = await team.requests({ status: 'pending' });
+  const plans = await team.requests({ kind: 'plan' });
   const members = config.members.map((m) => ({
     ...m, tokens: usageTotal(m.usage), run_by: runBy(m),
     planning: isPlanning(m, plans),
@@ -47,7 +47,7 @@ export async function teamCommand(ctx: CommandContext): Promise<number> {
 
 export async function tasksCommand(ctx: CommandContext): Promise<number> {
   noExtraArgs(ctx, 0);
-  const tasks = await (await ctx.open(false)).tasks.list();
+  const tasks = await (await ctx.view()).tasks();
   ctx.emit(tasks, () => taskBoard(tasks));
   return 0;
 }
@@ -55,15 +55,15 @@ export async function tasksCommand(ctx: CommandContext): Promise<number> {
 export async function inboxCommand(ctx: CommandContext): Promise<number> {
   noExtraArgs(ctx, 1);
   const name = nameArg(ctx.args[0] ?? 'user', 'name', ctx.usage);
-  const messages = await (await ctx.open(false)).mailbox.history(name);
+  const messages = await (await ctx.view()).inbox(name);
   ctx.emit(messages, () => inboxText(name, messages));
   return 0;
 }
 
 export async function requestsCommand(ctx: CommandContext): Promise<number> {
   noExtraArgs(ctx, 0);
-  const team = await ctx.open(false);
-  const records = ctx.opts.all === true ? await team.requests.list() : await team.requests.list({ status: 'pending' });
+  const team = await ctx.view();
+  const records = ctx.opts.all === true ? await team.requests() : await team.requests({ status: 'pending' });
   ctx.emit(records, () => requestsText(records));
   return 0;
 }

@@ -24,7 +24,7 @@ function memberStatus(rt: TeamSession, m: Member): string {
 /** The request an /approve or /reject means: the id given, or the only pending plan. */
 async function planRequest(args: string[], rt: TeamSession, usage: string): Promise<{ id: string; rest: string[] }> {
   if (args[0]?.startsWith('req_')) return { id: args[0], rest: args.slice(1) };
-  const pending: RequestRecord[] = await rt.team.requests.list({ kind: 'plan', status: 'pending', to: 'user' });
+  const pending: RequestRecord[] = await rt.view.requests({ kind: 'plan', status: 'pending', to: 'user' });
   if (pending.length === 1) return { id: pending[0]!.request_id, rest: args };
   if (!pending.length) throw new ReplUsageError('No plan is waiting for your approval.');
   throw new ReplUsageError(`Several plans are pending; name one: ${usage}\n${requestsText(pending)}`);
@@ -39,10 +39,10 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
   team: {
     usage: '/team', summary: 'roster: status, role, current task, tokens; pending requests',
     async run(_a, { rt, print }) {
-      const config = await rt.team.roster.read();
+      const config = await rt.view.roster();
       const lead = activityWords(rt.activity('lead')) ?? 'idle';
-      const pending = await rt.team.requests.list({ status: 'pending' });
-      const plans = await rt.team.requests.list({ kind: 'plan' });
+      const pending = await rt.view.requests({ status: 'pending' });
+      const plans = await rt.view.requests({ kind: 'plan' });
       print(rosterTable(config, (m) => memberStatus(rt, m), lead, plans, rt.settings().model) + (pending.length ? `\nPending requests:\n${requestsText(pending).replace(/^/gm, '  ')}` : ''));
     },
   },
@@ -55,20 +55,20 @@ export const SLASH_COMMANDS: Record<string, SlashCommand> = {
   tasks: {
     usage: '/tasks', summary: 'the task board: [ ] pending, [>] in progress, [x] completed',
     async run(_a, { rt, print }) {
-      print(taskBoard(await rt.team.tasks.list()));
+      print(taskBoard(await rt.view.tasks()));
     },
   },
   inbox: {
     usage: '/inbox [name]', summary: "everything sent to name (default: you); doesn't consume it",
     async run(args, { rt, print }) {
       const name = args[0] ?? 'user';
-      print(inboxText(name, await rt.team.mailbox.history(name)));
+      print(inboxText(name, await rt.view.inbox(name)));
     },
   },
   requests: {
     usage: '/requests', summary: 'pending plan and shutdown requests',
     async run(_a, { rt, print }) {
-      print(requestsText(await rt.team.requests.list({ status: 'pending' })));
+      print(requestsText(await rt.view.requests({ status: 'pending' })));
     },
   },
   approve: slashAction(ACTIONS.approvePlan, {

@@ -2,7 +2,7 @@
 // final words, each agent's usage and estimated cost, the board, the files changed, the
 // errors and the questions denied. `--output-format json` prints it as one object;
 // `stream-json` ends with it as its `result` line; `text` prints only the lead's words.
-import { ChangeLog, estimateCost, type TeamSession } from '../core/session';
+import { estimateCost, type TeamSession } from '../core/session';
 import type { Denial } from './headless-approver';
 
 export interface RunReport {
@@ -21,14 +21,14 @@ export interface RunReport {
 }
 
 export async function runReport(rt: TeamSession, model: string, r: Pick<RunReport, 'result' | 'exit_code' | 'duration_ms' | 'timed_out' | 'errors' | 'denied' | 'blocked'>): Promise<RunReport> {
-  const config = await rt.team.roster.read();
+  const config = await rt.view.roster();
   const agent = (name: string, m: string, u: Partial<RunReport['agents'][number]['usage']> | undefined) => {
     const usage = { input: u?.input ?? 0, output: u?.output ?? 0, cache_read: u?.cache_read ?? 0, cache_write: u?.cache_write ?? 0 };
     const c = estimateCost(m, usage);
     return { name, model: m, usage, cost_usd: Number(c.usd.toFixed(6)), cost_known: c.known };
   };
-  const tasks = await rt.team.tasks.list();
-  const { changes } = await new ChangeLog(rt.root).list();
+  const tasks = await rt.view.tasks();
+  const { changes } = await rt.view.changeLog().list();
   return {
     ...r,
     is_error: r.exit_code !== 0,

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { text as readAll } from 'node:stream/consumers';
-import { assertTeammateName, type RuntimeEvent, TeamSession } from '../core/session';
+import { ACTIONS, assertTeammateName, runAction, type RuntimeEvent, sessionScope, TeamSession } from '../core/session';
 import { CliError, nonNegative, oneOf, stringList, stringOpt, UsageError } from './args';
 import type { CommandContext } from './context';
 import { HeadlessApprover } from './headless-approver';
@@ -116,13 +116,14 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
   const timer = timeoutS > 0 ? setTimeout(() => deadline.abort(), timeoutS * 1000) : undefined;
   const timedOut = new Promise<void>((r) => deadline.signal.addEventListener('abort', () => r(), { once: true }));
   try {
+    const scope = sessionScope(rt);
     for (const w of withs) {
-      await rt.spawnTeammate({
+      await runAction(ACTIONS.spawn, scope, {
         name: w.name, role: w.agent_type ?? 'teammate', agent_type: w.agent_type,
         prompt: `A headless run started with this request to the lead:\n\n${prompt}\n\nWork on what the lead sends you or on tasks from the board; go idle when there is nothing for you.`,
       });
     }
-    await Promise.race([rt.askLead(prompt), timedOut]);
+    await Promise.race([runAction(ACTIONS.askLead, scope, { prompt }), timedOut]);
     blocked = (await Promise.race([settled(rt, deadline.signal), timedOut])) ?? [];
   } catch (err) {
     errors.push((err as Error).message);
@@ -171,7 +172,7 @@ async function settled(rt: TeamSession, signal: AbortSignal): Promise<string[]> 
 /** The run is over: the lead's turn (if still going, after a timeout) is cancelled, teammates stopped; their state stays on disk. */
 async function stopAll(rt: TeamSession): Promise<void> {
   if (rt.leadBusy()) rt.cancelLeadTurn();
-  const mine = (await rt.team.roster.list().catch(() => []))
+  const mine = (await rt.view.members().catch(() => []))
     .filter((m) => m.status !== 'shutdown' && !['remote', 'stopped'].includes(rt.activity(m.name).kind));
   await Promise.all(mine.map((m) => rt.stopTeammate(m.name).catch(() => undefined)));
 }

@@ -3,10 +3,11 @@
 // shows what they do. Ctrl-C cancels the lead's turn; /quit or EOF ends the session.
 import { randomBytes } from 'node:crypto';
 import { createModelFactory, resolveModelConfig, resolveOpenAIConfig, type ModelConfig } from '../core/session/models';
-import { type Disposable, hostLabel, type ModelFactory, providerOf, type RuntimeEvent, type RuntimeSettings, TeamSession } from '../core/session';
+import { ACTIONS, type Disposable, hostLabel, runAction, type ModelFactory, providerOf, type RuntimeEvent, type RuntimeSettings, TeamSession } from '../core/session';
 import { PromptApprover } from './approver';
 import { describeEvent } from './event-printer';
 import { writeLine, type CliIo } from './io';
+import { replScope } from './repl-action';
 import { ReplUsageError, runSlash, type ReplHost } from './repl-commands';
 import { Terminal } from './terminal';
 import { packageVersion } from './version';
@@ -190,7 +191,7 @@ class Session implements ReplHost {
   private async banner(): Promise<void> {
     const { rt, opts } = this;
     const s = opts.settings;
-    const config = await rt.team.roster.read();
+    const config = await rt.view.roster();
     this.print(`Agent Teams ${await packageVersion()}: team "${config.team_name}" in ${opts.root}`);
     this.print(`model ${s.model}, bash: ${s.bashPolicy}, plans approved by: ${s.planApproval}. /help lists commands; Ctrl-C cancels a turn.`);
     const live = config.members.filter((m) => m.status !== 'shutdown');
@@ -219,7 +220,7 @@ class Session implements ReplHost {
   private async askLead(prompt: string): Promise<void> {
     this.turns++;
     try {
-      await this.rt.askLead(prompt);
+      await runAction(ACTIONS.askLead, replScope(this.rt), { prompt });
     } finally {
       this.turns--;
     }
@@ -290,14 +291,14 @@ class Session implements ReplHost {
   private async shutDown(): Promise<void> {
     const rt = this.rt;
     if (rt.leadBusy()) rt.cancelLeadTurn();
-    const mine = (await rt.team.roster.list())
+    const mine = (await rt.view.members())
       .filter((m) => m.status !== 'shutdown' && !['remote', 'stopped'].includes(rt.activity(m.name).kind))
       .map((m) => m.name);
     if (mine.length) {
       this.print(`Asking ${mine.join(', ')} to shut down…`);
       await Promise.all(mine.map((n) => rt.requestShutdown(n).catch((err: Error) => this.print(`error: ${err.message}`))));
       const end = Date.now() + QUIT_WAIT_MS;
-      const isDown = async (n: string) => (await rt.team.roster.get(n))?.status === 'shutdown';
+      const isDown = async (n: string) => (await rt.view.member(n))?.status === 'shutdown';
       while (Date.now() < end && !this.hurry.signal.aborted) {
         if ((await Promise.all(mine.map(isDown))).every(Boolean)) break;
         await new Promise((r) => setTimeout(r, 50));

@@ -4,7 +4,7 @@
 // only the file it is asked to).
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { allItems, ChangeLog, type ChangeRecord, type ItemChange, NAME_RE, TranscriptFollower, unifiedDiff } from '../core/session';
+import { type ChangeLog, type ChangeRecord, type ItemChange, NAME_RE, unifiedDiff } from '../core/session';
 import { TRANSCRIPT_MODES, type TranscriptItem, type TranscriptMode } from '../shared/transcript-items';
 import { RowList, toRows, type RowChange } from '../shared/transcript-rows';
 import { oneOf, stringOpt, UsageError } from './args';
@@ -15,9 +15,6 @@ import { changeLine, resultText, rowMarkdown, rowText } from './watch-format';
 
 const FOLLOW_POLL_MS = 250;
 
-function transcriptPath(ctx: CommandContext, name: string): string {
-  return path.join(ctx.root, '.team', 'transcripts', `${name}.jsonl`);
-}
 
 /** Prints what a row change means to someone reading along. */
 export function printChange(c: RowChange | null, rows: RowList, print: (s: string) => void): void {
@@ -43,7 +40,6 @@ export async function logCommand(ctx: CommandContext): Promise<number> {
   } catch (e) {
     throw new UsageError((e as Error).message, ctx.usage);
   }
-  const file = transcriptPath(ctx, name);
   const rows = new RowList(mode, name);
   const items = new Map<string, TranscriptItem>();
   // While loading, changes are only collected: the log then prints final rows (a call with
@@ -61,7 +57,7 @@ export async function logCommand(ctx: CommandContext): Promise<number> {
     const change = c.op === 'put' ? rows.put(c.item) : rows.remove(c.key);
     if (live) printChange(change, rows, (s) => ctx.out(s));
   };
-  const follower = new TranscriptFollower(file, name, onChange);
+  const follower = ctx.session.view.transcript(name, onChange);
   const loaded = await follower.load();
   if (loaded.skippedBytes > 0 && !ctx.json) {
     ctx.io.stderr.write(`(the first ${(loaded.skippedBytes / 1048576).toFixed(1)} MB of ${name}'s transcript are not shown; agent-teams export ${name} has all of it)\n`);
@@ -92,7 +88,7 @@ export async function logCommand(ctx: CommandContext): Promise<number> {
 export async function exportCommand(ctx: CommandContext): Promise<number> {
   if (ctx.args.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[1])}`, ctx.usage);
   const name = nameArg(ctx.args[0], 'name', ctx.usage);
-  const items = await allItems(transcriptPath(ctx, name), name);
+  const items = await ctx.session.view.transcriptItems(name);
   if (!items.length) {
     ctx.io.stderr.write(`agent-teams: ${name} has no transcript in ${ctx.root}\n`);
     return 1;
@@ -117,7 +113,7 @@ export async function changeDiff(log: ChangeLog, c: ChangeRecord): Promise<strin
 export async function changesCommand(ctx: CommandContext): Promise<number> {
   if (ctx.args.length > 1) throw new UsageError(`unexpected argument ${JSON.stringify(ctx.args[1])}`, ctx.usage);
   const name = ctx.args[0] === undefined ? undefined : nameArg(ctx.args[0], 'name', ctx.usage);
-  const log = new ChangeLog(ctx.root);
+  const log = ctx.session.view.changeLog();
   const { changes, damaged } = await log.list(name);
   if (damaged) ctx.io.stderr.write(`agent-teams: ${damaged} damaged change record${damaged === 1 ? '' : 's'} skipped\n`);
   if (ctx.json) {
@@ -148,7 +144,7 @@ export const WATCH_SLASH_COMMANDS: Record<string, SlashCommand> = {
         throw new ReplUsageError(`usage: ${WATCH_SLASH_COMMANDS.log!.usage}`);
       }
       const rows = new RowList((view as TranscriptMode | undefined) ?? 'normal', name);
-      const f = new TranscriptFollower(rt.team.paths.transcript(name), name, (c) => (c.op === 'put' ? rows.put(c.item) : rows.remove(c.key)));
+      const f = rt.view.transcript(name, (c) => (c.op === 'put' ? rows.put(c.item) : rows.remove(c.key)));
       const loaded = await f.load(1024 * 1024);
       if (!loaded.next) throw new ReplUsageError(`${name} has no transcript yet.`);
       const shown = rows.rows.slice(-SLASH_LOG_ROWS);
@@ -160,7 +156,7 @@ export const WATCH_SLASH_COMMANDS: Record<string, SlashCommand> = {
     usage: '/changes [name]', summary: 'files agents wrote or edited (agent-teams changes --diff for the diffs)',
     async run(args, { rt, print }) {
       if (args.length > 1 || (args[0] !== undefined && !NAME_RE.test(args[0]))) throw new ReplUsageError(`usage: ${WATCH_SLASH_COMMANDS.changes!.usage}`);
-      const { changes } = await new ChangeLog(rt.root).list(args[0]);
+      const { changes } = await rt.view.changeLog().list(args[0]);
       print(changes.length ? changes.map(changeLine).join('\n') : args[0] ? `No changes by ${args[0]}.` : 'No changes recorded.');
     },
   },

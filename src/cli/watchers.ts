@@ -6,23 +6,23 @@ import { coalesce, type Disposable, type TeamSession } from '../core/session';
 import { messageText, planNotice } from './format';
 
 export async function watchTeam(rt: TeamSession, print: (text: string) => void): Promise<Disposable> {
-  const team = rt.team;
+  const team = rt.view;
   const subs: Disposable[] = [];
 
   // Mail to the user, from where the inbox ends now (the history is one /inbox away).
-  let offset = (await team.mailbox.readFrom('user', 0)).cursor;
+  let offset = (await team.inboxFrom('user', 0)).cursor;
   const readMail = coalesce(async () => {
-    const d = await team.mailbox.readFrom('user', offset);
+    const d = await team.inboxFrom('user', offset);
     offset = d.cursor;
     // Plan submissions are shown by the requests watcher, with what to type.
     for (const m of d.messages) if (m.type !== 'plan_approval_request') print(`mail: ${messageText(m, false)}`);
   });
-  subs.push(await team.mailbox.subscribe('user', readMail));
+  subs.push(await team.onInbox('user', readMail));
 
   // Plans awaiting the user: shown once each, including those pending before we started.
   const shown = new Set<string>();
   const readPlans = coalesce(async () => {
-    for (const r of await team.requests.list({ kind: 'plan', status: 'pending', to: 'user' })) {
+    for (const r of await team.requests({ kind: 'plan', status: 'pending', to: 'user' })) {
       if (shown.has(r.request_id)) continue;
       shown.add(r.request_id);
       print(planNotice(r));
@@ -30,9 +30,9 @@ export async function watchTeam(rt: TeamSession, print: (text: string) => void):
   });
 
   // Status changes of teammates (spawned, idle, working, shut down).
-  const statuses = new Map<string, MemberStatus>((await team.roster.list()).map((m) => [m.name, m.status]));
+  const statuses = new Map<string, MemberStatus>((await team.members()).map((m) => [m.name, m.status]));
   const readRoster = coalesce(async () => {
-    for (const m of await team.roster.list()) {
+    for (const m of await team.members()) {
       if (statuses.get(m.name) === m.status) continue;
       statuses.set(m.name, m.status);
       print(`· ${m.name}: ${m.status}`);

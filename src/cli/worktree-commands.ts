@@ -30,7 +30,7 @@ export function worktreeAdvice(advice: { dirty?: string; ignored?: string; inUse
     const code = err instanceof WorktreeError ? err.code : undefined;
     const instead = code === 'dirty-worktree' || code === 'unmerged-commits' ? advice.dirty : code === 'ignored-files' ? advice.ignored ?? advice.dirty : undefined;
     if (instead !== undefined) return new CliError(`${(err as Error).message.replace(/;[^;]*$/, '')}; ${instead}`);
-    if (err instanceof WorktreeInUseError && advice.inUse) return new WorktreeInUseError(err.worktree, err.users, advice.inUse);
+    if (err instanceof WorktreeInUseError && advice.inUse) return err.withHint(advice.inUse);
     return err;
   };
 }

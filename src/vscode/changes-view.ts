@@ -7,7 +7,7 @@
 // A new record redraws only its agent's rows (the tree is redrawn whole only when an agent
 // comes or goes): a redraw rebuilds rows under the pointer and can swallow a click.
 import * as vscode from 'vscode';
-import { ACTIONS, ChangeLog, type ActionScope, type ChangeRecord, mergeMarks, overlapsOf } from '../core/session';
+import { ACTIONS, type ActionScope, type ChangeLog, type ChangeRecord, mergeMarks, overlapsOf } from '../core/session';
 import { fileRowCommand, sideQuery, sideText } from './change-sides';
 
 export const CHANGE_SCHEME = 'agent-teams-change';
@@ -52,7 +52,6 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   readonly onDidChangeTreeData = this.changed.event;
   private readonly docChanged = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.docChanged.event;
-  readonly log: ChangeLog;
   private cache: Promise<ChangeRecord[]> | undefined;
   private readonly watcher: vscode.Disposable;
   private agentsNodes = new Map<string, ChangeAgentNode>();
@@ -61,8 +60,7 @@ export class ChangesProvider implements vscode.TreeDataProvider<ChangeNode>, vsc
   private timer: NodeJS.Timeout | undefined;
 
   /** `changes`: the session's change feed for `.team/changes/*.jsonl` (TeamSession.watchFiles). */
-  constructor(root: string, private readonly scope: ActionScope, changes: (onChange: () => void) => Promise<vscode.Disposable>) {
-    this.log = new ChangeLog(root);
+  constructor(readonly log: ChangeLog, private readonly scope: ActionScope, changes: (onChange: () => void) => Promise<vscode.Disposable>) {
     const soon = (): void => {
       if (this.timer) clearTimeout(this.timer);
       this.timer = setTimeout(() => void this.refresh(), RELOAD_DELAY_MS);

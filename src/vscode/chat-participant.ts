@@ -39,7 +39,7 @@ export function chatHandler(d: ChatDeps) {
     try {
       if (request.command === 'status') return await status(d.session, stream);
       if (request.command === 'tasks') {
-        stream.markdown(tasksMarkdown(await d.session.team.tasks.list()));
+        stream.markdown(tasksMarkdown(await d.session.view.tasks()));
         return {};
       }
       if (request.command === 'spawn') return await spawn(d, request.prompt, stream);
@@ -54,8 +54,8 @@ export function chatHandler(d: ChatDeps) {
 }
 
 async function status(session: TeamSession, stream: ChatStream): Promise<vscode.ChatResult> {
-  const team = session.team;
-  const [config, tasks, pending] = await Promise.all([team.roster.read(), team.tasks.list(), team.requests.list({ status: 'pending' })]);
+  const team = session.view;
+  const [config, tasks, pending] = await Promise.all([team.roster(), team.tasks(), team.requests({ status: 'pending' })]);
   stream.markdown(statusMarkdown(config, tasks, pending, (a) => session.activity(a), session.settings().model));
   return {};
 }
@@ -112,7 +112,7 @@ async function askLead(d: ChatDeps, prompt: string, stream: ChatStream, token: v
   };
   const offerPlans = async () => {
     if (session.settings().planApproval !== 'user') return;
-    for (const r of await session.team.requests.list({ status: 'pending', kind: 'plan' })) {
+    for (const r of await session.view.requests({ status: 'pending', kind: 'plan' })) {
       if (shown.has(r.request_id)) continue;
       shown.add(r.request_id);
       const plan = typeof (r as { plan?: unknown }).plan === 'string' ? (r as unknown as { plan: string }).plan : '';
@@ -127,7 +127,7 @@ async function askLead(d: ChatDeps, prompt: string, stream: ChatStream, token: v
   try {
     offerAsks();
     await offerPlans();
-    await session.askLead(prompt);
+    await runAction(ACTIONS.askLead, d.scope, { prompt });
   } finally {
     cancel.dispose();
     for (const s of subs) s.dispose();

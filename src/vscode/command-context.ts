@@ -2,7 +2,7 @@
 // from the extension: the team session, its agents, and the few operations several of them
 // share.
 import * as vscode from 'vscode';
-import { ACTIONS, runAction, type ActionScope, type Team, type TeamSession } from '../core/session';
+import { ACTIONS, runAction, type ActionScope, type TeamSession, type TeamView } from '../core/session';
 import { windowScope } from './window-scope';
 import type { TaskStatus } from '../shared/schemas';
 import { CANCEL, pickOwner } from './prompts';
@@ -18,8 +18,8 @@ export interface CommandContext {
   readonly scope: ActionScope;
   /** Starts the agents of this window (trusted workspace and a key) and returns the session. */
   agents(): Promise<TeamSession>;
-  /** The team, its directories created on first use. */
-  team(): Promise<Team>;
+  /** The team's read models, its directories created on first use. */
+  team(): Promise<TeamView>;
   /** The session, once its team's directories exist (for commands that write). */
   ready(): Promise<TeamSession>;
   askLead(prompt: string): Promise<void>;
@@ -74,7 +74,7 @@ export function createCommandContext(d: ContextDeps): CommandContext {
       await team();
       await d.runtime.ensure();
       // A lead turn can take minutes: the command returns once the prompt is handed over.
-      session.askLead(prompt).catch((err: unknown) => {
+      runAction(ACTIONS.askLead, scope, { prompt }).catch((err: unknown) => {
         d.log.error(`Ask Lead: ${String(err)}`);
         void vscode.window.showErrorMessage(`Agent Teams: the lead failed: ${err instanceof Error ? err.message : String(err)}`);
       });
@@ -98,7 +98,7 @@ export function createCommandContext(d: ContextDeps): CommandContext {
     },
     async editTask(id) {
       const t = await team();
-      const task = await t.tasks.get(id);
+      const task = await t.task(id);
       if (!task) throw new Error(`task ${id} not found`);
       const statuses: TaskStatus[] = ['pending', 'in_progress', 'completed'];
       const choice = await vscode.window.showQuickPick([
@@ -108,11 +108,11 @@ export function createCommandContext(d: ContextDeps): CommandContext {
         ...task.blockedBy.map((b) => ({ label: `Remove blocker #${b}`, status: undefined, unblock: b })),
       ], { title: `Edit task #${id}: ${task.subject}` });
       if (!choice) return undefined;
-      if (choice.status) return session.updateTask(id, { status: choice.status });
+      if (choice.status) return runAction(ACTIONS.updateTask, scope, { id, status: choice.status });
       if ('unblock' in choice) return ACTIONS.unblockTask.run(scope, { id, from: [choice.unblock] });
       // Picked from the roster: a typo would make an owner nobody is, and the task unclaimable.
       const owner = await pickOwner(t, `Owner of task #${id}`);
-      return owner === CANCEL ? undefined : session.updateTask(id, { owner });
+      return owner === CANCEL ? undefined : runAction(ACTIONS.updateTask, scope, { id, owner });
     },
     refresh: d.refreshViews,
     watch: d.watch,

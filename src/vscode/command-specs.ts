@@ -89,7 +89,7 @@ export const COMMANDS: CommandSpec[] = [
     schema: z.object({ teammate: ParticipantName }),
     fromNode: teammateOf,
     async run(a, ctx) {
-      const m = await (await ctx.team()).roster.get(a.teammate);
+      const m = await (await ctx.team()).member(a.teammate);
       if (!m) throw new Error(`${a.teammate} is not on the team`);
       if (m.status !== 'shutdown') throw new Error(`${a.teammate} is running (${m.status}): nothing to restart`);
       await ctx.agents();
@@ -134,7 +134,7 @@ export const COMMANDS: CommandSpec[] = [
       // fewer for everyone, and `files` still comes in the argument object (README, "Merge queue").
       {
         key: 'files', optional: true,
-        ask: async (ctx) => ((await (await ctx.team()).tasks.list()).some((t) => t.files?.length)
+        ask: async (ctx) => ((await (await ctx.team()).tasks()).some((t) => t.files?.length)
           ? askText({ title: 'Create Task', prompt: 'Files it may change, as globs separated by commas (optional): nobody else edits them while it is in progress', placeHolder: 'src/parser/**, docs/parser.md', optional: true })
           : ''),
       },

@@ -55,7 +55,7 @@ export function startEngine(shell: Shell): Engine {
   const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
   const agents = {
     activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a),
-    sandbox: () => sandbox.report, hooks: () => session.runner?.hooks.list() ?? [],
+    sandbox: () => sandbox.report, hooks: () => session.hooks(),
     removableWorktrees: async () => (await session.worktreeViews()).filter((w) => w.removable).map((w) => w.name),
   };
   const teamTree = new TeamTreeProvider(host, agents);
@@ -63,14 +63,14 @@ export function startEngine(shell: Shell): Engine {
   const statusBar = new TeamStatusBar(host, defaultModel, () => sandbox.report, () => session.activity('lead'));
   let ctx: CommandContext | undefined;
   const inbox = new InboxViewProvider(context.extensionUri, host, () => ctx!, log);
-  const changes = new ChangesProvider(root, windowScope(session, () => host.ensureTeam()), (onChange) => session.watchFiles(['changes'], onChange));
+  const changes = new ChangesProvider(session.view.changeLog(), windowScope(session, () => host.ensureTeam()), (onChange) => session.watchFiles(['changes'], onChange));
   const changesView = views.changes;
   const transcripts = new TranscriptPanels({ extensionUri: context.extensionUri, host, ctx: () => ctx!, asks, log });
-  const plans = new PlanDocuments((id) => session.team.requests.get(id));
+  const plans = new PlanDocuments((id) => session.view.request(id));
   const watch = {
     openTranscript: (agent: string) => transcripts.open(agent),
     async reviewPlan(requestId: string) {
-      const r = await session.team.requests.get(requestId);
+      const r = await session.view.request(requestId);
       if (!r || r.kind !== 'plan') throw new Error('that plan request does not exist');
       await plans.show(r);
     },

@@ -5,11 +5,12 @@
 import * as vscode from 'vscode';
 import { WebviewToHost, type HostToWebview, type RequestState } from '../shared/webview-protocol';
 import type { CommandContext } from './command-context';
-import { InboxFeed } from './inbox-feed';
+import type { InboxFeed } from '../core/session';
 import { inboxHtml, nonce } from './inbox-html';
 import { errorText } from './log';
 import { readSettings } from './settings';
 import type { TeamHost } from './team-host';
+import { mailFromView } from './view-requests';
 
 export class InboxViewProvider implements vscode.WebviewViewProvider, vscode.Disposable {
   static readonly viewId = 'agentTeams.inbox';
@@ -26,7 +27,7 @@ export class InboxViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     private readonly ctx: () => CommandContext,
     private readonly log: vscode.LogOutputChannel,
   ) {
-    this.feed = new InboxFeed(host.team);
+    this.feed = host.view.inboxFeed();
     this.subs.push(host.onDidChange((kinds) => {
       if (!this.ready) return;
       if (kinds.has('inbox')) void this.pushNew();
@@ -88,7 +89,7 @@ export class InboxViewProvider implements vscode.WebviewViewProvider, vscode.Dis
     try {
       const ctx = this.ctx();
       if (msg.type === 'send') {
-        await (await ctx.ready()).sendAsUser(msg.to, msg.content);
+        await mailFromView(ctx.scope, msg.to, msg.content);
         this.host.fire(['inbox']);
       } else {
         if (!msg.approve && !msg.feedback.trim()) throw new Error('Say what should change when rejecting a plan.');
@@ -115,7 +116,7 @@ export class InboxViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   private async pushRequests(): Promise<void> {
-    const records = await this.host.team.requests.list().catch(() => []);
+    const records = await this.host.view.requests().catch(() => []);
     const requests: RequestState[] = records.map((r) => ({
       request_id: r.request_id, kind: r.kind, status: r.status, from: r.from, to: r.to,
       ...(r.responded_by ? { responded_by: r.responded_by } : {}),
@@ -124,7 +125,7 @@ export class InboxViewProvider implements vscode.WebviewViewProvider, vscode.Dis
   }
 
   private async pushParticipants(): Promise<void> {
-    const members = await this.host.team.roster.list().catch(() => []);
+    const members = await this.host.view.members().catch(() => []);
     this.post({ type: 'participants', participants: members.map((m) => ({ name: m.name, role: m.role, status: m.status })) });
   }
 

@@ -11,7 +11,7 @@ import { CANCEL, type Asked } from './prompts';
 export const MCP_RESTART = 'agentTeams.mcpRestart';
 
 async function pickServer(ctx: CommandContext): Promise<Asked<string>> {
-  const servers = ctx.session.runner?.mcp.list() ?? [];
+  const servers = ctx.session.mcpServers();
   if (!servers.length) throw new Error('No MCP server has been started: they start from .mcp.json when the first agent works.');
   const picked = await vscode.window.showQuickPick(
     servers.map((s) => ({ label: s.name, description: stateWords(s.state), value: s.name })), { title: 'Restart MCP Server', ignoreFocusOut: true });

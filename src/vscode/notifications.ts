@@ -27,7 +27,7 @@ export class RequestNotifier implements vscode.Disposable {
   }
 
   async scan(): Promise<void> {
-    const all = await this.host.team.requests.list().catch(() => [] as RequestRecord[]);
+    const all = await this.host.view.requests().catch(() => [] as RequestRecord[]);
     for (const r of all) {
       if (r.kind === 'plan' && r.status === 'pending' && r.to === 'user' && !this.notified.has(r.request_id)) {
         this.notified.add(r.request_id);
@@ -59,7 +59,7 @@ export class RequestNotifier implements vscode.Disposable {
   }
 
   private async decide(r: RequestRecord, approve: boolean, feedback: string): Promise<void> {
-    const now = await this.host.team.requests.get(r.request_id);
+    const now = await this.host.view.request(r.request_id);
     if (now && now.status !== 'pending') {
       void vscode.window.showInformationMessage(`${r.from}'s plan was already ${now.status}${now.responded_by ? ` by ${now.responded_by}` : ''}.`);
       return;

@@ -1,7 +1,7 @@
 // Quick picks and input boxes the commands ask with when run without an argument object.
 // Each returns CANCEL when the user dismisses it, so a command can stop without an error.
 import * as vscode from 'vscode';
-import { isParticipantName, type Team } from '../core/session';
+import { isParticipantName, type TeamView } from '../core/session';
 
 export const CANCEL = Symbol('cancel');
 export type Asked<T> = T | typeof CANCEL;
@@ -33,8 +33,8 @@ async function pickOne<T>(title: string, items: Pick<T>[], empty: string): Promi
 }
 
 /** Teammates (and optionally the lead) to pick from; `which` filters by roster status. */
-export async function pickParticipant(team: Team, title: string, opts: { lead?: boolean; which: (status: string) => boolean }): Promise<Asked<string>> {
-  const members = await team.roster.list();
+export async function pickParticipant(team: TeamView, title: string, opts: { lead?: boolean; which: (status: string) => boolean }): Promise<Asked<string>> {
+  const members = await team.members();
   const items: Pick<string>[] = members.filter((m) => opts.which(m.status))
     .map((m) => ({ label: m.name, description: `${m.role} · ${m.status}`, value: m.name }));
   if (opts.lead) items.unshift({ label: 'lead', description: 'Lead', value: 'lead' });
@@ -42,8 +42,8 @@ export async function pickParticipant(team: Team, title: string, opts: { lead?: 
 }
 
 /** A task's owner: a teammate from the roster, or nobody (empty string). */
-export async function pickOwner(team: Team, title: string): Promise<Asked<string>> {
-  const members = (await team.roster.list()).filter((m) => m.status !== 'shutdown');
+export async function pickOwner(team: TeamView, title: string): Promise<Asked<string>> {
+  const members = (await team.members()).filter((m) => m.status !== 'shutdown');
   const items: Pick<string>[] = [
     { label: 'Nobody', description: 'unowned: any teammate may claim it', value: '' },
     ...members.map((m) => ({ label: m.name, description: `${m.role} · ${m.status}`, value: m.name })),
@@ -51,21 +51,21 @@ export async function pickOwner(team: Team, title: string): Promise<Asked<string
   return pickOne(title, items, 'No teammate to choose from.');
 }
 
-export async function pickPendingPlan(team: Team, title: string): Promise<Asked<string>> {
-  const pending = await team.requests.list({ status: 'pending', kind: 'plan' });
+export async function pickPendingPlan(team: TeamView, title: string): Promise<Asked<string>> {
+  const pending = await team.requests({ status: 'pending', kind: 'plan' });
   return pickOne(title, pending.map((r) => ({
     label: `${r.from}: ${firstLine(r.plan ?? '')}`, description: r.request_id, detail: r.plan?.slice(0, 300), value: r.request_id,
   })), 'No plan is waiting for approval.');
 }
 
-export async function pickTask(team: Team, title: string, open: boolean): Promise<Asked<number>> {
-  const tasks = (await team.tasks.list()).filter((t) => !open || t.status !== 'completed');
+export async function pickTask(team: TeamView, title: string, open: boolean): Promise<Asked<number>> {
+  const tasks = (await team.tasks()).filter((t) => !open || t.status !== 'completed');
   return pickOne(title, tasks.map((t) => ({ label: `#${t.id} ${t.subject}`, description: t.status, value: t.id })), 'No task to choose from.');
 }
 
 /** Several open tasks (for blockedBy); an empty board skips the question. */
-export async function pickTasks(team: Team, title: string): Promise<Asked<number[]>> {
-  const open = (await team.tasks.list()).filter((t) => t.status !== 'completed');
+export async function pickTasks(team: TeamView, title: string): Promise<Asked<number[]>> {
+  const open = (await team.tasks()).filter((t) => t.status !== 'completed');
   if (open.length === 0) return [];
   const picked = await vscode.window.showQuickPick(
     open.map((t): Pick<number> => ({ label: `#${t.id} ${t.subject}`, description: t.status, value: t.id })),

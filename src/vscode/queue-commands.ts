@@ -26,7 +26,7 @@ async function pick(title: string, names: string[]): Promise<Asked<string>> {
   return picked ?? CANCEL;
 }
 
-const latest = async (ctx: CommandContext): Promise<Map<string, MergeEntry>> => ctx.session.mergeQueue.latestByTeammate();
+const latest = async (ctx: CommandContext): Promise<Map<string, MergeEntry>> => ctx.session.view.latestMerges();
 
 /** `agent-teams-merge:/<file>?rev=<commit>`: the file as it is in that commit ('' where it does not exist). */
 export function mergeDiffContent(root: string): vscode.Disposable {

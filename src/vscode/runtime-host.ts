@@ -50,11 +50,11 @@ export class RuntimeHost implements vscode.Disposable {
 
   /** Agents run in this window. */
   get running(): boolean {
-    return !!this.session.runner;
+    return this.session.agentsRunning;
   }
 
   mcpServers(): McpServerInfo[] {
-    return this.session.runner?.mcp.list() ?? [];
+    return this.session.mcpServers();
   }
 
   /** Whether agents can start here: a key for the team model's provider (a `vscode:` model needs none). */
@@ -70,7 +70,7 @@ export class RuntimeHost implements vscode.Disposable {
    * their calls with the reason (docs/models.md).
    */
   async ensure(): Promise<TeamSession> {
-    if (this.session.runner) return this.session;
+    if (this.session.agentsRunning) return this.session;
     if (!vscode.workspace.isTrusted) throw new RestrictedModeError();
     const { createModelFactory, resolveOpenAIConfig } = await import('../core/session/models');
     const config = await this.modelConfig().catch((err: unknown) => {
@@ -89,8 +89,8 @@ export class RuntimeHost implements vscode.Disposable {
     setTeamSettingsTrusted(this.session.root, !untrusted.has('.team/settings.json'));
     ignoreWorkspaceSettings(untrusted.has('.vscode/settings.json'));
     this.session.updateSettings(readSettings());
-    const started = !this.session.runner;
-    const runner = await this.session.startAgents({
+    const started = !this.session.agentsRunning;
+    await this.session.startAgents({
       models, approver: this.approver,
       // Workspace servers start only while the workspace is trusted; rules are the runner's settings', as bash's.
       mcp: { trusted: () => vscode.workspace.isTrusted && !untrusted.has('.mcp.json') },
@@ -98,7 +98,7 @@ export class RuntimeHost implements vscode.Disposable {
     });
     if (started) {
       this.mcpSub?.dispose();
-      this.mcpSub = runner.mcp.onChange(() => this.mcpChanged.fire());
+      this.mcpSub = this.session.onMcpChange(() => this.mcpChanged.fire());
       this.log.info(`runtime started in ${this.session.root} (Anthropic key ${!config ? 'not set' : `from ${config.keySource === 'secret' ? 'secret storage' : 'ANTHROPIC_API_KEY'}`})`);
     }
     return this.session;
@@ -131,7 +131,7 @@ export class RuntimeHost implements vscode.Disposable {
 
   /** Key or base URL changed: every agent's next model call uses them. */
   async refreshModelConfig(): Promise<void> {
-    if (!this.session.runner) return;
+    if (!this.session.agentsRunning) return;
     try {
       this.openaiKey = await this.openaiKeys.stored();
       await this.modelConfig().catch((err: unknown) => this.log.warn(`model configuration: ${err instanceof Error ? err.message : String(err)}`));

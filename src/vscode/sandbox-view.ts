@@ -3,7 +3,7 @@
 // when the window starts and again when a setting changes; it lives in memory like activity.
 import * as vscode from 'vscode';
 import { sandboxReportText, type SandboxReport } from '../core/session';
-import type { TeamSession } from '../core/session/team-session';
+import type { TeamSession } from '../core/session';
 import type { SandboxNode } from './nodes';
 
 export class SandboxStatus {

@@ -23,7 +23,7 @@ export class TeamStatusBar implements vscode.Disposable {
   }
 
   async update(): Promise<void> {
-    const config = await this.host.team.roster.read().catch(() => undefined);
+    const config = await this.host.view.roster().catch(() => undefined);
     const members = config?.members ?? [];
     const has = await this.host.hasTeam();
     if (!has && vscode.workspace.isTrusted) {

@@ -61,7 +61,7 @@ export class TaskTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   }
 
   private read(): Promise<Task[]> {
-    return this.host.team.tasks.list().catch(() => []);
+    return this.host.view.tasks().catch(() => []);
   }
 
   private load(): Promise<Task[]> {

@@ -5,7 +5,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { FileKind, Team, TeamChange, TeamSession } from '../core/session';
+import type { FileKind, TeamChange, TeamSession, TeamView } from '../core/session';
 
 /**
  * What changed: team files (`worktrees`: the worktree index or its log), or only what an
@@ -20,7 +20,8 @@ const HOST_FILES: FileKind[] = ['roster', 'inbox', 'requests', 'tasks', 'queue',
 const DEBOUNCE_MS = 25;
 
 export class TeamHost implements vscode.Disposable {
-  readonly team: Team;
+  /** What the views render (the session's read models). */
+  readonly view: TeamView;
   readonly root: string;
   private readonly changed = new vscode.EventEmitter<ReadonlySet<HostChange>>();
   /** Fires with the kinds of state that changed (coalesced). */
@@ -35,7 +36,7 @@ export class TeamHost implements vscode.Disposable {
   private hasTeamKey: boolean | undefined;
 
   constructor(readonly session: TeamSession, private readonly log: vscode.LogOutputChannel) {
-    this.team = session.team;
+    this.view = session.view;
     this.root = session.root;
   }
 
@@ -48,9 +49,9 @@ export class TeamHost implements vscode.Disposable {
   }
 
   /** Creates the team layout (for commands that write) and starts watching it. */
-  async ensureTeam(): Promise<Team> {
+  async ensureTeam(): Promise<TeamView> {
     await this.open();
-    return this.team;
+    return this.view;
   }
 
   private async exists(): Promise<boolean> {
@@ -75,7 +76,7 @@ export class TeamHost implements vscode.Disposable {
   private open(): Promise<void> {
     this.opening ??= (async () => {
       this.closeRootWatcher();
-      await this.team.init();
+      await this.session.initTeam();
       // The session's one change feed: team state and the worktrees, by kind.
       const sub = await this.session.watchFiles(HOST_FILES, (e) => this.fire([e.kind as HostChange]));
       if (this.disposed) sub.dispose();

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import {
   type Activity, activityWords, type HookSpec, isPlanning, type JobInfo, leadUsage, type McpServerInfo, modelWords, PLANNING_WORDS, positions, providerLacks,
-  QueueStore, type SandboxReport, shownEntries, spendWords,
+  type SandboxReport, shownEntries, spendWords,
 } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/schemas';
 import { mcpServerItem } from './mcp-commands';
@@ -39,7 +39,7 @@ export interface ActivitySource {
   mcpServers?(): McpServerInfo[];
   /** The agent's background jobs this host runs. */
   jobs?(agent: string): JobInfo[];
-  /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/session/worktree-rules.ts). */
+  /** Worktrees whose removal is offered (merged, clean, teammate shut down: core/worktree/in-use.ts). */
   removableWorktrees?(): Promise<string[]>;
   /** Where commands run (docs/security.md); undefined until read. */
   sandbox?(): SandboxReport | undefined;
@@ -61,10 +61,8 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   /** One object per root row, kept across reads: VS Code redraws a row it is handed by identity. */
   private readonly rowNodes = new Map<string, RowNode>();
   private readonly sub: vscode.Disposable;
-  private readonly queue: QueueStore;
 
-  constructor(private readonly host: Pick<TeamHost, 'team' | 'hasTeam' | 'onDidChange'>, private readonly agents: ActivitySource) {
-    this.queue = new QueueStore(host.team.root);
+  constructor(private readonly host: Pick<TeamHost, 'view' | 'hasTeam' | 'onDidChange'>, private readonly agents: ActivitySource) {
     this.sub = host.onDidChange((kinds) => {
       // A worktree merged, kept or removed (by any host) changes which are removable.
       if (kinds.has('worktrees')) this.removableCache = undefined;
@@ -167,14 +165,14 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
   }
 
   private load(): Promise<Snapshot> {
-    const team = this.host.team;
+    const team = this.host.view;
     this.snapshot ??= Promise.all([
-      team.roster.read().catch(() => undefined),
-      team.requests.list({ kind: 'plan' }).catch(() => []),
-      team.requests.list({ status: 'pending' }).catch(() => []),
-      team.tasks.list().catch(() => []),
+      team.roster().catch(() => undefined),
+      team.requests({ kind: 'plan' }).catch(() => []),
+      team.requests({ status: 'pending' }).catch(() => []),
+      team.tasks().catch(() => []),
       this.host.hasTeam(),
-      this.queue.read().catch(() => []),
+      team.queue().catch(() => []),
     ]).then(async ([config, plans, pending, tasks, hasTeam, queue]) => ({
       members: config?.members ?? [], leadUsage: leadUsage(config), pending, plans, tasks: new Map(tasks.map((t) => [t.id, t])), hasTeam,
       merges: mergeNodes(queue),

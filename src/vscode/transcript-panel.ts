@@ -4,7 +4,7 @@
 // (streamed text, tool calls as they start and finish). Panels come back after a reload
 // (WebviewPanelSerializer). Every message from a panel is validated before it acts.
 import * as vscode from 'vscode';
-import { type Activity, estimateCost, formatCost, isPlanning, type ItemChange, NAME_RE, PLANNING_WORDS, type RuntimeEvent, TranscriptFollower, usageTotal } from '../core/session';
+import { type Activity, estimateCost, formatCost, isPlanning, type ItemChange, NAME_RE, PLANNING_WORDS, type RuntimeEvent, type TranscriptFollower, usageTotal } from '../core/session';
 import type { TranscriptItem, TranscriptMode } from '../shared/transcript-items';
 import { FIRST_ITEMS, OLDER_CHUNK, TranscriptToHost, type PanelStatus, type PendingAsk, type TranscriptToWebview } from '../shared/transcript-protocol';
 import type { BashAsks } from './bash-asks';
@@ -13,6 +13,7 @@ import { nonce } from './inbox-html';
 import { errorText } from './log';
 import type { TeamHost } from './team-host';
 import { transcriptHtml } from './transcript-html';
+import { mailFromView, stopFromView } from './view-requests';
 
 export const TRANSCRIPT_VIEW_TYPE = 'agentTeams.transcript';
 /**
@@ -62,7 +63,7 @@ class TranscriptPanel implements vscode.Disposable {
   private generation = 0;
 
   constructor(readonly agent: string, readonly panel: vscode.WebviewPanel, private mode: TranscriptMode, private readonly d: Deps, private readonly onGone: () => void) {
-    this.follower = new TranscriptFollower(d.host.team.paths.transcript(agent), agent, (c) => this.enqueue(c));
+    this.follower = d.host.view.transcript(agent, (c) => this.enqueue(c));
     const wv = panel.webview;
     const dist = vscode.Uri.joinPath(d.extensionUri, 'dist', 'webview');
     const media = vscode.Uri.joinPath(d.extensionUri, 'media');
@@ -147,7 +148,7 @@ class TranscriptPanel implements vscode.Disposable {
     this.loading = all;
     this.stopFollow?.();
     this.stopFollow = undefined;
-    const follower = new TranscriptFollower(this.d.host.team.paths.transcript(this.agent), this.agent, (c) => this.enqueue(c));
+    const follower = this.d.host.view.transcript(this.agent, (c) => this.enqueue(c));
     this.follower = follower;
     let skipped = 0;
     try {
@@ -188,27 +189,27 @@ class TranscriptPanel implements vscode.Disposable {
   private async sendStatus(): Promise<void> {
     if (!this.ready) return;
     const rt = this.d.ctx().session;
-    const config = await this.d.host.team.roster.read().catch(() => null);
+    const config = await this.d.host.view.roster().catch(() => null);
     const lead = (config as { lead?: { usage?: Parameters<typeof usageTotal>[0]; model?: string } } | null)?.lead;
     const m = config?.members.find((x) => x.name === this.agent);
     const usage = this.agent === 'lead' ? lead?.usage : m?.usage;
     const model = (this.agent === 'lead' ? lead?.model : m?.model) ?? vscode.workspace.getConfiguration('agentTeams').get<string>('model');
     const activity = rt.activity(this.agent);
     // Held by plan mode: said first, in the tree's words (docs/file-formats.md, "Plan mode").
-    const plans = m?.plan_mode ? await this.d.host.team.requests.list({ kind: 'plan' }).catch(() => []) : [];
+    const plans = m?.plan_mode ? await this.d.host.view.requests({ kind: 'plan' }).catch(() => []) : [];
     const status: PanelStatus = {
       activity: [m && isPlanning(m, plans) ? PLANNING_WORDS : '', activityWords(activity)].filter(Boolean).join(', '),
       status: this.agent === 'lead' ? 'lead' : m?.status ?? 'unknown',
       tokens: usageTotal(usage),
       cost: formatCost(estimateCost(model, usage)),
-      canStop: !!rt.runner && activity !== undefined && activity.kind !== 'remote' && (this.agent === 'lead' || m?.status !== 'shutdown'),
+      canStop: rt.agentsRunning && activity !== undefined && activity.kind !== 'remote' && (this.agent === 'lead' || m?.status !== 'shutdown'),
     };
     this.post({ type: 'status', status });
   }
 
   private async sendPending(): Promise<void> {
     if (!this.ready) return;
-    const plans = await this.d.host.team.requests.list({ kind: 'plan', status: 'pending' }).catch(() => []);
+    const plans = await this.d.host.view.requests({ kind: 'plan', status: 'pending' }).catch(() => []);
     const asks: PendingAsk[] = plans
       .filter((r) => r.from === this.agent)
       .map((r) => ({ kind: 'plan' as const, requestId: r.request_id, plan: String((r as { plan?: unknown }).plan ?? ''), createdAt: r.created_at }));
@@ -243,14 +244,9 @@ class TranscriptPanel implements vscode.Disposable {
         return;
       case 'send':
         if (!vscode.workspace.isTrusted) return answer(m.ref, async () => Promise.reject(new Error('Restricted Mode: messages are not sent.')));
-        return answer(m.ref, async () => (await ctx.ready()).sendAsUser(this.agent, m.content));
+        return answer(m.ref, () => mailFromView(ctx.scope, this.agent, m.content));
       case 'stop':
-        return answer(m.ref, async () => {
-          const rt = ctx.session;
-          if (!rt.runner) throw new Error('No agent runs in this window, so there is nothing to stop here.');
-          if (this.agent === 'lead') rt.cancelLeadTurn();
-          else await rt.stopTeammate(this.agent);
-        });
+        return answer(m.ref, () => stopFromView(ctx.scope, this.agent));
       case 'decidePlan':
         return answer(m.ref, () => ctx.decidePlan(m.requestId, m.approve, m.feedback));
       case 'decideBash':

@@ -5,7 +5,7 @@
 // or a teammate row of the Team tree, or asks with a quick pick. They run git, so like the
 // agents they are refused in Restricted Mode.
 import * as vscode from 'vscode';
-import { ACTIONS, WorktreeInUseError, type WorktreeInfo, type WorktreeManager } from '../core/session';
+import { ACTIONS, WorktreeInUseError, type TeamView, type WorktreeInfo } from '../core/session';
 import { actionSpec } from './action-spec';
 import type { CommandContext } from './command-context';
 import type { CommandSpec } from './command-spec';
@@ -20,8 +20,8 @@ export interface WorktreeOutcome {
 
 const nameOf = (n: TreeNode) => (n.nodeKind === 'member' && !n.lead && n.member?.branch ? { name: n.name } : undefined);
 
-async function pickWorktree(wm: WorktreeManager, title: string, which: (w: WorktreeInfo) => boolean): Promise<Asked<string>> {
-  const list = (await wm.list()).filter(which);
+async function pickWorktree(team: TeamView, title: string, which: (w: WorktreeInfo) => boolean): Promise<Asked<string>> {
+  const list = (await team.worktrees()).filter(which);
   if (list.length === 0) throw new Error('No worktree to choose from: spawn a teammate with isolation "worktree" first.');
   const picked = await vscode.window.showQuickPick(
     list.map((w) => ({ label: w.name, description: `${w.branch} · ${w.status}`, value: w.name })),
@@ -33,7 +33,7 @@ const anyWorktree = () => true;
 const withCheckout = (w: WorktreeInfo) => w.status === 'active';
 
 function nameField(title: string, which: (w: WorktreeInfo) => boolean) {
-  return { key: 'name', ask: (ctx: CommandContext) => pickWorktree(ctx.session.worktrees, title, which) };
+  return { key: 'name', ask: (ctx: CommandContext) => pickWorktree(ctx.session.view, title, which) };
 }
 
 /** Keep and remove take the checkout away: not from under a teammate using it (the session's rule). */
@@ -44,7 +44,7 @@ async function inUseHint<T>(run: Promise<T>): Promise<T> {
   try {
     return await run;
   } catch (err) {
-    throw err instanceof WorktreeInUseError ? new WorktreeInUseError(err.worktree, err.users, IN_USE_HINT) : err;
+    throw err instanceof WorktreeInUseError ? err.withHint(IN_USE_HINT) : err;
   }
 }
 

@@ -11,6 +11,7 @@ import { fault, reply, shaped, toolUse } from '../fake-api';
 import { tempDir, waitFor } from '../helpers/tmp';
 import { modelsFor, startSession, TEST_SETTINGS } from '../runtime/harness';
 import { cleanEnv, fakeApi, runCli, session } from './cli-proc';
+import { partsOf } from '../helpers/session-parts';
 
 async function processesWith(marker: string): Promise<number> {
   const { stdout } = await promisify(execFile)('ps', ['-eo', 'args']);
@@ -49,7 +50,7 @@ test("a teammate run by another host is shown as remote and never run by the ses
   t.after(() => other.dispose());
   api.script('tia', reply(toolUse('idle', {})));
   await other.spawnTeammate({ name: 'tia', role: 'dev', prompt: 'Wait.' });
-  await waitFor(async () => (await other.team.roster.get('tia'))?.status === 'idle', 5000, 'tia idle');
+  await waitFor(async () => (await partsOf(other).team.roster.get('tia'))?.status === 'idle', 5000, 'tia idle');
 
   api.script('lead', reply(toolUse('spawn_teammate', { name: 'tia', role: 'dev', prompt: 'again' })), 'Could not.');
   const repl = await session(t, root, api);
@@ -72,7 +73,7 @@ test("a teammate run by another host is shown as remote and never run by the ses
   await repl.expect(/Bye\./);
   assert.equal(await repl.exited, 0);
   assert.ok(!repl.saw(/Asking tia/), '/quit leaves teammates of other hosts alone');
-  const tia = await other.team.roster.get('tia');
+  const tia = await partsOf(other).team.roster.get('tia');
   assert.equal(tia?.status, 'idle');
   assert.equal(tia?.host?.id, 'vscode-window-1');
   assert.equal(api.requests('tia').length, tiaCalls, 'the session made no model call for tia');

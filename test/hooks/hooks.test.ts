@@ -15,6 +15,7 @@ import { modelsFor, startSession, TEST_SETTINGS } from '../runtime/harness';
 import type { Approver, RuntimeEvent, RuntimeSettings } from '../../src/core/runtime/types';
 import { onProblem, type Problem } from '../../src/core/util/problems';
 import { MAX_HOOK_CONTINUES } from '../../src/core/hooks/stop-gate';
+import { partsOf } from '../helpers/session-parts';
 
 type Files = Record<string, unknown>;
 
@@ -164,7 +165,7 @@ test('TaskCompleted exit 2 keeps the task in progress with the hook\'s words; Ta
   assert.equal(created?.task.id, 1);
   assert.equal(created?.agent_name, 'lead');
   assert.match(toolResults(h.api, 'lead').at(-1)!, /Task 1 stays in progress: a TaskCompleted hook blocked its completion:\n3 tests fail/);
-  assert.equal((await h.rt.team.tasks.get(1))?.status, 'in_progress');
+  assert.equal((await partsOf(h.rt).team.tasks.get(1))?.status, 'in_progress');
 });
 
 test('TeammateIdle exit 2 keeps an idle-bound teammate working with the feedback; SubagentStop fires first', async (t) => {

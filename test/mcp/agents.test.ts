@@ -12,6 +12,7 @@ import { reply, startFakeApi, toolUse, type FakeApi, type RecordedRequest } from
 import { tempDir, waitFor } from '../helpers/tmp';
 import { modelsFor, startSession, TEST_SETTINGS, type RuntimeOptions } from '../runtime/harness';
 import { EVERYTHING, FAULTY, MEMORY, node, workspaceWith } from './helpers';
+import { partsOf } from '../helpers/session-parts';
 
 type Ctx = Parameters<typeof tempDir>[0];
 
@@ -153,7 +154,7 @@ test('the user denying a call: a tool error, and the server stays', async (t) =>
   h.api.script('lead', reply(toolUse('mcp__faulty__echo', { text: 'x' })), 'ok');
   await h.rt.askLead('go');
   assert.match(lastResult(h.api.requests('lead')[1]).content, /The user denied this call of mcp__faulty__echo/);
-  assert.equal(h.rt.mcp.list()[0]!.state.kind, 'ready');
+  assert.equal(partsOf(h.rt).runner!.mcp.list()[0]!.state.kind, 'ready');
 });
 
 test('a server that exits mid-call: the model gets the error, the next request no longer lists its tools, the user hears once', async (t) => {
@@ -172,7 +173,7 @@ test('a server that exits mid-call: the model gets the error, the next request n
   assert.equal(failures.length, 1);
   assert.match(failures[0]!, /restart/);
   // Restarted by the user: the tools are back in the next request, the same as before.
-  await h.rt.mcp.restart('faulty');
+  await partsOf(h.rt).runner!.mcp.restart('faulty');
   h.api.script('lead', 'Back.');
   await h.rt.askLead('again');
   assert.equal(JSON.stringify(h.api.requests('lead').at(-1)!.body.tools), JSON.stringify(lead[0]!.body.tools));
@@ -194,7 +195,7 @@ test('a call that never returns: the per-call timeout ends it; Stop ends it at o
   h2.rt.cancelLeadTurn();
   await turn;
   assert.ok(Date.now() - t0 < 2000, 'Stop ended the call');
-  assert.equal(h2.rt.mcp.list()[0]!.state.kind, 'ready', 'a stopped call does not fail the server');
+  assert.equal(partsOf(h2.rt).runner!.mcp.list()[0]!.state.kind, 'ready', 'a stopped call does not fail the server');
 });
 
 test('a command that does not exist and a malformed .mcp.json never block the agent', async (t) => {
@@ -218,7 +219,7 @@ test('the tool array changes exactly when a server changes its tool list', async
   h.api.script('lead', reply(toolUse('mcp__faulty__echo', { text: 'a' })), reply(toolUse('mcp__faulty__add_tool', { name: 'fresh' })));
   await h.rt.askLead('go');
   // list_changed is handled a moment after the call returns.
-  await waitFor(() => h.rt.mcp.definitions().some((d) => d.name === 'mcp__faulty__fresh'), 5000, 'refreshed list');
+  await waitFor(() => partsOf(h.rt).runner!.mcp.definitions().some((d) => d.name === 'mcp__faulty__fresh'), 5000, 'refreshed list');
   h.api.script('lead', 'ok');
   await h.rt.askLead('again');
   const tools = h.api.requests('lead').map((r) => JSON.stringify(r.body.tools));

@@ -9,6 +9,7 @@ import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import type { TeamAnswer, TeammateProposal } from '../../src/core/runtime/types';
 import { harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 async function define(root: string, rel: string, text: string): Promise<void> {
   await mkdir(join(root, rel, '..'), { recursive: true });
@@ -28,13 +29,13 @@ test('definition: its model reaches the API request, its tool list is the one of
   // Team tools stay: without them it could not take part.
   for (const kept of ['send_message', 'idle', 'shutdown_response', 'claim_task']) assert.ok(offered.includes(kept), `${kept} missing`);
   assert.match(JSON.stringify(body.system), /REVIEW-ONLY: read the diff/);
-  const m = await h.rt.team.roster.get('rex');
+  const m = await partsOf(h.rt).team.roster.get('rex');
   assert.equal(m?.model, 'claude-haiku-4-5');
   assert.equal(m?.agent_type, 'reviewer');
   assert.equal(m?.role, 'reviewer');
   assert.deepEqual(m?.tools, ['read_file', 'grep']);
   // A call to a tool it was not offered is refused too.
-  await waitFor(async () => (await h.rt.team.roster.get('rex'))?.status === 'idle', 8000);
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('rex'))?.status === 'idle', 8000);
 });
 
 test('definition: an explicit model beats the definition; unknown types and models are errors the spawner sees', async (t) => {
@@ -44,11 +45,11 @@ test('definition: an explicit model beats the definition; unknown types and mode
   await assert.rejects(h.rt.spawnTeammate({ name: 'x1', role: 'r', prompt: 'p', agent_type: 'nope' }), /unknown agent type "nope".*available: arch/);
   await assert.rejects(h.rt.spawnTeammate({ name: 'x2', role: 'r', prompt: 'p', agent_type: 'bad' }), /\.team\/agents\/bad\.md: unknown tool "nuke"/);
   await assert.rejects(h.rt.spawnTeammate({ name: 'x3', role: 'r', prompt: 'p', model: 'gpt 5; rm -rf /' }), /bad model id "gpt 5; rm -rf \/"/);
-  assert.equal(await h.rt.team.roster.get('x1'), undefined);
+  assert.equal(await partsOf(h.rt).team.roster.get('x1'), undefined);
   await h.rt.spawnTeammate({ name: 'ari', role: 'architect', prompt: 'Design it.', agent_type: 'arch', model: 'claude-sonnet-4-5' });
   await waitFor(() => h.api.requests('ari').length >= 1, 8000);
   assert.equal((h.api.requests('ari')[0]!.body as { model: string }).model, 'claude-sonnet-4-5');
-  assert.equal((await h.rt.team.roster.get('ari'))?.role, 'architect');
+  assert.equal((await partsOf(h.rt).team.roster.get('ari'))?.role, 'architect');
   assert.ok(h.events.some((e) => e.type === 'notice' && /Agent definition \.team\/agents\/bad\.md: unknown tool/.test(e.message)));
 });
 
@@ -87,10 +88,10 @@ test('lead tools: spawn_teammate with agent_type, model and plan_mode_required; 
   assert.match(results[1]!, /Spawned tia \(tests\), from tester; model claude-haiku-4-5; in plan mode/);
   assert.match(results[2]!, /bad model id \\"gpt 4\\"/);
   assert.match(results[4]!, /tom is in plan mode from its next tool call/);
-  const tia = await h.rt.team.roster.get('tia');
+  const tia = await partsOf(h.rt).team.roster.get('tia');
   assert.equal(tia?.model, 'claude-haiku-4-5');
   assert.ok(tia?.plan_mode);
-  assert.ok((await h.rt.team.roster.get('tom'))?.plan_mode);
+  assert.ok((await partsOf(h.rt).team.roster.get('tom'))?.plan_mode);
   assert.ok((h.api.requests('lead')[0]!.body.tools as { name: string }[]).some((x) => x.name === 'request_plan'));
 });
 
@@ -144,9 +145,9 @@ test('confirmTeam: the spawns of one lead reply are one proposal, confirmed once
   // The words once: the other spawns of the team point to them.
   for (const r of results.slice(1, 3)) assert.match(r.content, /^not started: part of the declined team \(amy, bob, cid\); the user's words are in the result for amy\.$/);
   assert.match(results[3]!.content, /Bad Name/);
-  assert.equal(await h.rt.team.roster.get('amy'), undefined);
+  assert.equal(await partsOf(h.rt).team.roster.get('amy'), undefined);
   assert.match(JSON.stringify(h.api.requests('lead')[2]!.body.messages.at(-1)), /Spawned bob.*Spawned cid/);
-  assert.equal((await h.rt.team.roster.get('bob'))?.model, 'claude-haiku-4-5');
+  assert.equal((await partsOf(h.rt).team.roster.get('bob'))?.model, 'claude-haiku-4-5');
   // The lead is told how to propose: the whole team in one reply.
   assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.system), /make all its spawn_teammate calls in the same reply/);
   // The user's own spawns are not asked about.
@@ -163,7 +164,7 @@ test('confirmTeam: a spawn alone in its reply is a team of one; declined without
   await h.rt.askLead('Go.');
   assert.deepEqual(asked, [['amy']]);
   assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /the user declined to start amy \(no reason given\)/);
-  assert.equal(await h.rt.team.roster.get('amy'), undefined);
+  assert.equal(await partsOf(h.rt).team.roster.get('amy'), undefined);
 });
 
 test('confirmTeam with no way to ask the user: the lead cannot spawn, and is told why', async (t) => {
@@ -171,5 +172,5 @@ test('confirmTeam with no way to ask the user: the lead cannot spawn, and is tol
   h.api.script('lead', reply(toolUse('spawn_teammate', { name: 'amy', role: 'dev', prompt: 'Build.' })), 'ok');
   await h.rt.askLead('Go.');
   assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages.at(-1)), /confirmTeam is on and this host cannot ask the user/);
-  assert.equal(await h.rt.team.roster.get('amy'), undefined);
+  assert.equal(await partsOf(h.rt).team.roster.get('amy'), undefined);
 });

@@ -10,6 +10,7 @@ import { reply, text } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness } from './harness';
 import { summaryInput } from '../../src/core/runtime/compaction';
+import { userSends } from '../helpers/session-parts';
 
 const isSummary = (r: { body: { system?: unknown } }) => JSON.stringify(r.body.system ?? '').includes('summarising');
 
@@ -18,7 +19,7 @@ test('mail that arrives in the round that triggers compaction reaches the lead a
   const huge = 'y'.repeat(500_000);
   h.api.script('lead', reply(text(`Here it is: ${huge}`)), 'Summary: the user asked about EARLY-MARKER; I answered at length.', reply(text('Got your mail.')));
   await h.rt.askLead('Tell me about EARLY-MARKER.');
-  await h.rt.sendAsUser('lead', 'MAIL-MARKER: please also check the README.');
+  await userSends(h.rt, 'lead', 'MAIL-MARKER: please also check the README.');
   await waitFor(() => h.api.requests('lead').length >= 3, 10_000, 'a lead call after the summary');
   const reqs = h.api.requests('lead');
   assert.ok(isSummary(reqs[1]!), 'the second call is the summary');
@@ -35,7 +36,7 @@ test('a message too large for the context is cut with a note; the inbox keeps th
   const h = await harness(t, { compactAtTokens: 20_000 });
   h.api.script('lead', reply(text('Read it.')));
   const body = `START-MARKER ${'z'.repeat(400_000)} END-MARKER`;
-  await h.rt.sendAsUser('lead', body);
+  await userSends(h.rt, 'lead', body);
   await waitFor(() => h.api.requests('lead').length >= 1, 10_000, 'the lead is called');
   const sent = JSON.stringify(h.api.requests('lead')[0]!.body.messages);
   assert.ok(sent.length < 100_000, `the lead was sent ${sent.length} characters`);

@@ -10,12 +10,13 @@ import { test } from 'node:test';
 import { reply, systemText, toolUse } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 const exec = promisify(execFile);
 const sent = (h: Harness, agent: string, i: number) => JSON.stringify(h.api.requests(agent)[i]?.body.messages.at(-1) ?? '');
 const systemTextOf = (h: Harness) => systemText(h.api.requests('lead')[0]!.body);
 const idle = (h: Harness, name: string) =>
-  waitFor(async () => (await h.rt.team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
+  waitFor(async () => (await partsOf(h.rt).team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
 
 test('mail and an auto-assigned task never arrive in one wake: the task is handed over alone, the mail read on its own', async (t) => {
   const h = await harness(t);
@@ -56,9 +57,9 @@ test('a task may name as owner a teammate spawned later in the same reply; spawn
   const bobFirst = sent(h, 'bob', 0);
   assert.match(bobFirst, /You start on task #2, claimed for you: fix the parser/);
   assert.match(bobFirst, /Acceptance: npm test passes/);
-  assert.deepEqual([(await h.rt.team.tasks.get(2))?.owner], ['bob']);
-  await waitFor(async () => (await h.rt.team.tasks.get(1))?.status === 'in_progress', 8000, 'alice takes her reserved task');
-  assert.equal((await h.rt.team.tasks.get(1))?.owner, 'alice');
+  assert.deepEqual([(await partsOf(h.rt).team.tasks.get(2))?.owner], ['bob']);
+  await waitFor(async () => (await partsOf(h.rt).team.tasks.get(1))?.status === 'in_progress', 8000, 'alice takes her reserved task');
+  assert.equal((await partsOf(h.rt).team.tasks.get(1))?.owner, 'alice');
 });
 
 test('an owner that does not exist or has shut down: the whole batch is rejected, and the error says so and what to do', async (t) => {
@@ -76,8 +77,8 @@ test('an owner that does not exist or has shut down: the whole batch is rejected
   assert.match(sent(h, 'lead', 1), /Nothing created: the whole call was rejected \(none of its 2 tasks is on the board\): owner \\"carol\\" is not a teammate yet: spawn_teammate carol first \(later in the same reply is fine\)/);
   assert.match(sent(h, 'lead', 2), /Not created: owner \\"zed\\" has shut down: spawn_teammate zed starts it again/);
   assert.match(sent(h, 'lead', 3), /not spawned: it cannot start on task 99: task 99 not found/);
-  assert.deepEqual(await h.rt.team.tasks.list(), []);
-  assert.equal(await h.rt.team.roster.get('dan'), undefined);
+  assert.deepEqual(await partsOf(h.rt).team.tasks.list(), []);
+  assert.equal(await partsOf(h.rt).team.roster.get('dan'), undefined);
 });
 
 test('a task reserved for a teammate and blocked: when its blocker completes, the idle owner is woken with it at once', async (t) => {
@@ -103,7 +104,7 @@ test('results do not wake the lead one by one: it is woken once, when no teammat
   h.api.script('lead', 'Both done: docs written, tests pass.');
   await h.rt.spawnTeammate({ name: 'amy', role: 'writer', prompt: 'Write the docs.' });
   await h.rt.spawnTeammate({ name: 'bo', role: 'tester', prompt: 'Run the tests.' });
-  await waitFor(async () => (await h.rt.team.mailbox.history('lead')).some((m) => m.from === 'amy'), 5000, 'amy reported');
+  await waitFor(async () => (await partsOf(h.rt).team.mailbox.history('lead')).some((m) => m.from === 'amy'), 5000, 'amy reported');
   await sleep(300);
   assert.equal(h.api.requests('lead').length, 0, 'not woken while bo still works');
   await waitFor(() => h.api.requests('lead').length >= 1, 8000, 'lead woken when the team went quiet');

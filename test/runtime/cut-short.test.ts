@@ -11,6 +11,7 @@ import { reply, toolUse } from '../fake-api';
 import { setIoFaults } from '../../src/core/util/io-faults';
 import { waitFor } from '../helpers/tmp';
 import { harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 const completeAndDie = (root: string, id: number) => new Promise<NodeJS.Signals | null>((resolve) => {
   const child = spawn(process.execPath, [join(__dirname, '..', 'fixtures', 'task-completer.js'), root, String(id)], { stdio: 'ignore' });
@@ -24,30 +25,30 @@ const doTasks = (r: { body: { messages: unknown[] } }) => {
 
 test('kill -9 between a completion and the unblocking: the waiting task is still taken and done', async (t) => {
   const h = await harness(t);
-  const first = await h.rt.team.tasks.create({ subject: 'build' });
-  const second = await h.rt.team.tasks.create({ subject: 'deploy', blockedBy: [first.id] });
+  const first = await partsOf(h.rt).team.tasks.create({ subject: 'build' });
+  const second = await partsOf(h.rt).team.tasks.create({ subject: 'deploy', blockedBy: [first.id] });
   assert.equal(await completeAndDie(h.root, first.id), 'SIGKILL');
-  assert.equal((await h.rt.team.tasks.get(first.id))?.status, 'completed');
-  assert.deepEqual((await h.rt.team.tasks.get(second.id))?.blockedBy, [first.id], 'the kill left it blocked by a completed task');
+  assert.equal((await partsOf(h.rt).team.tasks.get(first.id))?.status, 'completed');
+  assert.deepEqual((await partsOf(h.rt).team.tasks.get(second.id))?.blockedBy, [first.id], 'the kill left it blocked by a completed task');
   // The host starts again (as after the kill of the host itself).
   await h.rt.dispose();
   await h.restart();
   h.api.setDefault(doTasks);
   await h.rt.spawnTeammate({ name: 'amy', role: 'dev', prompt: 'Take work from the board.' });
-  await waitFor(async () => (await h.rt.team.tasks.get(second.id))?.status === 'completed', 10_000, 'deploy taken and done');
-  assert.deepEqual((await h.rt.team.tasks.get(second.id))?.blockedBy, []);
+  await waitFor(async () => (await partsOf(h.rt).team.tasks.get(second.id))?.status === 'completed', 10_000, 'deploy taken and done');
+  assert.deepEqual((await partsOf(h.rt).team.tasks.get(second.id))?.blockedBy, []);
 });
 
 test('a full disk between a completion and the unblocking: once there is room, the waiting task is taken and done', async (t) => {
   t.after(() => setIoFaults(null));
   const h = await harness(t);
-  const first = await h.rt.team.tasks.create({ subject: 'build' });
-  const second = await h.rt.team.tasks.create({ subject: 'deploy', blockedBy: [first.id] });
+  const first = await partsOf(h.rt).team.tasks.create({ subject: 'build' });
+  const second = await partsOf(h.rt).team.tasks.create({ subject: 'deploy', blockedBy: [first.id] });
   setIoFaults((op, path) => (op === 'write' && path.endsWith(`task_${second.id}.json`) ? 'ENOSPC' : null));
-  await assert.rejects(h.rt.team.tasks.update(first.id, { status: 'completed' }), /ENOSPC/);
+  await assert.rejects(partsOf(h.rt).team.tasks.update(first.id, { status: 'completed' }), /ENOSPC/);
   setIoFaults(null);
-  assert.equal((await h.rt.team.tasks.get(first.id))?.status, 'completed');
+  assert.equal((await partsOf(h.rt).team.tasks.get(first.id))?.status, 'completed');
   h.api.setDefault(doTasks);
   await h.rt.spawnTeammate({ name: 'amy', role: 'dev', prompt: 'Take work from the board.' });
-  await waitFor(async () => (await h.rt.team.tasks.get(second.id))?.status === 'completed', 10_000, 'deploy taken and done');
+  await waitFor(async () => (await partsOf(h.rt).team.tasks.get(second.id))?.status === 'completed', 10_000, 'deploy taken and done');
 });

@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, sentText } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 test('a task\'s files are its own while it is in progress: others\' edits and overlapping claims are refused', async (t) => {
   const h = await harness(t);
@@ -18,7 +19,7 @@ test('a task\'s files are its own while it is in progress: others\' edits and ov
     'Created.',
   );
   await h.rt.askLead('Plan it.');
-  const [parser, wide] = await h.rt.team.tasks.list();
+  const [parser, wide] = await partsOf(h.rt).team.tasks.list();
   assert.deepEqual(parser!.files, ['src/parser/**'], 'stored as given, a folder meaning all in it');
   h.api.script('ann', reply(toolUse('claim_task', { task_id: parser!.id })), reply(toolUse('write_file', { path: 'src/parser/lex.ts', content: 'by ann\n' })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Take the parser.' });
@@ -28,7 +29,7 @@ test('a task\'s files are its own while it is in progress: others\' edits and ov
   await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Take the wide one.' });
   await waitFor(() => h.api.requests('ben').length >= 2, 10_000, 'ben claimed');
   assert.match(sentText(h.api, 'ben', 1), /may overlap those of in-progress task #1 \\"parser\\" \(ann\): src\/\*\* and src\/parser\/\*\*/);
-  assert.equal((await h.rt.team.tasks.get(wide!.id))?.status, 'pending', 'not started');
+  assert.equal((await partsOf(h.rt).team.tasks.get(wide!.id))?.status, 'pending', 'not started');
 
   h.api.script('lead',
     reply(
@@ -48,5 +49,5 @@ test('a task\'s files are its own while it is in progress: others\' edits and ov
 
   // Completed, the task owns nothing: the same edit goes through and ben's claim too.
   await h.rt.updateTask(parser!.id, { status: 'completed' });
-  assert.equal((await h.rt.team.tasks.claim(wide!.id, 'ben')).ok, true);
+  assert.equal((await partsOf(h.rt).team.tasks.claim(wide!.id, 'ben')).ok, true);
 });

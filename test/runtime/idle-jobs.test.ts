@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 test('a teammate waiting idle for its background job is not idled out while the job runs; the job\'s end wakes it', async (t) => {
   const h = await harness(t, { idleTimeoutSeconds: 1, idlePollSeconds: 1 });
@@ -20,7 +21,7 @@ test('a teammate waiting idle for its background job is not idled out while the 
   await h.rt.spawnTeammate({ name: 'amy', role: 'dev', prompt: 'Run the tests in the background and wait for them.' });
   await waitFor(() => h.api.requests('amy').length >= 2, 10_000, 'amy went idle');
   await sleep(2500); // past the 1 s idle timeout, with the job still running
-  assert.notEqual((await h.rt.team.roster.get('amy'))?.status, 'shutdown', 'amy was not idled out while its job ran');
+  assert.notEqual((await partsOf(h.rt).team.roster.get('amy'))?.status, 'shutdown', 'amy was not idled out while its job ran');
   await waitFor(() => h.api.requests('amy').length >= 4, 15_000, 'the job\'s end woke amy and it read the output');
   assert.match(JSON.stringify(h.api.requests('amy').at(-1)!.body.messages), /tests-passed/);
 });

@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness, modelsFor, startSession, TEST_SETTINGS } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 test('a host paused past its lease does not act for a teammate another host took over meanwhile', async (t) => {
   const h = await harness(t);
@@ -24,15 +25,15 @@ test('a host paused past its lease does not act for a teammate another host took
   await a.spawnTeammate({ name: 'amy', role: 'dev', prompt: 'Go.' });
   await waitFor(() => h.api.requests('amy').length === 1, 5000, 'amy runs the command');
   // Host A freezes: no more heartbeats while the command runs.
-  a.runner!.leases.stop();
+  partsOf(a).runner!.leases.stop();
   await sleep(1200);
   const b = await start('host-b');
   t.after(() => b.dispose());
-  await waitFor(async () => (await b.team.roster.get('amy'))?.host?.id === 'host-b', 5000, 'host B takes amy over');
+  await waitFor(async () => (await partsOf(b).team.roster.get('amy'))?.host?.id === 'host-b', 5000, 'host B takes amy over');
   // A's command ends after the takeover: A must not write its result or call the model.
   await waitFor(() => events.some((m) => /amy is now run by another window \(host host-b\)/.test(m)), 8000, 'A stands down');
   await sleep(300);
-  const transcript = await readFile(b.team.paths.transcript('amy'), 'utf8');
+  const transcript = await readFile(partsOf(b).team.paths.transcript('amy'), 'utf8');
   assert.doesNotMatch(transcript, /A-2-SLEPT/, 'nothing of A after the takeover in the transcript');
   for (const r of h.api.requests('amy')) assert.doesNotMatch(JSON.stringify(r.body.messages), /A-2-SLEPT/);
 });

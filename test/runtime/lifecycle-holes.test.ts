@@ -8,12 +8,13 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness } from './harness';
+import { partsOf, userSends } from '../helpers/session-parts';
 
 test('tool calls after an approved shutdown_response in the same reply do not run', async (t) => {
   const h = await harness(t);
   h.api.script('kim', reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'kim', role: 'dev', prompt: 'Wait.' });
-  await waitFor(async () => (await h.rt.team.roster.get('kim'))?.status === 'idle', 5000, 'kim idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('kim'))?.status === 'idle', 5000, 'kim idle');
   h.api.setDefault((r) => {
     const m = /request_id=\\"(req_[a-z0-9_]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
     return m
@@ -21,7 +22,7 @@ test('tool calls after an approved shutdown_response in the same reply do not ru
       : reply(toolUse('idle', {}));
   });
   await h.rt.requestShutdown('kim');
-  await waitFor(async () => (await h.rt.team.roster.get('kim'))?.status === 'shutdown', 8000, 'kim shut down');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('kim'))?.status === 'shutdown', 8000, 'kim shut down');
   await assert.rejects(stat(join(h.root, 'after-shutdown')), /ENOENT/);
   const last = JSON.stringify(h.api.requests('kim').at(-1)?.body.messages ?? []);
   assert.doesNotMatch(last, /Not run: you approved/, 'no model call after the shutdown');
@@ -29,7 +30,7 @@ test('tool calls after an approved shutdown_response in the same reply do not ru
 
 test('a shutdown request made for an earlier incarnation cannot stop the new one', async (t) => {
   const h = await harness(t, {}, 'allow');
-  const team = h.rt.team;
+  const team = partsOf(h.rt).team;
   await team.spawnMember('lou', 'dev');
   await team.roster.setStatus('lou', 'shutdown');
   await team.spawnMember('lou', 'dev'); // incarnation 2; its expiry sweep has run
@@ -45,7 +46,7 @@ test('a shutdown request made for an earlier incarnation cannot stop the new one
 
 test('a broadcast that reaches only some teammates says who got it and who did not', async (t) => {
   const h = await harness(t);
-  const team = h.rt.team;
+  const team = partsOf(h.rt).team;
   await team.spawnMember('amy', 'dev');
   await team.spawnMember('ben', 'dev');
   // ben's inbox cannot be written (a folder in its place): his send fails, amy's succeeds.
@@ -69,15 +70,15 @@ test("a teammate's phase that ends without a word to the lead sends its final wo
   await h.rt.spawnTeammate({ name: 'fay', role: 'dev', prompt: 'Rename the files.' });
   await waitFor(() => h.api.requests('lead').length >= 1, 8000, 'lead woken by the result');
   assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.messages), /<team-mail from=\\"fay\\" type=\\"result\\">\\nDone: three files renamed\./);
-  const result = (await h.rt.team.mailbox.history('lead')).find((m) => m.type === 'result');
+  const result = (await partsOf(h.rt).team.mailbox.history('lead')).find((m) => m.type === 'result');
   assert.equal(result?.from, 'fay');
   // A second phase (mail from the user) ends the same way: one more wake, with that result, once fay is idle again.
-  await waitFor(async () => (await h.rt.team.roster.get('fay'))?.status === 'idle', 5000, 'fay idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('fay'))?.status === 'idle', 5000, 'fay idle');
   await waitFor(() => !h.rt.leadBusy(), 5000, 'lead idle');
   h.api.script('fay', 'Also tidied the README.');
   h.api.script('lead', 'Noted again.');
-  await h.rt.sendAsUser('fay', 'One more thing.');
-  await waitFor(async () => (await h.rt.team.mailbox.history('lead')).filter((m) => m.type === 'result').length === 2, 5000, 'second result');
+  await userSends(h.rt, 'fay', 'One more thing.');
+  await waitFor(async () => (await partsOf(h.rt).team.mailbox.history('lead')).filter((m) => m.type === 'result').length === 2, 5000, 'second result');
   await waitFor(() => h.api.requests('lead').length >= 2, 5000, 'lead woken for the second result');
   await sleep(500);
   assert.equal(h.api.requests('lead').length, 2, 'one wake per result that waited, not more');
@@ -89,18 +90,18 @@ test('a teammate that reported to the lead itself sends no `result`; a crashed o
   h.api.script('gil', reply(toolUse('send_message', { to: 'lead', content: 'All good.' })), 'Finished.');
   h.api.setDefault('ok');
   await h.rt.spawnTeammate({ name: 'gil', role: 'dev', prompt: 'Work.' });
-  await waitFor(async () => (await h.rt.team.roster.get('gil'))?.status === 'idle', 5000, 'gil idle');
-  assert.deepEqual((await h.rt.team.mailbox.history('lead')).filter((m) => m.from === 'gil').map((m) => m.type), ['message']);
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('gil'))?.status === 'idle', 5000, 'gil idle');
+  assert.deepEqual((await partsOf(h.rt).team.mailbox.history('lead')).filter((m) => m.from === 'gil').map((m) => m.type), ['message']);
   await h.rt.stopTeammate('gil');
-  await waitFor(async () => (await h.rt.team.mailbox.history('lead')).some((m) => m.type === 'result' && /stopped by the user/.test(m.content)), 5000, 'stop reported');
-  const stopReport = (await h.rt.team.mailbox.history('lead')).find((m) => m.type === 'result');
+  await waitFor(async () => (await partsOf(h.rt).team.mailbox.history('lead')).some((m) => m.type === 'result' && /stopped by the user/.test(m.content)), 5000, 'stop reported');
+  const stopReport = (await partsOf(h.rt).team.mailbox.history('lead')).find((m) => m.type === 'result');
   assert.equal((stopReport as { notice?: boolean }).notice, true, 'a stop by the user does not wake the lead');
 });
 
 test('roster entries named user or lead (hand-edited, cloned) are never run as teammates', async (t) => {
   const h = await harness(t);
   await h.rt.dispose();
-  await writeFile(h.rt.team.paths.config, JSON.stringify({
+  await writeFile(partsOf(h.rt).team.paths.config, JSON.stringify({
     team_name: 'x',
     members: [
       { name: 'user', role: 'impostor', status: 'working' },
@@ -112,8 +113,8 @@ test('roster entries named user or lead (hand-edited, cloned) are never run as t
   await h.restart();
   await sleep(500);
   assert.equal(h.api.requests('user').length, 0, 'no model call as "user"');
-  assert.deepEqual((await h.rt.team.roster.list()).map((m) => m.name), ['real']);
+  assert.deepEqual((await partsOf(h.rt).team.roster.list()).map((m) => m.name), ['real']);
   assert.equal(h.rt.activity('user').kind, 'stopped');
-  const onDisk = JSON.parse(await readFile(h.rt.team.paths.config, 'utf8')) as { members: { name: string }[] };
+  const onDisk = JSON.parse(await readFile(partsOf(h.rt).team.paths.config, 'utf8')) as { members: { name: string }[] };
   assert.deepEqual(onDisk.members.map((m) => m.name).sort(), ['lead', 'real', 'user'], 'kept in the file, untouched');
 });

@@ -12,12 +12,13 @@ import { waitFor } from '../helpers/tmp';
 import type { MergeEntry } from '../../src/shared/schemas/merge-queue';
 import { harness, type Harness } from './harness';
 import { git, initRepo } from './git-helpers';
+import { partsOf } from '../helpers/session-parts';
 
 /** A worktree teammate `name` (scripted to idle whenever woken) whose branch changes `file`. */
 async function branchWith(h: Harness, name: string, file: string, content: string): Promise<void> {
   h.api.script(name, ...Array.from({ length: 4 }, () => reply(toolUse('idle', {}))));
   await h.rt.spawnTeammate({ name, role: 'dev', prompt: 'Wait.', isolation: 'worktree' });
-  await waitFor(async () => (await h.rt.team.roster.get(name))?.status === 'idle', 10_000, `${name} idle`);
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get(name))?.status === 'idle', 10_000, `${name} idle`);
   const wt = (await h.rt.worktrees.get(name))!;
   await writeFile(join(wt.path, file), content);
   await git(wt.path, 'add', file);
@@ -30,7 +31,7 @@ const settled = (h: Harness, who: string) => waitFor(async () => {
 }, 30_000, `${who} settled`) as Promise<MergeEntry>;
 
 /** The queue's last note to `who`, once it has arrived (the entry is written failed before the team is told). */
-const noteTo = (h: Harness, who: string) => waitFor(async () => (await h.rt.team.mailbox.history(who)).filter((m) => m.to === who && /\[merge queue\]/.test(m.content)).at(-1), 10_000, `note to ${who}`);
+const noteTo = (h: Harness, who: string) => waitFor(async () => (await partsOf(h.rt).team.mailbox.history(who)).filter((m) => m.to === who && /\[merge queue\]/.test(m.content)).at(-1), 10_000, `note to ${who}`);
 
 test('a test that fails only with the branch: its fault, step test, exit code and first errors; the teammate is told to fix it, from the team', async (t) => {
   const h = await harness(t);
@@ -53,12 +54,12 @@ test('a test that fails on the workspace branch alone too, or whose program is m
   await branchWith(h, 'ann', 'a.txt', 'ann\n');
   await branchWith(h, 'ben', 'b.txt', 'ben\n');
   const task = await h.rt.createTask({ subject: 'ann part' });
-  await h.rt.team.tasks.update(task.id, { status: 'completed' }, 'lead');
+  await partsOf(h.rt).team.tasks.update(task.id, { status: 'completed' }, 'lead');
   await h.rt.mergeQueue.add('ann', { by: 'user', testCommand: 'test -e never.txt', task: task.id });
   const a = await settled(h, 'ann');
   assert.equal(a.failure?.fault, 'environment');
   assert.match(a.failure?.why ?? '', /fails on main without the branch too \(exit 1\)/);
-  assert.equal((await h.rt.team.tasks.get(task.id))?.status, 'completed', 'its task is not sent back to in_progress');
+  assert.equal((await partsOf(h.rt).team.tasks.get(task.id))?.status, 'completed', 'its task is not sent back to in_progress');
   const toAnn = (await noteTo(h, 'ann'))!;
   assert.match(toAnn.content, /the environment, not your branch[\s\S]*do not change your branch/);
   assert.doesNotMatch(toAnn.content, /Fix it in your worktree/);
@@ -104,8 +105,8 @@ test('a branch at fault whose teammate has shut down: the lead is told to spawn 
   const h = await harness(t);
   await initRepo(h.root, 'shared.txt');
   await branchWith(h, 'ann', 'shared.txt', 'broken by ann\n');
-  await h.rt.team.retireMember('ann');
-  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'shutdown', 10_000, 'ann shut down');
+  await partsOf(h.rt).team.retireMember('ann');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ann'))?.status === 'shutdown', 10_000, 'ann shut down');
   await h.rt.mergeQueue.add('ann', { by: 'user', testCommand: 'grep -q base shared.txt' });
   assert.equal((await settled(h, 'ann')).failure?.fault, 'branch');
   const note = (await noteTo(h, 'lead'))!;

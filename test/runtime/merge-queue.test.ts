@@ -9,6 +9,7 @@ import { waitFor } from '../helpers/tmp';
 import type { MergeEntry } from '../../src/shared/schemas/merge-queue';
 import { harness, sentText, type Harness } from './harness';
 import { git, initRepo, status } from './git-helpers';
+import { partsOf } from '../helpers/session-parts';
 
 const COMMIT = 'git -c user.name=t -c user.email=t@t commit -qam';
 
@@ -34,8 +35,8 @@ test('two worktree teammates finish; the lead queues both: the first passes its 
     );
   }
   await Promise.all(['ann', 'ben'].map((name) => h.rt.spawnTeammate({ name, role: 'dev', prompt: 'Take your task.', isolation: 'worktree' })));
-  await waitFor(async () => (await h.rt.team.tasks.list()).every((x) => x.status === 'completed'), 15_000, 'both tasks done');
-  await waitFor(async () => (await h.rt.team.roster.list()).every((m) => m.status === 'idle'), 10_000, 'both idle');
+  await waitFor(async () => (await partsOf(h.rt).team.tasks.list()).every((x) => x.status === 'completed'), 15_000, 'both tasks done');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.list()).every((m) => m.status === 'idle'), 10_000, 'both idle');
 
   // ben's fix, once the queue sends its work back: bring main in, resolve, commit, complete.
   h.api.script('ben',
@@ -62,9 +63,9 @@ test('two worktree teammates finish; the lead queues both: the first passes its 
   assert.match(ben.reason ?? '', /conflicts with main in shared\.txt/);
   assert.deepEqual(ben.files, ['shared.txt']);
   await waitFor(async () => h.api.requests('ben').some((r) => /\[merge queue\] Your branch wt\/ben was not merged into main: it conflicts with main in shared\.txt/.test(JSON.stringify(r.body.messages))), 10_000, 'ben told');
-  await waitFor(async () => (await h.rt.team.tasks.get(tasks[1]!.id))?.status === 'completed', 15_000, 'ben fixed it and completed again');
+  await waitFor(async () => (await partsOf(h.rt).team.tasks.get(tasks[1]!.id))?.status === 'completed', 15_000, 'ben fixed it and completed again');
   // The lead saw both outcomes.
-  const leadMail = JSON.stringify(await h.rt.team.mailbox.history('lead'));
+  const leadMail = JSON.stringify(await partsOf(h.rt).team.mailbox.history('lead'));
   assert.match(leadMail, /ann's wt\/ann was merged into main/);
   assert.match(leadMail, /ben's wt\/ben was not merged into main: it conflicts with main in shared\.txt/);
 

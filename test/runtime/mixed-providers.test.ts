@@ -9,6 +9,7 @@ import { startFakeOpenAI, type FakeOpenAI } from '../fake-openai/server';
 import { waitFor } from '../helpers/tmp';
 import { createModelFactory, resolveOpenAIConfig } from '../../src/core/model';
 import { harness, mixedModels, type Harness, type RuntimeOptions } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 const KEY = 'sk-openai-test-0123456789';
 
@@ -52,7 +53,7 @@ test('an openai: lead and an Anthropic teammate exchange messages and both run t
   // The lead heard alice as team mail over Chat Completions, after its tool results.
   const leadSaw = oai.requests('lead').map((r) => JSON.stringify(r.body.messages)).join('\n');
   assert.match(leadSaw, /team-mail from=\\"alice\\" type=\\"message\\">\\nnotes.md is written/);
-  const config = await h.rt.team.roster.read();
+  const config = await partsOf(h.rt).team.roster.read();
   assert.equal(config.members.find((m) => m.name === 'alice')?.model, 'anthropic:claude-sonnet-4-5');
   assert.ok((config.lead?.usage?.input ?? 0) > 0, 'lead usage from the OpenAI server');
   assert.ok((config.members[0]!.usage?.output ?? 0) > 0, 'alice usage from the Messages API');
@@ -85,9 +86,9 @@ test('an openai: teammate whose key is rejected: a clear error in its transcript
   const transcript = await readFile(file, 'utf8');
   assert.doesNotMatch(transcript, /sk-wrong-openai-key/);
   // The Anthropic teammate is not held back by the other provider's rejected key: it still takes work.
-  await waitFor(async () => (await h.rt.team.roster.get('bob'))?.status === 'idle', 5000, 'bob idle');
-  const task = await h.rt.team.tasks.create({ subject: 'for bob' });
-  await waitFor(async () => (await h.rt.team.tasks.get(task.id))?.owner === 'bob', 5000, 'bob claimed the new task');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('bob'))?.status === 'idle', 5000, 'bob idle');
+  const task = await partsOf(h.rt).team.tasks.create({ subject: 'for bob' });
+  await waitFor(async () => (await partsOf(h.rt).team.tasks.get(task.id))?.owner === 'bob', 5000, 'bob claimed the new task');
 });
 
 test('spawning on a model that cannot serve is refused with the reason: unknown prefix, no OpenAI key', async (t) => {
@@ -100,5 +101,5 @@ test('spawning on a model that cannot serve is refused with the reason: unknown 
   }));
   const noKey = await h.rt.spawnTeammate({ name: 'eve', role: 'dev', prompt: 'Go.', model: 'openai:gpt-dev' }).then(() => null, (e: Error) => e);
   assert.match(String(noKey), /cannot spawn eve on openai:gpt-dev: No OpenAI API key.*OPENAI_API_KEY/);
-  assert.equal(await h.rt.team.roster.get('eve'), undefined, 'nothing written for a refused spawn');
+  assert.equal(await partsOf(h.rt).team.roster.get('eve'), undefined, 'nothing written for a refused spawn');
 });

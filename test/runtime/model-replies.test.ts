@@ -8,8 +8,9 @@ import { test } from 'node:test';
 import { fault, reply, text, toolUse, type ReplyTurn } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, sentText } from './harness';
+import { partsOf, userSends } from '../helpers/session-parts';
 
-const idleStatus = (h: Awaited<ReturnType<typeof harness>>, name: string) => async () => (await h.rt.team.roster.get(name))?.status === 'idle';
+const idleStatus = (h: Awaited<ReturnType<typeof harness>>, name: string) => async () => (await partsOf(h.rt).team.roster.get(name))?.status === 'idle';
 
 test('a reply whose usage has no token counts leaves the roster valid and counts nothing', async (t) => {
   const h = await harness(t);
@@ -28,7 +29,7 @@ test('an empty reply is not sent back as an empty assistant message', async (t) 
   await h.rt.spawnTeammate({ name: 'bea', role: 'dev', prompt: 'Go.' });
   await waitFor(() => h.api.requests('bea').length === 2, 5000, 'second request');
   await waitFor(idleStatus(h, 'bea'), 5000, 'bea idle');
-  await h.rt.sendAsUser('bea', 'One more thing.');
+  await userSends(h.rt, 'bea', 'One more thing.');
   await waitFor(() => h.api.requests('bea').length === 3, 5000, 'third request');
   const messages = h.api.requests('bea')[2]!.body.messages as Array<{ role: string; content: unknown }>;
   for (const m of messages) assert.ok(typeof m.content === 'string' || (m.content as unknown[]).length > 0, `empty ${m.role} message`);
@@ -82,7 +83,7 @@ test('the summary call of a compaction is counted in the roster like any other',
   await waitFor(idleStatus(h, 'eve'), 10_000, 'eve idle');
   assert.ok(h.api.requests('eve').some((r) => JSON.stringify(r.body.system).includes('summarising')), 'a compaction happened');
   const served = h.api.usage('eve');
-  const usage = (await h.rt.team.roster.get('eve'))!.usage!;
+  const usage = (await partsOf(h.rt).team.roster.get('eve'))!.usage!;
   assert.deepEqual(usage, { input: served.input, output: served.output, cache_read: served.cacheRead, cache_write: served.cacheWrite });
 });
 

@@ -9,11 +9,12 @@ import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
 import { initRepo } from './git-helpers';
+import { partsOf } from '../helpers/session-parts';
 
 const lastMsg = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
-const status = async (h: Harness, name: string) => (await h.rt.team.roster.get(name))?.status;
+const status = async (h: Harness, name: string) => (await partsOf(h.rt).team.roster.get(name))?.status;
 const idle = (h: Harness, name: string) => waitFor(async () => (await status(h, name)) === 'idle', 8000, `${name} idle`);
-const leadMail = async (h: Harness) => h.rt.team.mailbox.history('lead');
+const leadMail = async (h: Harness) => partsOf(h.rt).team.mailbox.history('lead');
 
 test('a plan-mode teammate that ends its turn to wait sends the lead no result, is not handed its task again, and wakes to the answer said once', async (t) => {
   const h = await harness(t);
@@ -25,7 +26,7 @@ test('a plan-mode teammate that ends its turn to wait sends the lead no result, 
   await h.rt.spawnTeammate({ name: 'ada', role: 'dev', prompt: 'Plan the months change.', plan_mode_required: true });
   // Its three calls made and its turn over (idle alone may be seen before its first call under load).
   await waitFor(async () => h.api.requests('ada').length === 3 && (await status(h, 'ada')) === 'idle', 8000, 'ada waiting');
-  const [plan] = await h.rt.team.requests.list({ kind: 'plan', status: 'pending' });
+  const [plan] = await partsOf(h.rt).team.requests.list({ kind: 'plan', status: 'pending' });
   assert.ok(plan);
   // Long enough for a resume to have happened (a board or mail change wakes it within milliseconds).
   await sleep(1500);
@@ -53,7 +54,7 @@ test('a teammate shut down after idling: the lead reads which tasks went back, o
   const words = (await leadMail(h)).map((m) => m.content).join('\n');
   assert.match(words, /kim shut down after 1 s idle\. It held no task in progress\. To give it more work, spawn_teammate with name "kim" restarts it with its earlier conversation\./);
   assert.match(words, new RegExp(`lou shut down after 1 s idle\\. Its in-progress task #${task.id} went back to the board, unowned\\.`));
-  assert.equal((await h.rt.team.tasks.get(task.id))?.status, 'pending');
+  assert.equal((await partsOf(h.rt).team.tasks.get(task.id))?.status, 'pending');
 });
 
 test('the merge queue speaks as itself: the lead reads from="merge-queue", and a landed branch does not wake its teammate but reaches it with its next mail', async (t) => {
@@ -74,7 +75,7 @@ test('the merge queue speaks as itself: the lead reads from="merge-queue", and a
   assert.equal(h.api.requests('ann').length, annCalls, 'a landed branch needs nothing from ann: no wake');
 
   h.api.script('ann', reply(toolUse('idle', {})));
-  await h.rt.team.mailbox.send({ from: 'lead', to: 'ann', type: 'message', content: 'Thanks, all done.' });
+  await partsOf(h.rt).team.mailbox.send({ from: 'lead', to: 'ann', type: 'message', content: 'Thanks, all done.' });
   await waitFor(() => h.api.requests('ann').length > annCalls, 8000, 'ann woken by mail');
   const woke = JSON.stringify(h.api.requests('ann').at(-1)?.body.messages.at(-1));
   assert.match(woke, /<team-mail from=\\"merge-queue\\" type=\\"message\\">\\n\[merge queue\] Your branch wt\/ann was merged into main/);
@@ -100,8 +101,8 @@ test('a teammate spawned after a task was reserved for it (same reply, no task i
   assert.match(results, /Spawned tester \(qa\); it is working on your prompt/, 'a blocked reserved task is not started');
   const first = JSON.stringify(h.api.requests('coder')[0]?.body.messages);
   assert.match(first, /You start on task #1, claimed for you: months in index\.js\\nDetails: Acceptance: ms\('1mo'\) parses\./);
-  assert.equal((await h.rt.team.tasks.get(1))?.status, 'in_progress');
-  assert.equal((await h.rt.team.tasks.get(2))?.status, 'pending');
+  assert.equal((await partsOf(h.rt).team.tasks.get(1))?.status, 'in_progress');
+  assert.equal((await partsOf(h.rt).team.tasks.get(2))?.status, 'pending');
 });
 
 test('a tool call without a name (a broken proxy) is an error result for the model, not a crashed turn', async (t) => {

@@ -7,10 +7,11 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 const lastMsg = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
 const idle = (h: Harness, name: string) =>
-  waitFor(async () => (await h.rt.team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
+  waitFor(async () => (await partsOf(h.rt).team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
 
 test('claim_task returns the description; a background job\'s end is not shown as from the lead', async (t) => {
   const h = await harness(t);

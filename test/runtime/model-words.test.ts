@@ -10,10 +10,11 @@ import { test } from 'node:test';
 import { reply, systemText, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
+import { partsOf, userSends } from '../helpers/session-parts';
 
 const lastMsg = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
 const idle = (h: Harness, name: string) =>
-  waitFor(async () => (await h.rt.team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
+  waitFor(async () => (await partsOf(h.rt).team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
 const run = promisify(execFile);
 const settle = () => new Promise((r) => setTimeout(r, 500));
 
@@ -65,7 +66,7 @@ test('send_message with msg_type broadcast reaches every teammate; a model that 
   assert.match(results[0]!, /Broadcast to ann\./);
   assert.match(results[1]!, /You have no tool named \\"broadcast\\"\. Your tools: .*send_message/);
   assert.match(results[2]!, /Broadcast to ann\./);
-  const got = (await h.rt.team.mailbox.history('ann')).filter((m) => m.from === 'lead');
+  const got = (await partsOf(h.rt).team.mailbox.history('ann')).filter((m) => m.from === 'lead');
   assert.deepEqual(got.map((m) => [m.type, m.content]), [['broadcast', 'one'], ['broadcast', 'two']]);
 });
 
@@ -77,13 +78,13 @@ test('a send says whether the recipient was idle (woken), working, or shut down'
   h.api.script('lead', reply(toolUse('send_message', { to: 'ida', content: 'sleep a bit' })), 'ok');
   await h.rt.askLead('Wake ida.');
   assert.match(lastMsg(h, 'lead'), /Sent to ida \(it was idle: woken now\)/);
-  await waitFor(async () => (await h.rt.team.roster.get('ida'))?.status === 'working', 5000, 'ida working');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ida'))?.status === 'working', 5000, 'ida working');
   h.api.script('lead', reply(toolUse('send_message', { to: 'ida', content: 'and then stop' })), 'ok');
   await h.rt.askLead('Tell ida more.');
   assert.match(lastMsg(h, 'lead'), /Sent to ida \(it is working: it reads this between its tool calls\)/);
   await idle(h, 'ida');
   await h.rt.stopTeammate('ida');
-  await waitFor(async () => (await h.rt.team.roster.get('ida'))?.status === 'shutdown', 5000, 'ida stopped');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ida'))?.status === 'shutdown', 5000, 'ida stopped');
   h.api.script('lead', reply(toolUse('send_message', { to: 'ida', content: 'hello?' })), 'ok');
   await h.rt.askLead('Try ida again.');
   assert.match(lastMsg(h, 'lead'), /Not sent: ida has shut down and reads no mail \(spawn_teammate starts it again\)/);
@@ -102,14 +103,14 @@ test('auto-claim says what happened; a task created with an owner goes to that t
   assert.match(lastMsg(h, 'lead'), /Created #1 \[pending\] owner=bo run the tests/);
   await waitFor(() => h.api.requests('bo').length >= 2, 8000, 'bo woken for its task');
   assert.match(lastMsg(h, 'bo', 1), /Task #1 was reserved for you by name on the board and is now yours: run the tests/);
-  await waitFor(async () => (await h.rt.team.tasks.get(1))?.status === 'completed', 8000, 'task 1 done');
+  await waitFor(async () => (await partsOf(h.rt).team.tasks.get(1))?.status === 'completed', 8000, 'task 1 done');
   await idle(h, 'bo');
   await settle();
   assert.equal(h.api.requests('amy').length, 1, 'amy was not woken for bo\'s task');
   // An unowned task goes to the first idle teammate, told that it was assigned, not that it claimed it.
   h.api.setDefault(reply(toolUse('task_update', { task_id: 2, status: 'completed' }), toolUse('idle', {})));
   await h.rt.createTask({ subject: 'write the docs' });
-  await waitFor(async () => (await h.rt.team.tasks.get(2))?.status === 'completed', 8000, 'task 2 done');
+  await waitFor(async () => (await partsOf(h.rt).team.tasks.get(2))?.status === 'completed', 8000, 'task 2 done');
   const woken = ['amy', 'bo'].filter((n) => /Task #2 was assigned to you automatically because you were idle and it became unblocked: write the docs/.test(
     h.api.requests(n).map((r) => JSON.stringify(r.body.messages.at(-1))).join('\n')));
   assert.equal(woken.length, 1, 'exactly one teammate got task 2');
@@ -128,7 +129,7 @@ test('task_create adds several tasks in one call, later ones blocked by earlier 
     'Planned.');
   await h.rt.askLead('Plan it.');
   assert.equal(h.api.requests('lead').length, 4, 'one call per task_create, no second round for ids');
-  const tasks = await h.rt.team.tasks.list();
+  const tasks = await partsOf(h.rt).team.tasks.list();
   assert.deepEqual(tasks.map((t) => [t.id, t.subject, t.blockedBy]), [
     [1, 'write slugify.js', []], [2, 'write tests', [1]], [3, 'run tests', [1, 2]], [4, 'single form', [1]],
   ]);
@@ -149,7 +150,7 @@ test('an approved shutdown wakes the idle lead once it was the last it asked for
   }
   h.api.script('lead', reply(toolUse('shutdown_request', { teammate: 'yes' })), 'Asked.', 'yes has shut down.');
   await h.rt.askLead('Shut yes down.');
-  await waitFor(async () => (await h.rt.team.roster.get('yes'))?.status === 'shutdown', 8000, 'yes shut down');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('yes'))?.status === 'shutdown', 8000, 'yes shut down');
   await waitFor(() => h.api.requests('lead').length >= 3, 8000, 'lead woken by the last answer');
   assert.match(lastMsg(h, 'lead'), /Every shutdown you requested has been answered.*type=\\"shutdown_response\\".*approve=\\"true\\"/);
   assert.ok(h.events.some((e) => e.type === 'notice' && /yes shut down/.test(e.message)), 'the user is shown it');
@@ -168,7 +169,7 @@ test('team state stays out of git: git status shows the user\'s files only, and 
   await git('init', '-q');
   await writeFile(join(h.root, 'app.js'), 'x\n');
   await h.rt.createTask({ subject: 'a task' });
-  await h.rt.sendAsUser('lead', 'hello');
+  await userSends(h.rt, 'lead', 'hello');
   h.api.script('lead', 'Hi.');
   await h.rt.askLead('Hi.');
   assert.equal(await git('status', '--porcelain', '--untracked-files=all'), '?? app.js\n');

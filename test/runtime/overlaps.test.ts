@@ -10,16 +10,17 @@ import { ChangeLog } from '../../src/core/watch/change-log';
 import { clash, mergeMarks, overlapsOf } from '../../src/core/watch/overlaps';
 import { harness, type Harness } from './harness';
 import { initRepo } from './git-helpers';
+import { partsOf } from '../helpers/session-parts';
 
 const overlapNotes = async (h: Harness, who: string) =>
-  (await h.rt.team.mailbox.history(who)).filter((m) => m.content.startsWith('[overlap]')).map((m) => m.content);
+  (await partsOf(h.rt).team.mailbox.history(who)).filter((m) => m.content.startsWith('[overlap]')).map((m) => m.content);
 
 test('two agents changing the same file, neither merged into the other\'s branch: each is told once; a merged branch no longer clashes', async (t) => {
   const h = await harness(t);
   await initRepo(h.root, 'shared.txt', { 'solo.txt': 'x\n' });
   h.api.script('ann', reply(toolUse('write_file', { path: 'shared.txt', content: 'ann 1\n' })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Edit.', isolation: 'worktree' });
-  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'idle', 10_000, 'ann idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ann'))?.status === 'idle', 10_000, 'ann idle');
   h.api.script('ben',
     reply(toolUse('write_file', { path: 'shared.txt', content: 'ben 1\n' }), toolUse('write_file', { path: 'solo.txt', content: 'ben only\n' })),
     reply(toolUse('write_file', { path: 'shared.txt', content: 'ben 2\n' })),
@@ -27,7 +28,7 @@ test('two agents changing the same file, neither merged into the other\'s branch
   );
   await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Edit.', isolation: 'worktree' });
   await waitFor(async () => (await overlapNotes(h, 'ann')).length === 1, 10_000, 'ann warned');
-  await waitFor(async () => (await h.rt.team.roster.get('ben'))?.status === 'idle', 10_000, 'ben idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ben'))?.status === 'idle', 10_000, 'ben idle');
   const [toAnn] = await overlapNotes(h, 'ann');
   const toBen = await overlapNotes(h, 'ben');
   assert.match(toAnn!, /^\[overlap\] ben also changed shared\.txt \(in \.worktrees\/ben\), and neither change has been merged/);
@@ -58,15 +59,15 @@ test('one note per pair of agents per batch, listing the files, from the team; n
   const h = await harness(t);
   h.api.script('ann', reply(toolUse('write_file', { path: 'a.txt', content: 'ann\n' }), toolUse('write_file', { path: 'b.txt', content: 'ann\n' }),
     toolUse('write_file', { path: 'owned.txt', content: 'ann\n' })), reply(toolUse('idle', {})));
-  await h.rt.team.tasks.create({ subject: 'the owned file', files: ['owned.txt'] });
+  await partsOf(h.rt).team.tasks.create({ subject: 'the owned file', files: ['owned.txt'] });
   await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Edit.' });
-  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'idle', 10_000, 'ann idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ann'))?.status === 'idle', 10_000, 'ann idle');
   h.api.script('ben', reply(toolUse('write_file', { path: 'a.txt', content: 'ben\n' }), toolUse('write_file', { path: 'b.txt', content: 'ben\n' }),
     toolUse('write_file', { path: 'owned.txt', content: 'ben\n' })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Edit.' });
   await waitFor(async () => (await overlapNotes(h, 'ann')).length >= 1 && (await overlapNotes(h, 'ben')).length >= 1, 10_000, 'both told');
   await new Promise((r) => setTimeout(r, 1500));
-  const toAnn = (await h.rt.team.mailbox.history('ann')).filter((m) => m.content.startsWith('[overlap]'));
+  const toAnn = (await partsOf(h.rt).team.mailbox.history('ann')).filter((m) => m.content.startsWith('[overlap]'));
   assert.equal(toAnn.length, 1, 'one note for the pair');
   assert.equal(toAnn[0]!.from, 'team', 'from the team, not from ann herself');
   assert.match(toAnn[0]!.content, /^\[overlap\] ben also changed a\.txt, b\.txt \(in the main checkout\), and neither change/);

@@ -7,9 +7,10 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
+import { partsOf, userBroadcasts, userSends } from '../helpers/session-parts';
 
 const idle = (h: Harness, name: string) =>
-  waitFor(async () => (await h.rt.team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
+  waitFor(async () => (await partsOf(h.rt).team.roster.get(name))?.status === 'idle', 8000, `${name} idle`);
 const settle = () => new Promise((r) => setTimeout(r, 700));
 const lastText = (h: Harness, agent: string) => JSON.stringify(h.api.requests(agent).at(-1)?.body.messages.at(-1) ?? '');
 
@@ -19,7 +20,7 @@ async function planWaiter(h: Harness): Promise<string> {
   await h.rt.spawnTeammate({ name: 'pia', role: 'dev', prompt: 'Plan the fix first.', plan_mode_required: true });
   await waitFor(() => h.api.requests('pia').length === 2, 8000, 'pia planned');
   await idle(h, 'pia');
-  const [plan] = await h.rt.team.requests.list({ kind: 'plan', status: 'pending' });
+  const [plan] = await partsOf(h.rt).team.requests.list({ kind: 'plan', status: 'pending' });
   assert.ok(plan, 'a pending plan');
   return plan.request_id;
 }
@@ -30,13 +31,13 @@ test("a plan waiter sleeps through a teammate's message and a broadcast; the app
   // A teammate's message, a broadcast and a claimable task: none is what pia waits for.
   h.api.script('bob', reply(toolUse('send_message', { to: 'pia', content: 'FYI: I am renaming helpers in utils.js' })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'bob', role: 'dev', prompt: 'Tell pia what you are doing.' });
-  await waitFor(async () => (await h.rt.team.mailbox.history('pia')).some((m) => m.from === 'bob'), 8000, 'bob wrote');
+  await waitFor(async () => (await partsOf(h.rt).team.mailbox.history('pia')).some((m) => m.from === 'bob'), 8000, 'bob wrote');
   await idle(h, 'bob');
-  await h.rt.broadcastAsUser('Standup at ten.');
+  await userBroadcasts(h.rt, 'Standup at ten.');
   h.api.script('bob', reply(toolUse('idle', {})));
   await settle();
   assert.equal(h.api.requests('pia').length, 2, 'no model call for mail it does not wait for');
-  assert.equal((await h.rt.team.roster.get('pia'))?.status, 'idle');
+  assert.equal((await partsOf(h.rt).team.roster.get('pia'))?.status, 'idle');
 
   // The answer wakes it, once, with what came meanwhile (in order, nothing lost).
   h.api.script('pia', reply(toolUse('write_file', { path: 'utils.js', content: 'fixed' })), 'Done.');
@@ -47,7 +48,7 @@ test("a plan waiter sleeps through a teammate's message and a broadcast; the app
   assert.match(woke, /type=\\"broadcast\\"[^>]*>\\nStandup at ten\./);
   assert.match(woke, /type=\\"plan_approval_response\\"[^>]*approve=\\"true\\"/);
   assert.ok(woke.indexOf('FYI') < woke.indexOf('plan_approval_response'), 'in the order they came');
-  await waitFor(async () => (await h.rt.team.roster.get('pia'))?.status === 'idle' && h.api.requests('pia').length >= 4, 8000, 'pia done');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('pia'))?.status === 'idle' && h.api.requests('pia').length >= 4, 8000, 'pia done');
   assert.match(lastText(h, 'pia'), /Wrote utils\.js|Created utils\.js/);
 });
 
@@ -57,12 +58,12 @@ test('a plan waiter takes no task from the board while it waits; the lead\'s wor
   await h.rt.createTask({ subject: 'write the changelog' });
   await settle();
   assert.equal(h.api.requests('pia').length, 2, 'not woken for the task');
-  const task = await h.rt.team.tasks.get(1);
+  const task = await partsOf(h.rt).team.tasks.get(1);
   assert.deepEqual([task?.status, task?.owner || null], ['pending', null], 'the task is left for others');
 
   // The user (or the lead) speaking to it is worth a wake: it may be told to change course.
   h.api.script('pia', 'Still waiting for my plan\'s answer.');
-  await h.rt.sendAsUser('pia', 'Is your plan small?');
+  await userSends(h.rt, 'pia', 'Is your plan small?');
   await waitFor(() => h.api.requests('pia').length === 3, 8000, 'woken by the user');
   assert.match(lastText(h, 'pia'), /from=\\"user\\" type=\\"message\\"[^>]*>\\nIs your plan small\?/);
   await idle(h, 'pia');
@@ -72,18 +73,18 @@ test('a plan waiter takes no task from the board while it waits; the lead\'s wor
     return m ? reply(toolUse('shutdown_response', { request_id: m[1], approve: true })) : 'ok';
   });
   await h.rt.requestShutdown('pia');
-  await waitFor(async () => (await h.rt.team.roster.get('pia'))?.status === 'shutdown', 8000, 'pia shut down');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('pia'))?.status === 'shutdown', 8000, 'pia shut down');
 });
 
 test('a task reserved for a plan waiter does not keep the team from going quiet: the lead gets the others\' results', async (t) => {
   const h = await harness(t);
   await planWaiter(h);
-  await h.rt.team.tasks.createMany([{ subject: 'fix utils.js', owner: 'pia', blockedBy: [] }]);
+  await partsOf(h.rt).team.tasks.createMany([{ subject: 'fix utils.js', owner: 'pia', blockedBy: [] }]);
   h.api.script('bo', 'Tests pass.');
   h.api.script('lead', 'Noted.');
   await h.rt.spawnTeammate({ name: 'bo', role: 'tester', prompt: 'Run the tests.' });
   await waitFor(() => h.api.requests('lead').length >= 1, 8000, 'lead woken once the team is quiet');
   assert.match(lastText(h, 'lead'), /The team is quiet.*from=\\"bo\\" type=\\"result\\">\\nTests pass\./);
   assert.equal(h.api.requests('pia').length, 2, 'pia still waits for its answer');
-  assert.equal((await h.rt.team.tasks.get(1))?.status, 'pending');
+  assert.equal((await partsOf(h.rt).team.tasks.get(1))?.status, 'pending');
 });

@@ -9,6 +9,7 @@ import { Tenancy } from '../../src/core/runtime/tenancy';
 import { reply, shaped, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, modelsFor, startSession, TEST_SETTINGS } from './harness';
+import { partsOf, userSends } from '../helpers/session-parts';
 
 test('a crashed host (kill -9) is replaced: the new runtime resumes the working teammate', async (t) => {
   const h = await harness(t);
@@ -21,24 +22,24 @@ test('a crashed host (kill -9) is replaced: the new runtime resumes the working 
   await waitFor(() => h.api.requests('sam').length === 2, 10_000, 'second request in the child');
   child.kill('SIGKILL');
   await new Promise((r) => child.on('exit', r));
-  assert.equal((await h.rt.team.roster.get('sam'))?.status, 'working');
+  assert.equal((await partsOf(h.rt).team.roster.get('sam'))?.status, 'working');
   h.api.script('sam', reply(toolUse('write_file', { path: 'b.txt', content: 'two' })), reply(toolUse('idle', {})));
   await h.rt.dispose();
   await h.restart();
-  await waitFor(async () => (await h.rt.team.roster.get('sam'))?.status === 'idle', 5000, 'resumed and idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('sam'))?.status === 'idle', 5000, 'resumed and idle');
   assert.equal(await readFile(join(h.root, 'b.txt'), 'utf8'), 'two');
   // The resumed conversation carries what happened before the crash.
   const resumed = JSON.stringify(h.api.requests('sam')[2]!.body.messages);
   assert.match(resumed, /Write a.txt then b.txt/);
   assert.match(resumed, /Created a.txt/);
-  assert.equal((await h.rt.team.roster.get('sam'))?.host?.id, h.rt.hostId);
+  assert.equal((await partsOf(h.rt).team.roster.get('sam'))?.host?.id, h.rt.hostId);
 });
 
 test('two hosts never run the same teammate: the lease is respected', async (t) => {
   const h = await harness(t);
   h.api.script('tia', reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'tia', role: 'dev', prompt: 'Wait.' });
-  await waitFor(async () => (await h.rt.team.roster.get('tia'))?.status === 'idle', 5000);
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('tia'))?.status === 'idle', 5000);
   const other = await startSession({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' } });
   t.after(() => other.dispose());
   assert.equal(other.activity('tia').kind, 'remote');
@@ -47,7 +48,7 @@ test('two hosts never run the same teammate: the lease is respected', async (t) 
   // Mail sent from the other host still reaches tia (run by the first host).
   const before = h.api.requests('tia').length;
   h.api.script('tia', reply(toolUse('idle', {})));
-  await other.sendAsUser('tia', 'hello from window two');
+  await userSends(other, 'tia', 'hello from window two');
   await waitFor(() => h.api.requests('tia').length > before, 3000, 'tia woken');
   assert.match(JSON.stringify(h.api.requests('tia').at(-1)!.body.messages), /hello from window two/);
   await other.dispose(); // before the harness removes the folder
@@ -55,7 +56,7 @@ test('two hosts never run the same teammate: the lease is respected', async (t) 
 
 test('compaction keeps identity, open tasks and pending requests', async (t) => {
   const h = await harness(t, { compactAtTokens: 3000 });
-  const task = await h.rt.team.tasks.create({ subject: 'big refactor' });
+  const task = await partsOf(h.rt).team.tasks.create({ subject: 'big refactor' });
   const big = 'x'.repeat(6000);
   h.api.script('uma',
     reply(toolUse('claim_task', { task_id: task.id })),
@@ -65,7 +66,7 @@ test('compaction keeps identity, open tasks and pending requests', async (t) => 
     reply(toolUse('idle', {})),
   );
   await h.rt.spawnTeammate({ name: 'uma', role: 'refactorer', prompt: 'Do the refactor.' });
-  await waitFor(async () => (await h.rt.team.roster.get('uma'))?.status === 'idle', 8000);
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('uma'))?.status === 'idle', 8000);
   const reqs = h.api.requests('uma');
   const summaryCall = reqs.find((r) => /summarising your own earlier work/.test(JSON.stringify(r.body.system)));
   assert.ok(summaryCall, 'a summary request was made');
@@ -83,15 +84,15 @@ test('a roster edited to give a teammate a folder outside its own worktree is no
   const h = await harness(t);
   h.api.script('ivy', reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ivy', role: 'dev', prompt: 'Wait.' });
-  await waitFor(async () => (await h.rt.team.roster.get('ivy'))?.status === 'idle', 5000, 'ivy idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ivy'))?.status === 'idle', 5000, 'ivy idle');
   await h.rt.dispose();
-  await h.rt.team.roster.patch('ivy', { worktree: tmpdir() });
+  await partsOf(h.rt).team.roster.patch('ivy', { worktree: tmpdir() });
   const calls = h.api.requests('ivy').length;
   await h.restart();
   const notice = h.events.find((e) => e.type === 'notice' && e.agent === 'ivy' && e.level === 'error');
   assert.match((notice as { message: string } | undefined)?.message ?? '', /not resumed: its working folder .* is not its own worktree/);
-  assert.equal((await h.rt.team.roster.get('ivy'))?.status, 'shutdown');
-  await h.rt.sendAsUser('ivy', 'read ~/.bashrc').catch(() => undefined);
+  assert.equal((await partsOf(h.rt).team.roster.get('ivy'))?.status, 'shutdown');
+  await userSends(h.rt, 'ivy', 'read ~/.bashrc').catch(() => undefined);
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(h.api.requests('ivy').length, calls, 'no model call rooted outside');
 });
@@ -100,7 +101,7 @@ test('two hosts starting together over one roster: exactly one runs each teammat
   const h = await harness(t);
   h.api.script('zed', reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'zed', role: 'dev', prompt: 'Wait.' });
-  await waitFor(async () => (await h.rt.team.roster.get('zed'))?.status === 'idle', 5000, 'zed idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('zed'))?.status === 'idle', 5000, 'zed idle');
   await h.rt.dispose(); // a reload: zed stays idle in the roster, its lease given up
   const start = () => startSession({ root: h.root, settings: TEST_SETTINGS, models: modelsFor(h.api), approver: { bash: async () => 'deny' } });
   const [a, b] = await Promise.all([start(), start()]);
@@ -108,7 +109,7 @@ test('two hosts starting together over one roster: exactly one runs each teammat
   assert.deepEqual([a.activity('zed').kind, b.activity('zed').kind].filter((k) => k === 'remote').length, 1, 'one runs it, the other shows it as remote');
   const before = h.api.requests('zed').length;
   h.api.script('zed', reply(toolUse('idle', {})), reply(toolUse('idle', {})));
-  await a.sendAsUser('zed', 'one message');
+  await userSends(a, 'zed', 'one message');
   await waitFor(() => h.api.requests('zed').length > before, 3000, 'zed woken');
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(h.api.requests('zed').length, before + 1, 'one model call for one message');
@@ -121,16 +122,16 @@ test('a host whose lease was taken over (it was frozen) stops running the teamma
   await h.restart({ heartbeatMs: 100 });
   h.api.script('kai', reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'kai', role: 'dev', prompt: 'Wait.' });
-  await waitFor(async () => (await h.rt.team.roster.get('kai'))?.status === 'idle', 5000, 'kai idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('kai'))?.status === 'idle', 5000, 'kai idle');
   // Another window decided our lease was stale and took kai.
-  await h.rt.team.roster.patch('kai', { host: { id: 'window-2', pid: process.pid, heartbeat_at: Date.now() / 1000 + 60, hostname: 'elsewhere' } });
+  await partsOf(h.rt).team.roster.patch('kai', { host: { id: 'window-2', pid: process.pid, heartbeat_at: Date.now() / 1000 + 60, hostname: 'elsewhere' } });
   await waitFor(async () => h.rt.activity('kai').kind === 'remote', 3000, 'kai yielded');
   assert.ok(h.events.some((e) => e.type === 'notice' && /kai is now run by another window \(host window-2\)/.test(e.message)));
   const calls = h.api.requests('kai').length;
-  await h.rt.sendAsUser('kai', 'who runs you?');
+  await userSends(h.rt, 'kai', 'who runs you?');
   await new Promise((r) => setTimeout(r, 400));
   assert.equal(h.api.requests('kai').length, calls, 'this host makes no model call for kai any more');
-  assert.equal((await h.rt.team.roster.get('kai'))?.host?.id, 'window-2', 'and leaves its record alone');
+  assert.equal((await partsOf(h.rt).team.roster.get('kai'))?.host?.id, 'window-2', 'and leaves its record alone');
 });
 
 test('one lead per workspace: a second host passes what it is asked to the lead, and takes the lead over when that host goes', async (t) => {
@@ -202,39 +203,39 @@ test('a teammate another host spawns later is shown as remote here, and taken ov
   h.api.script('dave', reply(toolUse('idle', {})));
   await other.spawnTeammate({ name: 'dave', role: 'coder', prompt: 'Wait.' });
   await waitFor(() => h.rt.activity('dave').kind === 'remote', 3000, 'dave shown as remote here');
-  await waitFor(async () => (await h.rt.team.roster.get('dave'))?.status === 'idle', 3000, 'dave idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('dave'))?.status === 'idle', 3000, 'dave idle');
   // The other host goes away; this one runs dave from now on, and mail reaches him here.
   await other.dispose();
   await waitFor(() => h.rt.activity('dave').kind === 'idle', 3000, 'dave taken over');
-  assert.equal((await h.rt.team.roster.get('dave'))?.host?.id, h.rt.hostId);
+  assert.equal((await partsOf(h.rt).team.roster.get('dave'))?.host?.id, h.rt.hostId);
   const before = h.api.requests('dave').length;
   h.api.script('dave', reply(toolUse('idle', {})));
-  await h.rt.sendAsUser('dave', 'are you there?');
+  await userSends(h.rt, 'dave', 'are you there?');
   await waitFor(() => h.api.requests('dave').length > before, 3000, 'dave answered here');
 });
 
 test('slow heartbeats (a contended roster lock) do not overlap: an orphan is adopted once, and answers each mail once', async (t) => {
   const h = await harness(t);
   // dave is run by another host whose lease is about to go stale.
-  await h.rt.team.spawnMember('dave', 'coder', {
+  await partsOf(h.rt).team.spawnMember('dave', 'coder', {
     worktree: null, branch: null, current_task: null,
     host: { id: 'ghost', pid: 1, heartbeat_at: Date.now() / 1000 + 0.3, hostname: 'elsewhere' },
   });
-  await h.rt.team.roster.patch('dave', { status: 'idle' });
+  await partsOf(h.rt).team.roster.patch('dave', { status: 'idle' });
   await h.rt.dispose();
   await h.restart({ heartbeatMs: 30 });
   assert.equal(h.rt.activity('dave').kind, 'remote');
   // Another process holds the roster lock a while: heartbeats pile up behind it.
-  const lock = `${h.rt.team.paths.config}.lock`;
+  const lock = `${partsOf(h.rt).team.paths.config}.lock`;
   await writeFile(lock, JSON.stringify({ pid: process.pid, host: hostname(), token: 'other' }), { flag: 'wx' });
   h.api.setDefault(reply(toolUse('idle', {})));
-  await h.rt.sendAsUser('dave', 'hello dave');
+  await userSends(h.rt, 'dave', 'hello dave');
   await new Promise((r) => setTimeout(r, 800));
   await unlink(lock);
   await waitFor(() => h.api.requests('dave').length >= 1, 5000, 'dave adopted');
   await new Promise((r) => setTimeout(r, 800));
   assert.equal(h.api.requests('dave').length, 1, 'one dave answered the first mail');
-  await h.rt.sendAsUser('dave', 'second mail');
+  await userSends(h.rt, 'dave', 'second mail');
   await waitFor(() => h.api.requests('dave').length >= 2, 5000, 'second answer');
   await new Promise((r) => setTimeout(r, 800));
   assert.equal(h.api.requests('dave').length, 2, 'one call per mail');
@@ -257,7 +258,7 @@ test('mail that wakes the lead while a host is still starting carries the interr
   h.api.script('lead', shaped('Answer one.', { delayMs: 150 }), 'Answer two.');
   const restarting = h.restart();
   await new Promise((r) => setTimeout(r, 300));
-  await h.rt.team.mailbox.send({ from: 'user', to: 'lead', type: 'message', content: 'Also: a question by mail.' });
+  await partsOf(h.rt).team.mailbox.send({ from: 'user', to: 'lead', type: 'message', content: 'Also: a question by mail.' });
   await restarting;
   await new Promise((r) => setTimeout(r, 2000));
   const reqs = h.api.requests('lead');
@@ -273,25 +274,25 @@ test('a host that loses the lead to another leaves its turn to be carried on (no
   void h.rt.askLead('Plan the release.');
   await waitFor(() => h.api.requests('lead').length === 1, 5000, 'first lead request');
   // Another host took the lead over (this one looked frozen to it).
-  await h.rt.team.roster.update((c) => {
+  await partsOf(h.rt).team.roster.update((c) => {
     (c as unknown as { lead: { host: unknown } }).lead.host = { id: 'other-host', pid: process.pid, heartbeat_at: Date.now() / 1000, hostname: 'elsewhere' };
   });
   await waitFor(() => h.rt.activity('lead').kind === 'remote', 3000, 'lead handed over');
   await new Promise((r) => setTimeout(r, 300));
-  assert.doesNotMatch(await readFile(h.rt.team.paths.transcript('lead'), 'utf8'), /The user stopped this turn/);
+  assert.doesNotMatch(await readFile(partsOf(h.rt).team.paths.transcript('lead'), 'utf8'), /The user stopped this turn/);
 });
 
 test('resume honours maxTeammates: of 6 teammates on the roster, 2 are run and the rest stay as they were', async (t) => {
   const h = await harness(t, { maxTeammates: 2 });
   await h.rt.dispose();
   for (const name of ['ana', 'ben', 'cai', 'dov', 'eli', 'fay']) {
-    await h.rt.team.spawnMember(name, 'dev');
-    await h.rt.team.roster.patch(name, { status: 'idle' });
+    await partsOf(h.rt).team.spawnMember(name, 'dev');
+    await partsOf(h.rt).team.roster.patch(name, { status: 'idle' });
   }
   const rt = await h.restart();
   const held = () => h.events.filter((e) => e.type === 'notice' && /is not resumed: 2 teammates already run/.test(e.message)).length;
   await waitFor(() => held() === 4, 5000, 'four held back');
-  const members = await rt.team.roster.list();
+  const members = await partsOf(rt).team.roster.list();
   assert.equal(members.filter((m) => m.host?.id === rt.hostId).length, 2, 'two leases taken');
   assert.equal(members.filter((m) => m.status === 'idle').length, 6, 'nobody retired');
 });

@@ -13,6 +13,7 @@ import { reply, toolUse } from '../fake-api';
 import { harness, toolResults, type Harness } from './harness';
 import { detectEngine } from '../../src/core/sandbox/engine';
 import type { RuntimeSettings } from '../../src/core/runtime/types';
+import { partsOf } from '../helpers/session-parts';
 
 const exec = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
@@ -162,7 +163,7 @@ test('a teammate in a worktree commits in its own checkout from the sandbox; the
 async function waitUntilIdle(h: Harness, name: string): Promise<void> {
   const end = Date.now() + 15_000;
   while (Date.now() < end) {
-    if ((await h.rt.team.roster.list()).find((m) => m.name === name)?.status === 'idle') return;
+    if ((await partsOf(h.rt).team.roster.list()).find((m) => m.name === name)?.status === 'idle') return;
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error(`${name} never went idle`);

@@ -12,6 +12,7 @@ import { keyFingerprint } from '../fake-api/recorder';
 import { reply, toolUse } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 const HEARTBEAT_MS = 300;
 
@@ -47,20 +48,20 @@ test('a host frozen with SIGSTOP past its lease and woken after another took ove
   const processes = join(h.root, '.team', 'processes');
   await waitFor(async () => (await readdir(processes).catch(() => [])).some((f) => f.endsWith('.json')), 30_000, 'amy\'s command started in host A');
   // Mail that A would deliver with the command's result.
-  for (const n of [1, 2, 3]) await h.rt.team.mailbox.send({ from: 'user', to: 'amy', type: 'message', content: mail(n) });
+  for (const n of [1, 2, 3]) await partsOf(h.rt).team.mailbox.send({ from: 'user', to: 'amy', type: 'message', content: mail(n) });
   a.proc.kill('SIGSTOP');
   // Past three heartbeats: A's lease is stale, though its process is alive.
   await sleep(HEARTBEAT_MS * 5);
   const b = startHost(h.root, h.api.url, 'host-b');
   t.after(() => b.proc.kill('SIGKILL'));
-  await waitFor(async () => (await h.rt.team.roster.get('amy'))?.host?.id === 'host-b', 30_000, 'host B takes amy over');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('amy'))?.host?.id === 'host-b', 30_000, 'host B takes amy over');
   await waitFor(() => h.api.requests('amy').length >= 2, 30_000, 'B delivers the mail');
   // A's command has ended meanwhile; A wakes.
   await sleep(2500);
   const wokeAt = h.api.requests().length;
   a.proc.kill('SIGCONT');
   await waitFor(() => a.lines.some((l) => l.agent === 'amy' && /now run by another window \(host host-b\)|run by host host-b now/.test(l.notice ?? '')), 30_000, 'A stands down for amy');
-  for (const n of [4, 5]) await h.rt.team.mailbox.send({ from: 'user', to: 'amy', type: 'message', content: mail(n) });
+  for (const n of [4, 5]) await partsOf(h.rt).team.mailbox.send({ from: 'user', to: 'amy', type: 'message', content: mail(n) });
   await waitFor(() => h.api.requests('amy').some((r) => JSON.stringify(r.body.messages).includes(mail(5))), 30_000, 'B delivers later mail');
   await sleep(1000);
 
@@ -68,10 +69,10 @@ test('a host frozen with SIGSTOP past its lease and woken after another took ove
   const fromA = h.api.requests().slice(wokeAt).filter((r) => r.keyFingerprint === keyFingerprint('sk-host-a'));
   assert.equal(fromA.length, 0, `A called the model after waking: ${fromA.map((r) => r.agent).join(', ')}`);
   // One writer: after B's fence every line of amy's transcript is B's.
-  const fences = await h.rt.team.fences.list('amy');
+  const fences = await partsOf(h.rt).team.fences.list('amy');
   const bFence = fences.find((f) => f.host === 'host-b')!;
   assert.ok(bFence, 'B fenced amy');
-  const text = await readFile(h.rt.team.paths.transcript('amy'), 'utf8');
+  const text = await readFile(partsOf(h.rt).team.paths.transcript('amy'), 'utf8');
   const lines = text.split('\n').filter(Boolean);
   let offset = 0;
   for (const l of lines) {
@@ -87,10 +88,10 @@ test('a host frozen with SIGSTOP past its lease and woken after another took ove
   for (const n of [1, 2, 3, 4, 5]) assert.equal(text.split(mail(n)).length - 1, 1, `${mail(n)} in one transcript line`);
   // A stopped cleanly: alive, amy not retired, and it exits 0 when asked.
   assert.equal(a.proc.exitCode, null, 'A is still running');
-  assert.notEqual((await h.rt.team.roster.get('amy'))?.status, 'shutdown');
+  assert.notEqual((await partsOf(h.rt).team.roster.get('amy'))?.status, 'shutdown');
   const aExit = new Promise<number | null>((r) => a.proc.once('exit', (c) => r(c)));
   a.proc.kill('SIGTERM');
   assert.equal(await aExit, 0);
-  await waitFor(async () => (await h.rt.team.roster.get('amy'))?.host?.id === 'host-b', 10_000, 'amy stays with B after A left');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('amy'))?.host?.id === 'host-b', 10_000, 'amy stays with B after A left');
   assert.ok(!b.lines.some((l) => /crashed/.test(l.notice ?? '')), 'B ran amy without a crash');
 });

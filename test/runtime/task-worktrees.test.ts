@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { fault, reply, toolUse } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 const exec = promisify(execFile);
 const git = (cwd: string, ...args: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...args], { cwd });
@@ -51,19 +52,19 @@ test('a worktree that cannot be created: task_create refuses it; a bound task in
   h.api.script('lead', reply(toolUse('task_create', { subject: 'x', worktree: 'busy' })), 'ok');
   await h.rt.askLead('Make a task.');
   assert.match(lastTo(h, 'lead'), /Not created: worktree \\"busy\\" cannot be used: branch wt\/busy already exists/);
-  assert.deepEqual(await h.rt.team.tasks.list(), []);
+  assert.deepEqual(await partsOf(h.rt).team.tasks.list(), []);
   await assert.rejects(h.rt.createTask({ subject: 'x', worktree: 'busy' }), /branch wt\/busy already exists/);
 
   // Written past the checks (by hand, by another tool): idle teammates must survive it.
-  const bad = await h.rt.team.tasks.create({ subject: 'bound to a bad worktree', worktree: 'busy' });
+  const bad = await partsOf(h.rt).team.tasks.create({ subject: 'bound to a bad worktree', worktree: 'busy' });
   h.api.script('dan', reply(toolUse('idle', {})));
   h.api.script('eve', reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'dan', role: 'dev', prompt: 'Wait.' });
   await h.rt.spawnTeammate({ name: 'eve', role: 'dev', prompt: 'Wait.' });
   await waitFor(() => h.events.filter((e) => e.type === 'notice' && /bound to worktree "busy", which cannot be used/.test((e as { message: string }).message)).length >= 2, 8000, 'both told');
   await sleep(300);
-  for (const name of ['dan', 'eve']) assert.equal((await h.rt.team.roster.get(name))?.status, 'idle', `${name} alive and idle`);
-  const back = await h.rt.team.tasks.get(bad.id);
+  for (const name of ['dan', 'eve']) assert.equal((await partsOf(h.rt).team.roster.get(name))?.status, 'idle', `${name} alive and idle`);
+  const back = await partsOf(h.rt).team.tasks.get(bad.id);
   assert.deepEqual([back?.status, back?.owner], ['pending', ''], 'the task is back on the board');
   const calls = h.api.requests('dan').length + h.api.requests('eve').length;
   await sleep(500);
@@ -72,11 +73,11 @@ test('a worktree that cannot be created: task_create refuses it; a bound task in
 
 test('a claim refused because the worktree cannot be resolved (not a git repository) leaves the task unclaimed', async (t) => {
   const h = await harness(t);
-  const task = await h.rt.team.tasks.create({ subject: 'bound', worktree: 'wt1' });
+  const task = await partsOf(h.rt).team.tasks.create({ subject: 'bound', worktree: 'wt1' });
   h.api.script('lead', reply(toolUse('claim_task', { task_id: task.id })), 'ok');
   await h.rt.askLead('Claim it.');
   assert.match(lastTo(h, 'lead'), /task 1 is bound to worktree \\"wt1\\", which cannot be used: .*not a git repo.*The task stays unclaimed/i);
-  const after = await h.rt.team.tasks.get(task.id);
+  const after = await partsOf(h.rt).team.tasks.get(task.id);
   assert.deepEqual([after?.status, after?.owner], ['pending', '']);
 });
 

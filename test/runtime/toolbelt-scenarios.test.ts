@@ -10,6 +10,7 @@ import { harness, toolResults } from './harness';
 import { killJobForUser } from '../../src/core/runtime/job-wakes';
 import { waitFor } from '../helpers/tmp';
 import type { FileChangeQuestion } from '../../src/core/runtime/types';
+import { partsOf } from '../helpers/session-parts';
 
 const systemOf = (r: { body: { system?: unknown } }) => JSON.stringify(r.body.system);
 
@@ -137,11 +138,11 @@ test('a job the user kills (Team tree Kill) tells its idle teammate so, once; no
   );
   await h.rt.spawnTeammate({ name: 'bob', role: 'builder', prompt: 'Serve in the background.' });
   await waitFor(() => h.rt.jobs('bob')[0]?.state === 'running' && h.api.requests('bob').length >= 2, 15_000, 'job running, bob idle');
-  const info = await killJobForUser(h.rt.runner!.jobs, h.rt.team, 'bob', 'job-1');
+  const info = await killJobForUser(partsOf(h.rt).runner!.jobs, partsOf(h.rt).team, 'bob', 'job-1');
   assert.equal(info.state, 'killed');
   await waitFor(() => h.api.requests('bob').length >= 3, 15_000, 'bob told');
   assert.match(JSON.stringify(h.api.requests('bob')[2]!.body.messages), /\[background job\] job-1 \(`sleep 60`\) was killed by the user\./);
-  await killJobForUser(h.rt.runner!.jobs, h.rt.team, 'bob', 'job-1'); // already ended: nothing more is sent
+  await killJobForUser(partsOf(h.rt).runner!.jobs, partsOf(h.rt).team, 'bob', 'job-1'); // already ended: nothing more is sent
   await new Promise((res) => setTimeout(res, 500));
   assert.equal(h.api.requests('bob').length, 3, 'told once, not woken again');
 });

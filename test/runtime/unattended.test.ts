@@ -9,6 +9,7 @@ import { reply, toolUse, type TurnSpec } from '../fake-api';
 import { sleep, waitFor } from '../helpers/tmp';
 import { harness, type Harness } from './harness';
 import { initRepo } from './git-helpers';
+import { partsOf } from '../helpers/session-parts';
 
 const lastSent = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
 
@@ -22,7 +23,7 @@ test('a lead that asked two teammates to shut down and ended its turn is woken o
   const h = await harness(t);
   h.api.setDefault(approveShutdowns);
   for (const name of ['amy', 'bo']) await h.rt.spawnTeammate({ name, role: 'dev', prompt: 'Wait.' });
-  await waitFor(async () => (await h.rt.team.roster.list()).every((m) => m.status === 'idle'), 8000, 'both idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.list()).every((m) => m.status === 'idle'), 8000, 'both idle');
   h.api.script('lead',
     reply(toolUse('shutdown_request', { teammate: 'amy' }), toolUse('shutdown_request', { teammate: 'bo' })),
     'Asked both to shut down; waiting.',
@@ -33,14 +34,14 @@ test('a lead that asked two teammates to shut down and ended its turn is woken o
   assert.match(woke, /Every shutdown you requested has been answered/);
   assert.match(woke, /from=\\"amy\\" type=\\"shutdown_response\\"/);
   assert.match(woke, /from=\\"bo\\" type=\\"shutdown_response\\"/);
-  assert.deepEqual((await h.rt.team.roster.list()).map((m) => m.status), ['shutdown', 'shutdown']);
+  assert.deepEqual((await partsOf(h.rt).team.roster.list()).map((m) => m.status), ['shutdown', 'shutdown']);
   await sleep(800);
   assert.equal(h.api.requests('lead').length, 3, 'woken once');
 });
 
 test('a teammate that idled out with its task unfinished: the quiet lead is told which task and that it can respawn or reassign, not "nothing is left to claim"', async (t) => {
   const h = await harness(t, { idleTimeoutSeconds: 1 });
-  const task = await h.rt.team.tasks.create({ subject: 'port the parser' });
+  const task = await partsOf(h.rt).team.tasks.create({ subject: 'port the parser' });
   h.api.script('amy', reply(toolUse('claim_task', { task_id: task.id })), 'Halfway through the parser.', 'Still halfway.');
   h.api.setDefault(reply(toolUse('idle', {})));
   h.api.script('lead', 'amy will carry on.', 'amy will carry on.', 'I will respawn amy later.', 'Still later.');
@@ -48,7 +49,7 @@ test('a teammate that idled out with its task unfinished: the quiet lead is told
   const wakes = () => h.api.requests('lead').map((r) => JSON.stringify(r.body.messages.at(-1)));
   // Idle with its task in progress, amy is first named as holding it without working on it.
   await waitFor(() => wakes().some((w) => /task #1 \\"port the parser\\" is in progress with amy, who is not working on it/.test(w)), 8000, 'lead told amy holds it');
-  await waitFor(async () => (await h.rt.team.roster.get('amy'))?.status === 'shutdown', 10000, 'amy idled out');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('amy'))?.status === 'shutdown', 10000, 'amy idled out');
   const told = /task #1 \\"port the parser\\" went back to the board unfinished when amy shut down/;
   await waitFor(() => wakes().some((w) => told.test(w)), 8000, 'lead woken again: the work left changed');
   const woke = wakes().find((w) => told.test(w))!;
@@ -79,7 +80,7 @@ test('a lead that queued a merge and ended its turn waits for it: not at rest wh
     reply(toolUse('bash', { command: 'git -c user.name=t -c user.email=t@t commit -qam "ann edit"' })),
     reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Edit.', isolation: 'worktree' });
-  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'idle' && h.api.requests('ann').length >= 3, 15_000, 'ann done');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ann'))?.status === 'idle' && h.api.requests('ann').length >= 3, 15_000, 'ann done');
   h.api.setDefault(reply(toolUse('idle', {})));
   h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann' })), 'Queued; waiting for the merge.', 'The merge failed; ann will fix it.', 'Noted.');
   await h.rt.askLead('Land ann\'s work.');

@@ -16,6 +16,7 @@ import type { TranscriptItem } from '../../src/shared/transcript-items';
 import { reply, shaped, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 /** What a view following `path` shows, with the order in which items first appeared. */
 function view(path: string, agent: string) {
@@ -37,7 +38,7 @@ test('a teammate run elsewhere: its streamed text and each tool result reach a f
       toolUse('bash', { command: 'while [ ! -f go ]; do sleep 0.05; done; echo SECOND-DONE' }, 'toolu_second')), { delayMs: 60 }),
     reply(toolUse('idle', {})),
   );
-  const v = view(h.rt.team.paths.transcript('alice'), 'alice');
+  const v = view(partsOf(h.rt).team.paths.transcript('alice'), 'alice');
   await v.f.load();
   // A poll far slower than the test: what arrives in time arrives through the file watch.
   const stop = v.f.follow({ pollMs: 60_000 });
@@ -59,7 +60,7 @@ test('a teammate run elsewhere: its streamed text and each tool result reach a f
   assert.ok(!v.items.has('live:text'), 'the stored reply replaced the streamed text');
 
   await writeFile(join(h.root, 'go'), '');
-  await waitFor(async () => (await h.rt.team.roster.get('alice'))?.status === 'idle', 30_000, 'alice idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('alice'))?.status === 'idle', 30_000, 'alice idle');
   await waitFor(async () => { const i = v.items.get('toolu_second'); return i?.kind === 'tool' && /SECOND-DONE/.test(i.result ?? ''); }, 10_000, 'second result');
   const texts = [...v.items.values()].filter((i) => i.kind === 'text');
   assert.deepEqual(texts.map((i) => i.kind === 'text' && [i.text, !!i.streaming]), [[text, false]], 'one text, the stored one');

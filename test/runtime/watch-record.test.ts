@@ -14,11 +14,12 @@ import { toRows } from '../../src/shared/transcript-rows';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness } from './harness';
+import { partsOf } from '../helpers/session-parts';
 
 test('a teammate\'s transcript reads back with its words, tool calls and results, mail and usage, live and from the file alike', async (t) => {
   const h = await harness(t);
-  const task = await h.rt.team.tasks.create({ subject: 'notes' });
-  await h.rt.team.tasks.claim(task.id, 'alice');
+  const task = await partsOf(h.rt).team.tasks.create({ subject: 'notes' });
+  await partsOf(h.rt).team.tasks.claim(task.id, 'alice');
   h.api.script('alice',
     reply('Writing the notes now.', toolUse('write_file', { path: 'notes.md', content: '# Notes\n' })),
     reply(toolUse('edit_file', { path: 'notes.md', old_text: '# Notes', new_text: '# Notes\n\nDone.' })),
@@ -27,9 +28,9 @@ test('a teammate\'s transcript reads back with its words, tool calls and results
     reply(toolUse('task_update', { task_id: task.id, status: 'completed' }), toolUse('idle', {})),
   );
   await h.rt.spawnTeammate({ name: 'alice', role: 'writer', prompt: 'Write notes.md.' });
-  await waitFor(async () => (await h.rt.team.roster.get('alice'))?.status === 'idle' && h.api.requests('alice').length >= 4, 30_000, 'alice idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('alice'))?.status === 'idle' && h.api.requests('alice').length >= 4, 30_000, 'alice idle');
 
-  const fromFile = await allItems(h.rt.team.paths.transcript('alice'), 'alice');
+  const fromFile = await allItems(partsOf(h.rt).team.paths.transcript('alice'), 'alice');
   const live = new Map<string, TranscriptItem>();
   const b = new ItemBuilder('alice');
   for (const e of h.events) for (const c of b.live(e)) c.op === 'put' ? live.set(c.item.key, c.item) : live.delete(c.key);

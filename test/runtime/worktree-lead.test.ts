@@ -9,6 +9,7 @@ import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness } from './harness';
 import { git, projectRepo } from './worktree-fixture';
+import { partsOf } from '../helpers/session-parts';
 
 type Req = { body: { messages: unknown[] } };
 
@@ -53,7 +54,7 @@ test('the lead\'s worktree tools: not merged, then merged with nothing left to d
   const commit = 'git -c user.name=t -c user.email=t@t commit -qm';
   h.api.script('ann', reply(toolUse('bash', { command: `echo "export const x = 1;" > feature.js && git add feature.js && ${commit} feature` })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Write the feature and commit.', isolation: 'worktree' });
-  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'idle' && h.api.requests('ann').length === 2, 10_000, 'ann idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ann'))?.status === 'idle' && h.api.requests('ann').length === 2, 10_000, 'ann idle');
 
   const tools = [toolUse('worktree_status', {}), toolUse('worktree_diff', { teammate: 'ann' }), toolUse('worktree_remove', { teammate: 'ann' })];
   h.api.script('lead', reply(...tools), 'Reviewed.', reply(...tools), 'Cleaned up.');
@@ -85,7 +86,7 @@ test('the lead cannot remove a worktree whose branch is not merged: refused, wor
   const commit = 'git -c user.name=t -c user.email=t@t commit -qm';
   h.api.script('cal', reply(toolUse('bash', { command: `echo wip > wip.txt && git add wip.txt && ${commit} wip` })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'cal', role: 'dev', prompt: 'Go.', isolation: 'worktree' });
-  await waitFor(async () => (await h.rt.team.roster.get('cal'))?.status === 'idle' && h.api.requests('cal').length === 2, 10_000, 'cal idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('cal'))?.status === 'idle' && h.api.requests('cal').length === 2, 10_000, 'cal idle');
   await h.rt.stopTeammate('cal');
   h.api.script('lead', reply(toolUse('worktree_remove', { teammate: 'cal' })), 'ok');
   await h.rt.askLead('Clean up.');

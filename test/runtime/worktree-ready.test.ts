@@ -11,6 +11,7 @@ import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, sentText } from './harness';
 import { projectRepo } from './worktree-fixture';
+import { partsOf } from '../helpers/session-parts';
 
 const exec = promisify(execFile);
 
@@ -23,7 +24,7 @@ test('a new worktree gets its copies and setup before the teammate\'s first mode
   });
   h.api.script('ann', reply(toolUse('bash', { command: 'cat .setup-done' })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Run the tests.', isolation: 'worktree' });
-  await waitFor(async () => (await h.rt.team.roster.get('ann'))?.status === 'idle', 10_000, 'ann idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ann'))?.status === 'idle', 10_000, 'ann idle');
   const wt = join(h.root, '.worktrees', 'ann');
   // Copied, not linked: the worktree's files are its own.
   assert.equal(await readFile(join(wt, '.env'), 'utf8'), 'TOKEN=local\n');
@@ -34,7 +35,7 @@ test('a new worktree gets its copies and setup before the teammate\'s first mode
   const first = sentText(h.api, 'ann', 0);
   assert.match(first, /Your worktree was set up before you started: copied \.env, node_modules; ran `test -f node_modules/);
   assert.match(sentText(h.api, 'ann'), /installed TOKEN=local/);
-  const transcript = await readFile(h.rt.team.paths.transcript('ann'), 'utf8');
+  const transcript = await readFile(partsOf(h.rt).team.paths.transcript('ann'), 'utf8');
   assert.match(transcript, /Worktree setup: copied \.env, node_modules from the main checkout/);
   assert.match(transcript, /installed TOKEN=local\\n\\nExit code: 0/);
   assert.ok(transcript.indexOf('Worktree setup: running') < transcript.indexOf('"kind":"msg"'), 'setup lines before the first message');
@@ -57,7 +58,7 @@ test('a failing setup is reported to the lead and the user, and the teammate sta
   // The first failure stops the rest.
   await assert.rejects(stat(join(h.root, '.worktrees', 'bo', '.second')));
   // The lead may already have read it (mail wakes it): its whole inbox is looked at.
-  const toLead = await h.rt.team.mailbox.history('lead');
+  const toLead = await partsOf(h.rt).team.mailbox.history('lead');
   assert.ok(toLead.some((m) => m.from === 'bo' && /setup of worktree "bo" for bo failed.*exit code 7/s.test(m.content)), 'the lead is told');
   const notice = h.events.find((e) => e.type === 'notice' && e.level === 'error' && e.agent === 'bo');
   assert.match((notice as { message: string } | undefined)?.message ?? '', /setup of worktree "bo" for bo failed.*bo starts anyway/);
@@ -84,7 +85,7 @@ test('security: a link the teammate committed on its branch cannot lead the copy
   const commit = 'git -c user.name=t -c user.email=t@t commit -qm link';
   h.api.script('eve', reply(toolUse('bash', { command: `rm -rf pkg && ln -s ${outside} pkg && git add pkg && ${commit}` })), reply(toolUse('idle', {})));
   await h.rt.spawnTeammate({ name: 'eve', role: 'dev', prompt: 'Go.', isolation: 'worktree' });
-  await waitFor(async () => (await h.rt.team.roster.get('eve'))?.status === 'idle', 10_000, 'eve idle');
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('eve'))?.status === 'idle', 10_000, 'eve idle');
   await h.rt.stopTeammate('eve');
   await h.rt.worktrees.keep('eve', { force: true });
   // Spawned again, its kept branch is checked out with the link; the copy refuses to follow it.

@@ -8,7 +8,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { promisify } from 'node:util';
-import { ACTIONS, sessionScope, TeamSession, WorktreeError, WorktreeManager, type ActionScope, type Question } from '../../src/core/session';
+import { ACTIONS, sessionScope, TeamSession, WorktreeError, type ActionScope, type Question } from '../../src/core/session';
+import { WorktreeManager } from '../../src/core/worktree/manager';
 import { tempDir } from '../helpers/tmp';
 
 const run = promisify(execFile);

@@ -14,6 +14,7 @@ import { TranscriptFollower } from '../../src/core/watch/transcript-reader';
 import { node, FAULTY } from '../mcp/helpers';
 import { harness } from '../runtime/harness';
 import { sleep, tempDir, waitFor } from '../helpers/tmp';
+import { partsOf } from '../helpers/session-parts';
 
 /** Counts the OS watches opened from now on (fs.watch), by path, until the test ends. */
 function countWatches(t: TestContext): string[] {
@@ -35,13 +36,13 @@ async function openSession(t: TestContext): Promise<TeamSession> {
   const root = await tempDir(t, 'agent-teams-feed-');
   const session = new TeamSession({ root });
   t.after(() => session.dispose());
-  await session.team.init();
+  await partsOf(session).team.init();
   return session;
 }
 
 test('each kind of team file a view follows reaches it from the session feed, with whose file it was', async (t) => {
   const session = await openSession(t);
-  const { paths } = session.team;
+  const { paths } = partsOf(session).team;
   const team: TeamChange[] = [];
   const files: FileEvent[] = [];
   const subs = await Promise.all([
@@ -52,7 +53,7 @@ test('each kind of team file a view follows reaches it from the session feed, wi
   // Following folders that do not exist yet does not create them in the user's workspace.
   for (const d of [paths.changesDir, paths.worktreesDir]) assert.equal(await stat(d).catch(() => null), null, `${d} not created`);
 
-  await session.team.mailbox.send({ from: 'user', to: 'lead', type: 'message', content: 'hi' });
+  await partsOf(session).team.mailbox.send({ from: 'user', to: 'lead', type: 'message', content: 'hi' });
   await waitFor(() => team.includes('inbox'), 5000, 'inbox event (inbox view)');
 
   await appendJsonLine(paths.transcript('alice'), line('m1'));
@@ -76,7 +77,7 @@ test('each kind of team file a view follows reaches it from the session feed, wi
 
 test('a host opens one watch per team folder, however many transcript panels follow; a panel opens none of its own', async (t) => {
   const session = await openSession(t);
-  const { paths } = session.team;
+  const { paths } = partsOf(session).team;
   const opened = countWatches(t);
   const stops: Array<() => void> = [];
   t.after(() => stops.forEach((s) => s()));
@@ -84,7 +85,7 @@ test('a host opens one watch per team folder, however many transcript panels fol
   const subs = await Promise.all([
     session.watchFiles(['roster', 'inbox', 'requests', 'tasks', 'queue', 'worktrees'], () => undefined),
     session.watchFiles(['changes'], () => undefined),
-    session.team.mailbox.subscribe('lead', () => undefined),
+    partsOf(session).team.mailbox.subscribe('lead', () => undefined),
   ]);
   t.after(() => subs.forEach((s) => s.dispose()));
   const seen = new Map<string, string[]>();
@@ -120,13 +121,13 @@ test('.mcp.json edits reach the MCP servers through the session feed: the root i
   const opened = countWatches(t);
   const h = await harness(t, {}, 'allow', { mcpServerStart: async () => true });
   const changes: number[] = [];
-  h.rt.mcp.onChange(() => changes.push(Date.now()));
-  await h.rt.mcp.ensureStarted();
+  partsOf(h.rt).runner!.mcp.onChange(() => changes.push(Date.now()));
+  await partsOf(h.rt).runner!.mcp.ensureStarted();
   // A second watcher of the root (the VS Code host waiting for a team) shares the same watch.
   const layout = await h.rt.watchFiles(['layout'], () => undefined);
   t.after(() => layout.dispose());
   await writeFile(join(h.root, '.mcp.json'), JSON.stringify({ mcpServers: { a: node(FAULTY, 'ok') } }));
-  await waitFor(() => h.rt.mcp.list().some((s) => s.name === 'a' && s.state.kind === 'ready'), 20_000, 'server a started from the edit');
+  await waitFor(() => partsOf(h.rt).runner!.mcp.list().some((s) => s.name === 'a' && s.state.kind === 'ready'), 20_000, 'server a started from the edit');
   assert.ok(changes.length > 0, 'the Team tree hears of it (mcp.onChange)');
   assert.equal(opened.filter((p) => p === h.root).length, 1, `the workspace folder watched once: ${opened.join(', ')}`);
 });

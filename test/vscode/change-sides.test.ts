@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ChangeLog } from '../../src/core/session';
+import { ChangeLog } from '../../src/core/watch/change-log';
 import { fileRowCommand, sideText, spanOf } from '../../src/vscode/change-sides';
 import { tempDir } from '../helpers/tmp';
 

@@ -13,7 +13,9 @@
 
 // ── the session ──
 export { SessionError, TeamSession, type AgentOptions, type TeamSessionOptions } from './team-session';
-export { WorktreeInUseError, type WorktreeView } from './worktree-rules';
+export { TeamView, type RequestFilter } from './team-view';
+export type { InboxFeed } from './inbox-feed';
+export { WorktreeInUseError, type WorktreeView } from '../worktree/in-use';
 export * from './actions';
 
 // ── the host contract ──
@@ -31,7 +33,7 @@ export { onProblem, reportProblem, type Problem } from '../util/problems';
 export { writeJsonAtomic } from '../util/atomic-file';
 
 // ── events and change notices ──
-export type { Team, TeamChange } from '../team/team';
+export type { TeamChange } from '../team/team';
 export type { FileEvent, FileKind } from '../team/team-files';
 export { coalesce } from '../util/coalesce';
 
@@ -46,19 +48,18 @@ export { HOOK_EVENTS, loadHookConfig, type HookSpec } from '../hooks/config';
 export { describeSandbox, sandboxReportText, type SandboxReport } from '../sandbox/describe';
 export { gitExposureWarning, trackedHidden } from '../sandbox/git-exposed';
 export type { NetworkDecision } from '../sandbox/sandbox';
-export { McpManager, type McpServerInfo } from '../mcp/manager';
+export type { McpServerInfo } from '../mcp/manager';
+export { probeMcpServers } from './mcp-probe';
 export { commandLine, readMcpConfig, type McpConfig } from '../mcp/config';
 export { stateWords } from '../mcp/state';
-export { ChangeLog, type ChangeRecord } from '../watch/change-log';
+export type { ChangeLog, ChangeRecord } from '../watch/change-log';
 export { mergeMarks, overlapsOf } from '../watch/overlaps';
-export { MergeQueueError } from '../merge/merge-queue';
-export { QueueStore } from '../merge/queue-store';
 export { entryWords, fileAtCommit, positions, preparedWords, shownEntries } from '../merge/queue-words';
 export { normalizeGlobs } from '../team/file-ownership';
 export { unifiedDiff } from '../watch/line-diff';
-export { allItems, TranscriptFollower } from '../watch/transcript-reader';
+export type { TranscriptFollower } from '../watch/transcript-reader';
 export type { ItemChange } from '../watch/transcript-items';
-export { WorktreeManager, type WorktreeInfo } from '../worktree/manager';
+export type { WorktreeInfo } from '../worktree/manager';
 export { WorktreeError } from '../worktree/errors';
 export { describeIgnored } from '../worktree/ignored';
 export type { DiffFile, WorktreeDiff } from '../worktree/diff';
@@ -67,13 +68,13 @@ export type { RemoveResult } from '../worktree/lifecycle';
 export type { ReconcileReport } from '../worktree/reconcile';
 export { branchStateWords, type BranchState } from '../worktree/branch-state';
 export { WorktreeSetupSchema, type WorktreeSetup } from '../worktree/setup-config';
-export { readTeamSettings, sectionProblem, setTeamSettingsTrusted, type TeamSettings } from '../team/team-settings';
+export { readTeamSettings, setTeamSettingsTrusted, type TeamSettings } from '../team/team-settings';
 export type { GitEnvOptions } from '../worktree/git';
 
 // ── team words and names ──
 export { activityWords, formatTokens, hostLabel, leadUsage, modelWords, providerLacks, spendWords, teamCost, teamTokens, usageTotal } from './team-words';
 export { parseSpawn, progressLine, statusMarkdown, tasksMarkdown } from './chat-words';
-export { parseModelId, providerOf, type ProviderName } from '../model/provider-id';
+export { providerOf, type ProviderName } from '../model/provider-id';
 export { estimateCost, formatCost } from '../runtime/pricing';
 export { assertParticipantName, assertTeammateName, isParticipantName, NAME_RE } from '../util/names';
 

@@ -1,18 +1,21 @@
 // The team session: the one object a host (a VS Code window, a CLI process, a test) holds
 // over one workspace. It owns the team (one roster, one set of mailboxes, one folder
 // watcher per process), every action the user takes, the rules both hosts need
-// (team-words.ts, worktree-rules.ts) and, when agents may run here, the agent runner — loaded
+// (team-words.ts; core/worktree/in-use.ts) and, when agents may run here, the agent runner — loaded
 // only then, so a host that only shows the team never loads the agent loops or the SDK.
 //
-// Extension points for host features: `onEvent` (what agents do), `subscribe` (team files
-// changed, from any process), `runner` (the agents this host runs: `runner.agents()`).
+// Hosts get views, not parts: `view` (the read models they render: team-view.ts), `onEvent`
+// (what agents do), `subscribe`/`watchFiles` (team files changed, from any process) and the
+// action table (actions/) for everything the user does. The Team and the AgentRunner stay
+// inside (parts.ts: the session's own modules and tests only).
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import type { Member, Message, RequestRecord, Task } from '../../shared/schemas';
+import type { Member, RequestRecord, Task } from '../../shared/schemas';
 import type { JobInfo } from '../exec/jobs';
-import type { McpHostOptions } from '../mcp/host';
-import type { McpManager } from '../mcp/manager';
+import type { HookSpec } from '../hooks/config';
+import type { McpManager, McpServerInfo } from '../mcp/manager';
 import type { AgentRunner } from '../runtime/agent-runner';
+import type { RunnerOptions } from '../runtime/runner-options';
 import { requestPlan as putInPlanMode } from '../roles/plan-mode';
 import { EventHub } from '../runtime/event-hub';
 import { liveForeignHost } from '../runtime/lease';
@@ -23,43 +26,40 @@ import {
 import { Team, type TeamChange } from '../team/team';
 import type { FileEvent, FileKind } from '../team/team-files';
 import type { TaskUpdate } from '../team/task-board';
-import { WorktreeManager } from '../worktree/manager';
+import { WorktreeManager, type WorktreeManagerOptions } from '../worktree/manager';
 import { MergeQueue } from '../merge/merge-queue';
 import { hostLabel } from './team-words';
 import { describeSandbox, type SandboxReport } from '../sandbox/describe';
-import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from './worktree-rules';
+import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from '../worktree/in-use';
+import { registerParts } from './parts';
+import { TeamView } from './team-view';
 
 export interface TeamSessionOptions {
   root: string;
   settings?: Partial<RuntimeSettings>;
   /** This host's id in leases (default: a random one). */
   hostId?: string;
-  /** Git worktrees for isolated teammates (default: one over `root`). */
+  /** How the worktrees' git runs (the CLI passes its environment and where reports go). */
+  worktreeGit?: WorktreeManagerOptions;
+  /** The worktrees (tests share one between sessions; default: one over `root`, with `worktreeGit`). */
   worktrees?: WorktreeManager;
 }
 
-/** What a host supplies when agents may run here (trusted workspace, a key). */
-export interface AgentOptions {
-  models: ModelFactory;
-  approver: Approver;
-  heartbeatMs?: number;
-  /** Resume teammates found working/idle in the roster (default true). */
-  resume?: boolean;
-  /** How this host's user raises a spent token budget (default: the VS Code setting). */
-  raiseBudget?: string;
-  /** MCP servers from `.mcp.json` (docs/mcp.md). */
-  mcp?: McpHostOptions;
-  /** PATH the sandbox engine is looked for on (docs/security.md; tests simulate a machine without it). */
-  sandboxPath?: string;
-  /** Hooks run only in a trusted folder (docs/hooks.md; default trusted). */
-  hooks?: { trusted?: boolean };
-}
+/**
+ * What a host supplies when agents may run here (trusted workspace, a key): the runner's
+ * options (runner-options.ts, documented there) less what the session itself owns.
+ */
+export type AgentOptions = Omit<RunnerOptions, 'team' | 'events' | 'worktrees' | 'mergeQueue' | 'settings' | 'hostId'>;
 
 export class SessionError extends Error {}
 
+export const NOTHING_TO_STOP = 'No agent runs in this window, so there is nothing to stop here.';
+
 export class TeamSession {
   readonly root: string;
-  readonly team: Team;
+  private readonly team: Team;
+  /** What the hosts render: snapshots and readers of the team's files (team-view.ts). */
+  readonly view: TeamView;
   readonly hostId: string;
   private s: RuntimeSettings;
   private readonly events = new EventHub();
@@ -73,8 +73,10 @@ export class TeamSession {
     this.root = opts.root;
     this.s = { ...DEFAULT_SETTINGS, ...opts.settings };
     this.team = new Team(opts.root, { pollMs: this.s.idlePollSeconds * 1000 });
+    this.view = new TeamView(this.team, () => this.worktrees);
     this.hostId = opts.hostId ?? randomUUID();
-    this.wm = opts.worktrees ?? null;
+    this.wm = opts.worktrees ?? (opts.worktreeGit ? new WorktreeManager(opts.root, opts.worktreeGit) : null);
+    registerParts(this, () => ({ team: this.team, runner: this.current }));
   }
 
   /** A session whose agents run here from the start (the CLI's, the tests'). */
@@ -91,17 +93,17 @@ export class TeamSession {
 
   // ── the agents of this host ──
 
-  /** The runner of this host's agents; null while none may run here. */
-  get runner(): AgentRunner | null {
-    return this.current;
+  /** Agents may run here (startAgents succeeded and stopAgents was not called since). */
+  get agentsRunning(): boolean {
+    return !!this.current;
   }
 
   /** Starts running agents here (idempotent): the lead, and the teammates no other host runs. */
-  startAgents(agents: AgentOptions): Promise<AgentRunner> {
-    if (this.disposed) return Promise.reject(new SessionError('the session is closed'));
-    if (this.current) return Promise.resolve(this.current);
+  async startAgents(agents: AgentOptions): Promise<void> {
+    if (this.disposed) throw new SessionError('the session is closed');
+    if (this.current) return;
     this.starting ??= this.startRunner(agents).finally(() => { this.starting = null; });
-    return this.starting;
+    await this.starting;
   }
 
   private async startRunner(agents: AgentOptions): Promise<AgentRunner> {
@@ -118,9 +120,28 @@ export class TeamSession {
     return runner;
   }
 
-  /** This host's MCP servers (states, tools, restart; docs/mcp.md), once agents run here. */
-  get mcp(): McpManager {
+  private get mcp(): McpManager {
     return this.need('use MCP servers').mcp;
+  }
+
+  /** This host's MCP servers with their states and tools (docs/mcp.md); none before agents run here. */
+  mcpServers(): McpServerInfo[] {
+    return this.current?.mcp.list() ?? [];
+  }
+
+  /** Why `.mcp.json` was not used, once agents run here (null: read, or not yet). */
+  mcpConfigRead(): { error?: string } | null {
+    return this.current?.mcp.configState ?? null;
+  }
+
+  /** An MCP server of this host's agents changed state or tools (agents must run here). */
+  onMcpChange(listener: () => void): Disposable {
+    return this.mcp.onChange(listener);
+  }
+
+  /** The folder's hooks as this host's agents run them (docs/hooks.md); none before they run. */
+  hooks(): readonly HookSpec[] {
+    return this.current?.hooks.list() ?? [];
   }
 
   /** Stops this host's agents (their state stays for the next host); the team stays open. */
@@ -182,6 +203,16 @@ export class TeamSession {
     return this.current?.rest() ?? Promise.resolve({ atRest: true, left: [] });
   }
 
+  /** Throws when `.team` or `.tasks` is there but not a folder (or a link): not a team to read. */
+  checkFolder(): Promise<void> {
+    return this.team.checkFolder();
+  }
+
+  /** Creates the team's folders (once a command writes), then follows them. */
+  async initTeam(): Promise<void> {
+    await this.team.init();
+  }
+
   /** A team exists once it has members or the lead has a conversation. */
   async hasTeam(): Promise<boolean> {
     const [members, lead] = await Promise.all([
@@ -225,21 +256,13 @@ export class TeamSession {
     return this.need('spawn a teammate').spawner.spawn(input, by);
   }
 
-  sendAsUser(to: string, content: string): Promise<Message> {
-    return this.team.mailbox.send({ from: 'user', to, type: 'message', content });
-  }
-
-  broadcastAsUser(content: string): Promise<Message[]> {
-    return this.team.mailbox.broadcast('user', content);
-  }
-
   requestShutdown(teammate: string): Promise<RequestRecord> {
     return this.team.requestShutdown('user', teammate);
   }
 
   /** Force-stops a teammate this host runs (or retires one nobody runs). */
   async stopTeammate(teammate: string): Promise<void> {
-    if (!this.current) throw new SessionError('No agent runs in this window, so there is nothing to stop here.');
+    if (!this.current) throw new SessionError(NOTHING_TO_STOP);
     await this.current.stopTeammate(teammate);
   }
 
@@ -278,12 +301,12 @@ export class TeamSession {
     return this.mq;
   }
 
-  /** Every worktree with where its branch stands and whether its removal is offered (worktree-rules.ts). */
+  /** Every worktree with where its branch stands and whether its removal is offered (core/worktree/in-use.ts). */
   worktreeViews(): Promise<WorktreeView[]> {
     return worktreeViews(this.team, this.worktrees);
   }
 
-  /** Teammates that use worktree `name` now (worktree-rules.ts). */
+  /** Teammates that use worktree `name` now (core/worktree/in-use.ts). */
   worktreeUsers(name: string): Promise<string[]> {
     return worktreeUsers(this.team, name, this.worktrees.pathOf(name));
   }

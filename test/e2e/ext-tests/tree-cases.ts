@@ -4,6 +4,8 @@ import * as vscode from 'vscode';
 import type { JobInfo } from '../../../src/core/exec/jobs';
 import type { McpServerInfo } from '../../../src/core/mcp/manager';
 import type { McpServerState } from '../../../src/core/mcp/state';
+import { TeamView } from '../../../src/core/session/team-view';
+import { WorktreeManager } from '../../../src/core/worktree/manager';
 import type { HostChange } from '../../../src/vscode/team-host';
 import { TeamTreeProvider } from '../../../src/vscode/team-tree';
 import type { Case, Env } from './index';
@@ -96,7 +98,7 @@ export const treeCases: Case[] = [
     const host = { team, hasTeam: async () => true, onDidChange: new vscode.EventEmitter<ReadonlySet<HostChange>>() };
     let servers: McpServerInfo[] = [mcpInfo({ kind: 'starting' })];
     let jobs: JobInfo[] = [jobInfo('running')];
-    const tree = new TeamTreeProvider({ team, hasTeam: host.hasTeam, onDidChange: host.onDidChange.event }, {
+    const tree = new TeamTreeProvider({ view: new TeamView(team, () => new WorktreeManager(team.root)), hasTeam: host.hasTeam, onDidChange: host.onDidChange.event }, {
       activity: () => undefined, defaultModel: () => 'claude-sonnet-4-5', mcpServers: () => servers, jobs: (a) => (a === 'bob' ? jobs : []),
     });
     const redrawn: unknown[] = [];

@@ -9,7 +9,11 @@ import { suggestRules } from '../../permissions/decide';
 import { decideCommand } from '../../sandbox/decide-command';
 import { toolFamily, fail, MAX_OUTPUT, ok, type ToolHost } from './definition';
 
-/** What this family's tools reach of the runner: a test drives them with a fake of just this. */
+/**
+ * What this family's tools reach of the runner. No fake of it: these tools are only worth
+ * testing with the real processes and sandbox, through the runner (test/runtime/sandbox-*,
+ * idle-jobs, and the CLI's test/cli/sandbox*, permissions).
+ */
 export type ShellToolHost = Pick<ToolHost, 'settings' | 'approver' | 'jobs' | 'processes' | 'sandbox'>;
 const defineTool = toolFamily<keyof ShellToolHost>();
 

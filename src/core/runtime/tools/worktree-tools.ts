@@ -4,7 +4,7 @@
 // The rules are the worktree module's and the session's (in use, removable): the lead never
 // forces — discarding work that is not merged is the user's call.
 import { z } from 'zod';
-import { worktreeUsers, worktreeViews, type WorktreeView } from '../../session/worktree-rules';
+import { worktreeUsers, worktreeViews, type WorktreeView } from '../../worktree/in-use';
 import { branchStateWords } from '../../worktree/branch-state';
 import { WorktreeError } from '../../worktree/errors';
 import { toolFamily, fail, MAX_OUTPUT, ok, type ToolHost, type ToolResult } from './definition';
@@ -30,7 +30,7 @@ async function attempt(body: () => Promise<ToolResult>): Promise<ToolResult> {
   }
 }
 
-/** Refuses while a teammate works in the checkout (core/session/worktree-rules.ts). */
+/** Refuses while a teammate works in the checkout (core/worktree/in-use.ts). */
 async function inUse(h: WorktreeToolHost, name: string): Promise<ToolResult | null> {
   const users = await worktreeUsers(h.team, name, h.worktrees.pathOf(name));
   return users.length ? fail(`Refused: worktree "${name}" is in use by ${users.join(', ')}; ask ${users.length === 1 ? 'it' : 'them'} to shut down first (shutdown_request).`) : null;

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import type { Team } from '../../team/team';
 import type { GitEnvOptions } from '../../worktree/git';
+import { partsOf } from '../parts';
 import type { TeamSession } from '../team-session';
 
 /** Where an action runs: the session, and how this host opens the team for writing. */
@@ -72,16 +73,27 @@ export function runAction<A, R>(action: Action<A, R>, scope: ActionScope, raw: u
   }
 }
 
-/** The plain scope: the folder is checked, then created (once per scope). */
-export function sessionScope(session: TeamSession): ActionScope {
+/** How a host runs the session's actions: its way to ask, its git, its way to open the team. */
+export interface ScopeOptions {
+  /** Opens the team for writing once the checks passed (default: its folders are created, once). */
+  ready?(): Promise<unknown>;
+  ask?(q: Question): Promise<boolean>;
+  git?: GitEnvOptions;
+}
+
+/** A host's scope over `session`: the folder is checked, then the action's check, then the team is opened. */
+export function sessionScope(session: TeamSession, opts: ScopeOptions = {}): ActionScope {
   let made: Promise<unknown> | undefined;
+  const ready = opts.ready ?? (() => (made ??= session.initTeam()));
   return {
     session,
+    ...(opts.ask ? { ask: (q: Question) => opts.ask!(q) } : {}),
+    ...(opts.git ? { git: opts.git } : {}),
     async openTeam(check) {
-      const team = session.team;
+      const { team } = partsOf(session);
       await team.checkFolder();
       await check?.(team);
-      await (made ??= team.init());
+      await ready();
       return team;
     },
   };

@@ -6,12 +6,14 @@ import { ChangeLog } from '../../watch/change-log';
 import { revertChange } from '../../watch/changes';
 import { stateWords } from '../../mcp/state';
 import type { AgentRunner } from '../../runtime/agent-runner';
+import { partsOf } from '../parts';
 import type { TeamSession } from '../team-session';
 import { ActionError, defineAction } from './action';
 
 function running(session: TeamSession): AgentRunner {
-  if (!session.runner) throw new ActionError('The team is not running here.');
-  return session.runner;
+  const { runner } = partsOf(session);
+  if (!runner) throw new ActionError('The team is not running here.');
+  return runner;
 }
 
 export const mcpRestart = defineAction({
@@ -28,7 +30,7 @@ export const mcpRestart = defineAction({
 export const killJob = defineAction({
   id: 'killJob', summary: "kill an agent's background job; the agent is told the user killed it",
   args: z.object({ job: z.object({ owner: z.string().min(1), id: z.string().min(1) }) }),
-  run: ({ session }, a) => killJobForUser(running(session).jobs, session.team, a.job.owner, a.job.id),
+  run: ({ session }, a) => killJobForUser(running(session).jobs, partsOf(session).team, a.job.owner, a.job.id),
   describe: (j) => `${j.owner}: ${j.id} ${j.state}.`,
 });
 

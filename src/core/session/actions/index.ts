@@ -5,13 +5,14 @@ import { killJob, mcpRestart, revertChangeAction } from './agents';
 import { queueAdd, queueApprove, queueCancel, queueList, queueRetry } from './queue';
 import { broadcast, send } from './mail';
 import { approvePlan, rejectPlan } from './plans';
-import { completeTask, createTask, unblockTask } from './tasks';
+import { askLead } from './lead';
+import { completeTask, createTask, unblockTask, updateTask } from './tasks';
 import { requestPlan, shutdown, spawn, stop } from './teammates';
 import { worktreeDiff, worktreeKeep, worktreeList, worktreeMerge, worktreeRemove } from './worktrees';
 
 export const ACTIONS = {
-  send, broadcast, spawn, stop, shutdown, requestPlan, approvePlan, rejectPlan,
-  createTask, completeTask, unblockTask,
+  send, broadcast, askLead, spawn, stop, shutdown, requestPlan, approvePlan, rejectPlan,
+  createTask, completeTask, updateTask, unblockTask,
   worktreeList, worktreeDiff, worktreeMerge, worktreeKeep, worktreeRemove,
   mcpRestart, killJob, revertChange: revertChangeAction,
   queueList, queueAdd, queueCancel, queueRetry, queueApprove,
@@ -21,7 +22,7 @@ export type ActionId = keyof typeof ACTIONS;
 
 export {
   ActionError, defineAction, parseArgs, runAction, sessionScope, RequestId, TaskId, Text,
-  type Action, type ActionScope, type Question,
+  type Action, type ActionScope, type Question, type ScopeOptions,
 } from './action';
 export { NOBODY_TO_BROADCAST } from './mail';
 export { WorktreeName } from './worktrees';

@@ -1,4 +1,6 @@
-// Mail the user sends: to one participant, or to every running teammate.
+// Mail the user sends: to one participant, or to every running teammate. Every view's mail
+// (the Inbox, a transcript panel, the commands, the CLI) comes here: the session has no other
+// way to send as the user.
 import { z } from 'zod';
 import { ParticipantName } from '../../../shared/schemas';
 import { describeFailed } from '../../team/mailbox';
@@ -7,9 +9,9 @@ import { ActionError, defineAction, Text } from './action';
 export const send = defineAction({
   id: 'send', summary: 'send a message as user',
   args: z.object({ to: ParticipantName, content: Text }),
-  async run({ session, openTeam }, a) {
-    await openTeam((t) => t.mailbox.assertRecipient(a.to));
-    return session.sendAsUser(a.to, a.content);
+  async run({ openTeam }, a) {
+    const team = await openTeam((t) => t.mailbox.assertRecipient(a.to));
+    return team.mailbox.send({ from: 'user', to: a.to, type: 'message', content: a.content });
   },
   describe: (_m, a) => `Sent to ${a.to}.`,
 });

@@ -1,7 +1,8 @@
 // The task board as the user changes it: create, complete (which unblocks the tasks waiting
-// for it), drop blockers (a blocker deleted or moved aside as corrupt never completes).
+// for it), set a status or an owner (Edit Task), drop blockers (a blocker deleted or moved
+// aside as corrupt never completes).
 import { z } from 'zod';
-import type { Task } from '../../../shared/schemas';
+import { TaskStatus, type Task } from '../../../shared/schemas';
 import { normalizeGlobs } from '../../team/file-ownership';
 import { ActionError, defineAction, TaskId, Text } from './action';
 
@@ -58,4 +59,16 @@ export const unblockTask = defineAction({
     return session.updateTask(a.id, { removeBlockedBy: a.from ?? before!.blockedBy });
   },
   describe: (t) => `Unblocked ${line(t)}`,
+});
+
+export const updateTask = defineAction({
+  id: 'updateTask', summary: "set a task's status or owner (owner \"\": nobody)",
+  args: z.object({ id: TaskId, status: TaskStatus.optional(), owner: z.string().optional() })
+    .refine((a) => a.status !== undefined || a.owner !== undefined, { message: 'name a status or an owner' }),
+  async run({ session, openTeam }, a) {
+    await openTeam((t) => known(t.tasks, a.id));
+    // The board refuses an owner who is not a live member (the claim rules: core/team/task-rules.ts).
+    return session.updateTask(a.id, { ...(a.status ? { status: a.status } : {}), ...(a.owner !== undefined ? { owner: a.owner } : {}) });
+  },
+  describe: (t) => `Updated ${line(t)} (${t.status}${t.owner ? `, ${t.owner}` : ''})`,
 });

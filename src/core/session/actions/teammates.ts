@@ -2,7 +2,8 @@
 import { z } from 'zod';
 import { ParticipantName, type Member } from '../../../shared/schemas';
 import { assertTeammateName } from '../../util/names';
-import { defineAction, Text } from './action';
+import { ActionError, defineAction, Text } from './action';
+import { NOTHING_TO_STOP } from '../team-session';
 
 export const spawn = defineAction({
   id: 'spawn', summary: 'start a teammate',
@@ -25,10 +26,14 @@ export function spawnNotes(m: Member): string | undefined {
 }
 
 export const stop = defineAction({
-  id: 'stop', summary: 'force-stop a teammate now; its in-progress tasks go back to pending',
+  id: 'stop', summary: "force-stop a teammate now (its in-progress tasks go back to pending); the lead: end its turn",
   args: z.object({ teammate: ParticipantName }),
-  run: ({ session }, a) => session.stopTeammate(a.teammate),
-  describe: (_r, a) => `Stopped ${a.teammate}.`,
+  async run({ session }, a) {
+    if (a.teammate !== 'lead') return session.stopTeammate(a.teammate);
+    if (!session.agentsRunning) throw new ActionError(NOTHING_TO_STOP);
+    session.cancelLeadTurn();
+  },
+  describe: (_r, a) => (a.teammate === 'lead' ? "Stopped the lead's turn." : `Stopped ${a.teammate}.`),
 });
 
 export const shutdown = defineAction({

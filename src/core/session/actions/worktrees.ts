@@ -1,5 +1,5 @@
 // Teammates' git worktrees, reviewed and handed in by the user: list, diff, merge, keep,
-// remove. Whether a worktree is in use is the session's rule (worktree-rules.ts); these add
+// remove. Whether a worktree is in use is the session's rule (core/worktree/in-use.ts); these add
 // what every host checks first (a repository, a known name) and, in a host that can ask,
 // the questions before committing or deleting work.
 import { z } from 'zod';
@@ -59,7 +59,7 @@ export const worktreeList = defineAction({
     await repo(scope);
     // Reconcile first so a checkout deleted by hand shows as missing, not active.
     const report = await scope.session.worktrees.reconcile();
-    // Each with where its branch stands, who uses it and whether its removal is offered (worktree-rules.ts).
+    // Each with where its branch stands, who uses it and whether its removal is offered (core/worktree/in-use.ts).
     return { report, list: await scope.session.worktreeViews() };
   },
   describe: (r) => r.list.map((w) => `${w.name} ${w.branch} ${w.status}, ${branchStateWords(w.state)}`).join('\n'),

@@ -1,9 +1,11 @@
-// Every message in the team's inboxes, read incrementally: each inbox file is read from the
-// byte offset where the last read stopped, so a change costs only the new lines however long
-// the history is. Reads are serialised so no line is delivered twice.
+// The inbox threads' read model, which the Inbox view renders (hosts get it from
+// TeamView.inboxFeed(), never the mailbox): every message in the team's inboxes, read
+// incrementally. Each inbox file is read from the byte offset where the last read stopped, so
+// a change costs only the new lines however long the history is. Reads are serialised so no
+// line is delivered twice.
 import { readdir } from 'node:fs/promises';
-import type { Team } from '../core/session';
-import type { Message } from '../shared/schemas';
+import type { Message } from '../../shared/schemas';
+import type { Team } from '../team/team';
 
 const INBOX_FILE = /^([a-z][a-z0-9_-]{0,31})\.jsonl$/;
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { describe, it } from 'node:test';
 import { Team } from '../../src/core/team/team';
-import { InboxFeed } from '../../src/vscode/inbox-feed';
+import { InboxFeed } from '../../src/core/session/inbox-feed';
 import { tempDir } from '../helpers/tmp';
 
 describe('InboxFeed', () => {

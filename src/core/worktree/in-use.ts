@@ -1,17 +1,24 @@
 // "Is this worktree in use?" and "may it be offered for removal?" — one rule each for every
-// host (the CLI's `worktrees`, the Team tree, the lead's worktree tools). A teammate uses a checkout when it
-// lives in it, or owns an in-progress task bound to it, and it may act there: it is working,
-// or it is idle while a live host runs it (mail or a task wakes it at any moment). An idle
-// teammate nobody runs does nothing until a host resumes it, and a shut-down one never will.
+// host and the lead (the CLI's `worktrees`, the Team tree, the lead's worktree tools); here,
+// beside the worktrees, because the runtime's tools read it too and no engine imports the
+// session. A teammate uses a checkout when it lives in it, or owns an in-progress task bound
+// to it, and it may act there: it is working, or it is idle while a live host runs it (mail
+// or a task wakes it at any moment). An idle teammate nobody runs does nothing until a host
+// resumes it, and a shut-down one never will.
 import type { Member, Task } from '../../shared/schemas';
 import { liveForeignHost } from '../runtime/lease';
 import type { Team } from '../team/team';
-import type { BranchState } from '../worktree/branch-state';
-import type { WorktreeInfo, WorktreeManager } from '../worktree/manager';
+import type { BranchState } from './branch-state';
+import type { WorktreeInfo, WorktreeManager } from './manager';
 
 export class WorktreeInUseError extends Error {
   constructor(readonly worktree: string, readonly users: string[], hint = '') {
     super(`worktree "${worktree}" is in use by ${users.join(', ')}; shut ${users.length === 1 ? 'it' : 'them'} down first${hint}`);
+  }
+
+  /** The same refusal ending with a host's own advice (its command names), so hosts never construct it. */
+  withHint(hint: string): WorktreeInUseError {
+    return new WorktreeInUseError(this.worktree, this.users, hint);
   }
 }
 
