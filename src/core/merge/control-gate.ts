@@ -8,26 +8,11 @@
 import picomatch from 'picomatch';
 import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { QUEUE_CONTROL_PATHS } from '../sandbox/policy';
-import { git, splitZ, type GitEnvOptions } from '../worktree/git';
+import { git, type GitEnvOptions } from '../worktree/git';
 
 const matches = picomatch(QUEUE_CONTROL_PATHS.map((g) => `**/${g}`), { dot: true, nocase: true });
 
 export const isControlPath = (path: string): boolean => matches(path);
-
-/** Each control path a merge's `tree` changes against `base`, with its new blob (null: deleted). */
-export async function controlChanges(top: string, base: string, tree: string, files: readonly string[], ctx: GitEnvOptions): Promise<ControlChange[]> {
-  const paths = files.filter(isControlPath);
-  if (!paths.length) return [];
-  const r = await git(['diff-tree', '-r', '--no-renames', '-z', base, tree, '--', ...paths.map((p) => `:(literal)${p}`)], { ...ctx, cwd: top });
-  // Raw format: ":<mode> <mode> <old> <new> <status>\0<path>\0".
-  const parts = splitZ(r.stdout);
-  const out: ControlChange[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const [, mode, , oid, status] = parts[i]!.split(' ');
-    out.push({ path: parts[i + 1]!, oid: status === 'D' ? null : oid!, ...(status === 'D' ? {} : { mode: mode! }) });
-  }
-  return out;
-}
 
 /** Whether every change is one the user approved, to the byte and the mode (a link is not a file of the same text). */
 export function approvedAll(changes: readonly ControlChange[], approved: readonly ControlChange[] | null | undefined): boolean {

@@ -5,9 +5,9 @@
 // host's, so a cancel or a host taking it back stops the steps after it. What lands is exactly
 // what was tested: the commit tested is the commit the branch is fast-forwarded to.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MergeEntry } from '../../shared/schemas/merge-queue';
+import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { fileList } from '../worktree/errors';
-import { approvedAll, askControl, controlChanges } from './control-gate';
+import { approvedAll, askControl, isControlPath } from './control-gate';
 import { changedFiles, headState, land, mergeCommit, repoFacts, type RepoFacts } from './integrate';
 import type { WorkerOptions } from './queue-options';
 import { tellFailed, tellMerged } from './queue-notes';
@@ -29,8 +29,8 @@ export interface EntryCtx {
   signal: AbortSignal;
 }
 
-/** The merge being worked: onto `base`, the tip of `into`; `files` what it changes. */
-interface Made { into: string; base: string; commit: string; tree: string; files: string[] }
+/** The merge being worked: onto `base`, the tip of `into`; `changes` what it changes. */
+interface Made { into: string; base: string; commit: string; changes: ControlChange[] }
 
 const mine = (c: EntryCtx, change: Partial<MergeEntry>): Promise<boolean> => c.w.store.mine(c.e.id, c.w.hostId, change);
 
@@ -49,16 +49,17 @@ export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
   if (!(await mine(c, { into, base, commit: null, waiting: null }))) return 'done';
   const m = await mergeCommit(p, base, c.e.branch, `Merge ${c.e.branch} (teammate ${c.e.teammate}) into ${into}`, c.w.git);
   if (m.kind === 'conflict') return fail(c, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into, failure: m.failure });
-  const made: Made = { into, base, commit: m.commit, tree: m.tree, files: await changedFiles(p.toplevel, base, m.tree, c.w.git) };
+  const made: Made = { into, base, commit: m.commit, changes: await changedFiles(p.toplevel, base, m.tree, c.w.git) };
+  const files = made.changes.map((x) => x.path);
   // Already part of the workspace branch (its changes came another way): nothing to test or land.
-  if (!made.files.length) return merged(c, { into, commit: base, files: [] }, true);
+  if (!files.length) return merged(c, { into, commit: base, files }, true);
   // The commit is written down first: a host that dies after the branch moved to it is recognised as having landed it.
-  if (!(await mine(c, { commit: m.commit, files: made.files }))) return 'done';
+  if (!(await mine(c, { commit: m.commit, files }))) return 'done';
   if (tests.length && !(await tested(c, p, made, tests))) return 'done';
   if (!(await gate(c, p, made))) return 'done';
   for (;;) {
     const r = await land(p, into, base, m.commit, c.w.git);
-    if (r.kind === 'landed') return merged(c, made, false);
+    if (r.kind === 'landed') return merged(c, { into, commit: m.commit, files }, false);
     if (r.kind === 'moved') return 'again';
     if (!(await hold(c, r.reason))) return 'done';
   }
@@ -95,7 +96,7 @@ async function tested(c: EntryCtx, p: RepoFacts, m: Made, tests: string[]): Prom
  * yes. Else the entry is held: failed with the changes listed, for `queue approve`.
  */
 async function gate(c: EntryCtx, p: RepoFacts, m: Made): Promise<boolean> {
-  const pending = (await controlChanges(p.toplevel, m.base, m.tree, m.files, c.w.git)).filter((x) => !approvedAll([x], c.e.approved));
+  const pending = m.changes.filter((x) => isControlPath(x.path) && !approvedAll([x], c.e.approved));
   if (!pending.length) return true;
   const list = fileList(pending.map((x) => x.path));
   const ask = c.w.askChange;

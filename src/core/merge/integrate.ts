@@ -5,7 +5,7 @@
 // the tested merge commit (`git merge --ff-only`), done only while the user's tree is clean.
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Failure } from '../../shared/schemas/merge-queue';
+import type { ControlChange, Failure } from '../../shared/schemas/merge-queue';
 import { fileList, WorktreeError } from '../worktree/errors';
 import { firstLines, git, identityArgs, splitZ, type GitEnvOptions } from '../worktree/git';
 import { repoInfo, type RepoInfo } from '../worktree/repo';
@@ -88,9 +88,16 @@ export async function mergeCommit(p: RepoFacts, base: string, branch: string, me
   return { kind: 'merged', commit: c.stdout.trim(), tree: out[0] };
 }
 
-/** The files `tree` changes against `base` (none: the branch was already part of `base`). */
-export async function changedFiles(top: string, base: string, tree: string, ctx: GitEnvOptions): Promise<string[]> {
-  return splitZ((await git(['diff-tree', '-r', '--name-only', '--no-renames', '-z', base, tree, '--'], { ...ctx, cwd: top })).stdout);
+/** Each file `tree` changes against `base`, with its new blob and mode (oid null: deleted); none: the branch was already part of `base`. */
+export async function changedFiles(top: string, base: string, tree: string, ctx: GitEnvOptions): Promise<ControlChange[]> {
+  // Raw format: ":<mode> <mode> <old> <new> <status>\0<path>\0".
+  const parts = splitZ((await git(['diff-tree', '-r', '--no-renames', '-z', base, tree, '--'], { ...ctx, cwd: top })).stdout);
+  const out: ControlChange[] = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const [, mode, , oid, status] = parts[i]!.split(' ');
+    out.push(status === 'D' ? { path: parts[i + 1]!, oid: null } : { path: parts[i + 1]!, oid: oid!, mode: mode! });
+  }
+  return out;
 }
 
 /** landed; wait: the workspace cannot be updated now (the entry waits with the reason); moved: the branch moved, merge and test again. */

@@ -55,12 +55,11 @@ export class MergeQueue {
   /** The sandbox the queue made for its tests when the host working it lent none. */
   private own: CommandSandbox | null = null;
 
+  private readonly git: GitEnvOptions;
+
   constructor(private readonly opts: MergeQueueOptions) {
     this.store = new QueueStore(opts.team.root);
-  }
-
-  private get git(): GitEnvOptions {
-    return this.opts.git ?? {};
+    this.git = opts.git ?? {};
   }
 
   /** All entries, oldest first (finished ones included, for the views). */

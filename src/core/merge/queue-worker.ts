@@ -132,6 +132,6 @@ async function recover(root: string, e: MergeEntry, ctx: GitEnvOptions): Promise
     return true;
   }
   e.state = 'merged';
-  if (!e.files?.length) e.files = await changedFiles(root, e.base!, e.commit!, ctx).catch(() => undefined);
+  if (!e.files?.length) e.files = (await changedFiles(root, e.base!, e.commit!, ctx).catch(() => undefined))?.map((x) => x.path);
   return false;
 }

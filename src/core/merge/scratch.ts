@@ -65,7 +65,9 @@ export class ScratchCheckout {
 
   /** The checkout moved to `commit` as prepared (to run a command on the base); null when its lockfiles differ (not comparable). */
   async asPrepared(p: RepoInfo, commit: string): Promise<string | null> {
-    return this.prep && (await this.lockKey(p, commit)) === this.prep.key ? this.at(p, commit) : null;
+    if (!this.prep || (await this.lockKey(p, commit)) !== this.prep.key) return null;
+    const dir = await this.at(p, commit);
+    return this.prep ? dir : null; // made anew: not prepared
   }
 
   /** Removes the checkout, its folder and git's record of them; never fails. */

@@ -53,7 +53,7 @@ export { ChangeLog, type ChangeRecord } from '../watch/change-log';
 export { mergeMarks, overlapsOf } from '../watch/overlaps';
 export { MergeQueueError } from '../merge/merge-queue';
 export { QueueStore } from '../merge/queue-store';
-export { entryWords, fileAtCommit, positions, preparedWords, shownEntries } from '../merge/queue-words';
+export { entryWords, fileAtCommit, positions, preparedWords, shownEntries } from './queue-words';
 export { normalizeGlobs } from '../team/file-ownership';
 export { unifiedDiff } from '../watch/line-diff';
 export { allItems, TranscriptFollower } from '../watch/transcript-reader';
