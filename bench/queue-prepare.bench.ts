@@ -1,5 +1,5 @@
 // queue.prepare_ms (SPEC §23): the merge queue's scratch checkout made ready to test an npm
-// project, as the queue makes it (src/core/merge/scratch-prep.ts): `shared` — nothing
+// project, as the queue makes it (src/core/merge/scratch.ts): `shared` — nothing
 // configured, the main checkout's git-ignored node_modules linked in — against `setup` —
 // worktree.setup = `npm ci` (offline, from local tarballs: no network) run in the queue's
 // sandbox box. The fixture: PACKAGES small packages packed with `npm pack` and installed from
@@ -9,8 +9,8 @@ import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { prepareScratch } from '../src/core/merge/scratch-prep';
 import { ScratchCheckout } from '../src/core/merge/scratch';
+import { repoInfo } from '../src/core/worktree/repo';
 import { CommandSandbox } from '../src/core/sandbox/sandbox';
 import { detectEngine } from '../src/core/sandbox/engine';
 import { DEFAULT_SANDBOX } from '../src/shared/sandbox-schemas';
@@ -59,11 +59,10 @@ async function measure(root: string, setup: string[] | undefined, sandbox: Comma
     const scratch = new ScratchCheckout(root, {});
     try {
       const t = performance.now();
-      const { dir } = await scratch.at(root, head);
-      const r = await prepareScratch({ root, setup: setup ? { setup } : undefined, tests: sandbox, git: {}, signal: new AbortController().signal }, dir, '');
+      const r = await scratch.ready(await repoInfo(root, {}), head, { setup: setup ? { setup } : undefined, tests: sandbox, signal: new AbortController().signal });
       if ('failed' in r) throw new Error(`${r.failed.reason}\n${r.failed.output}`);
       // The test would require the dependencies: they are there.
-      await run('node', ['-e', `require('bench-dep-${PACKAGES - 1}')`], dir);
+      await run('node', ['-e', `require('bench-dep-${PACKAGES - 1}')`], r.workdir);
       times.push(performance.now() - t);
       mode = r.prepared.mode;
     } finally {

@@ -3,7 +3,7 @@
 // asked; a crash of the test's own (SIGSEGV) or a plain failure still is asked about.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { testFailure } from '../../src/core/merge/failure';
+import { testFailure } from '../../src/core/merge/queue-test';
 
 const failed = (reason: string, exit_code: number | null) => ({ kind: 'failed' as const, reason, command: 'npm test', exit_code, output: '' });
 

@@ -94,7 +94,8 @@ test('a teammate that stops while its entry is being tested does not kill the te
   await h.rt.mergeQueue.add('ann', { by: 'user', testCommand: 'touch started.txt; sleep 2; test -e a.txt' });
   await waitFor(async () => {
     const e = (await h.rt.mergeQueue.latestByTeammate()).get('ann');
-    return e?.state === 'testing' && e.scratch ? stat(join(e.scratch, 'checkout', 'started.txt')).then(() => true, () => false) : false;
+    const scratch = /^worktree (.*agent-teams-merge-.*)$/m.exec((await git(h.root, 'worktree', 'list', '--porcelain')).stdout)?.[1];
+    return e?.state === 'testing' && scratch ? stat(join(scratch, 'started.txt')).then(() => true, () => false) : false;
   }, 20_000, 'ann\'s test running');
   await h.rt.stopTeammate('ann');
   const e = await settled(h, 'ann');

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { withTeamSettings } from '../../src/cli/settings';
 import { loadHookConfig } from '../../src/core/hooks/config';
-import { mergeSettings } from '../../src/core/merge/merge-settings';
+import { mergeSettings } from '../../src/core/merge/merge-queue';
 import { DEFAULT_SETTINGS } from '../../src/core/runtime/types';
 import { parseTeamSettings, readTeamSettings, sectionProblem, setTeamSettingsTrusted } from '../../src/core/team/team-settings';
 import { onProblem, type Problem } from '../../src/core/util/problems';

@@ -8,26 +8,11 @@
 import picomatch from 'picomatch';
 import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { QUEUE_CONTROL_PATHS } from '../sandbox/policy';
-import { git, splitZ, type GitEnvOptions } from '../worktree/git';
+import { git, type GitEnvOptions } from '../worktree/git';
 
 const matches = picomatch(QUEUE_CONTROL_PATHS.map((g) => `**/${g}`), { dot: true, nocase: true });
 
 export const isControlPath = (path: string): boolean => matches(path);
-
-/** Each control path a merge's `tree` changes against `base`, with its new blob (null: deleted). */
-export async function controlChanges(top: string, base: string, tree: string, files: readonly string[], ctx: GitEnvOptions): Promise<ControlChange[]> {
-  const paths = files.filter(isControlPath);
-  if (!paths.length) return [];
-  const r = await git(['diff-tree', '-r', '--no-renames', '-z', base, tree, '--', ...paths.map((p) => `:(literal)${p}`)], { ...ctx, cwd: top });
-  // Raw format: ":<mode> <mode> <old> <new> <status>\0<path>\0".
-  const parts = splitZ(r.stdout);
-  const out: ControlChange[] = [];
-  for (let i = 0; i + 1 < parts.length; i += 2) {
-    const [, mode, , oid, status] = parts[i]!.split(' ');
-    out.push({ path: parts[i + 1]!, oid: status === 'D' ? null : oid!, ...(status === 'D' ? {} : { mode: mode! }) });
-  }
-  return out;
-}
 
 /** Whether every change is one the user approved, to the byte and the mode (a link is not a file of the same text). */
 export function approvedAll(changes: readonly ControlChange[], approved: readonly ControlChange[] | null | undefined): boolean {
@@ -43,29 +28,21 @@ export type AskChange = (
   signal: AbortSignal,
 ) => Promise<string>;
 
-/** Up to this much of a file is shown; a bigger one is shown cut (the approval still binds its full content). */
-const SHOW_MAX = 256 * 1024;
+/** Up to this much of a file or diff is shown; a bigger one is shown cut (the approval still binds its full content). */
+const cut = (text: string): string => (text.length > 256 * 1024 ? `${text.slice(0, 256 * 1024)}\n… (cut: ${text.length} characters)` : text);
 
-async function blob(top: string, rev: string, ctx: GitEnvOptions): Promise<string | null> {
-  const r = await git(['cat-file', 'blob', rev], { ...ctx, cwd: top, allowFail: true });
-  if (r.code !== 0) return null;
-  return r.stdout.length > SHOW_MAX ? `${r.stdout.slice(0, SHOW_MAX)}\n… (cut: ${r.stdout.length} characters)` : r.stdout;
-}
-
-/** The files' before (at `base`) and after (the merge) as the approver shows them. */
-export async function controlDiffs(top: string, base: string, changes: readonly ControlChange[], ctx: GitEnvOptions) {
-  return Promise.all(changes.map(async (c) => {
-    const after = c.oid ? (await blob(top, c.oid, ctx)) ?? '' : '';
-    return { path: c.path, before: await blob(top, `${base}:${c.path}`, ctx), after: c.mode === '120000' ? `(a symbolic link to ${after})` : after };
-  }));
-}
-
-/** Asks the user about each control file the entry changes; true only if every one is allowed. */
+/** Asks the user about each control file the entry changes, with its before (at `base`) and after; true only if every one is allowed. */
 export async function askControl(ask: AskChange, e: MergeEntry, top: string, base: string, changes: readonly ControlChange[], ctx: GitEnvOptions, signal: AbortSignal): Promise<boolean> {
+  const blob = async (rev: string) => {
+    const r = await git(['cat-file', 'blob', rev], { ...ctx, cwd: top, allowFail: true });
+    return r.code === 0 ? cut(r.stdout) : null;
+  };
   const why = `${e.teammate}'s branch ${e.branch} changes this control file; the merge queue lands it only on your yes`;
-  for (const d of await controlDiffs(top, base, changes, ctx)) {
+  for (const c of changes) {
     if (signal.aborted) return false;
-    const answer = await ask('merge queue', { path: d.path, abs: `${top}/${d.path}`, before: d.before, after: d.after, rule: 'the merge queue\'s gate', why }, signal).catch(() => 'deny');
+    const after = c.oid ? (await blob(c.oid)) ?? '' : '';
+    const change = { path: c.path, abs: `${top}/${c.path}`, before: await blob(`${base}:${c.path}`), after: c.mode === '120000' ? `(a symbolic link to ${after})` : after };
+    const answer = await ask('merge queue', { ...change, rule: 'the merge queue\'s gate', why }, signal).catch(() => 'deny');
     if (answer !== 'allow' && answer !== 'always') return false;
   }
   return !signal.aborted;
@@ -74,5 +51,5 @@ export async function askControl(ask: AskChange, e: MergeEntry, top: string, bas
 /** `git diff` of the control files between `base` and the held merge `commit`: what the user approves. */
 export async function controlDiffText(root: string, base: string, commit: string, changes: readonly ControlChange[], ctx: GitEnvOptions): Promise<string> {
   const r = await git(['diff', '--no-color', '--no-ext-diff', '--no-textconv', base, commit, '--', ...changes.map((c) => `:(top,literal)${c.path}`)], { ...ctx, cwd: root, allowFail: true });
-  return r.stdout.length > SHOW_MAX ? `${r.stdout.slice(0, SHOW_MAX)}\n… (cut)` : r.stdout;
+  return cut(r.stdout);
 }

@@ -1,32 +1,25 @@
 // The steps of one merge-queue entry (docs/file-formats.md, "Merge queue"), against the tip
 // the workspace branch has now: merge (integrate.ts), test in the run's scratch checkout
-// (queue-test.ts), the gate (control-gate.ts), land by fast-forward when the user's tree is
-// clean. Each step is written to the queue file while the entry is still this host's, so a
-// cancel or a host taking it back stops the steps after it. What lands is exactly what was
-// tested: the commit tested is the commit the branch is fast-forwarded to.
-import { join } from 'node:path';
-import type { MergeEntry } from '../../shared/schemas/merge-queue';
+// (scratch.ts, queue-test.ts), the gate (control-gate.ts), land by fast-forward when the
+// user's tree is clean. Each step is written to the queue file while the entry is still this
+// host's, so a cancel or a host taking it back stops the steps after it. What lands is exactly
+// what was tested: the commit tested is the commit the branch is fast-forwarded to.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { fileList } from '../worktree/errors';
-import { approvedAll, askControl, controlChanges } from './control-gate';
-import { changedFiles, headState, land, mergeCommit, type CommitFacts, type RepoPaths } from './integrate';
+import { approvedAll, askControl, isControlPath } from './control-gate';
+import { changedFiles, headState, land, mergeCommit, repoFacts, type RepoFacts } from './integrate';
+import type { WorkerOptions } from './queue-options';
 import { tellFailed, tellMerged } from './queue-notes';
 import { nowSeconds } from './queue-store';
-import { conflictFailure, testFailure, withOnly } from './failure';
-import { QUEUE_BOX, runEntryTest, tail, testsOf, type TestSandbox } from './queue-test';
-import { firstErrors, lockKey, prepareScratch, type PrepState } from './scratch-prep';
+import { firstErrors, QUEUE_BOX, runTests, tail, testFailure, testsOf } from './queue-test';
 import type { ScratchCheckout } from './scratch';
-import type { WorkerOptions } from './queue-options';
-
-/** done: the entry is settled (or no longer ours); again: the branch moved, merge anew; wait: the workspace cannot take it yet. */
-export type Step = 'done' | 'again' | 'wait';
 
 /** What one run of the queue shares between its entries. */
 export interface QueueRun {
-  repo(): Promise<{ p: RepoPaths; facts: CommitFacts }>;
   scratch: ScratchCheckout;
-  tests: TestSandbox;
-  /** How the run's scratch checkout was prepared (null: not yet, or it must be again). */
-  prep: PrepState | null;
+  /** The repository's facts, asked at the run's first entry (a failure: asked again at the next). */
+  repo: RepoFacts | null;
 }
 
 export interface EntryCtx {
@@ -36,81 +29,65 @@ export interface EntryCtx {
   signal: AbortSignal;
 }
 
-interface Made { into: string; base: string; commit: string; tree: string; files: string[]; added: string[] }
-
-export const mergeMessage = (e: MergeEntry, into: string): string => `Merge ${e.branch} (teammate ${e.teammate}) into ${into}`;
+/** The merge being worked: onto `base`, the tip of `into`; `changes` what it changes. */
+interface Made { into: string; base: string; commit: string; changes: ControlChange[] }
 
 const mine = (c: EntryCtx, change: Partial<MergeEntry>): Promise<boolean> => c.w.store.mine(c.e.id, c.w.hostId, change);
 
-/** One merge + test + gate + land against the branch's tip now. */
-export async function attempt(c: EntryCtx): Promise<Step> {
-  const { p, facts } = await c.run.repo();
-  const st = await headState(p, c.w.git);
-  if (st.busy) return waitOut(c, st.busy);
-  if (!st.oid) return waitOut(c, `branch ${st.branch} has no commit yet`);
-  const [into, base] = [st.branch!, st.oid];
+/** One merge + test + gate + land against the branch's tip now: 'done' when the entry is settled (or no longer ours), 'again' when the branch moved. */
+export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
+  const p = (c.run.repo ??= await repoFacts(c.w.worktrees.root, c.w.git));
+  let st = await headState(p, c.w.git);
+  for (let why = st.busy; why || !st.oid; why = st.busy) {
+    if (!(await hold(c, why ?? `branch ${st.branch} has no commit yet`))) return 'done';
+    st = await headState(p, c.w.git);
+  }
+  const [into, base] = [st.branch!, st.oid!];
   const tests = testsOf(c.e);
   // The tests' sandbox (its proxy and network namespace) is readied while the merge is made.
-  if (tests.length) void c.run.tests.prepare?.(QUEUE_BOX);
+  if (tests.length) void c.w.tests.prepare?.(QUEUE_BOX);
   if (!(await mine(c, { into, base, commit: null, waiting: null }))) return 'done';
-  const m = await mergeCommit(p.top, base, c.e.branch, mergeMessage(c.e, into), facts, c.w.git);
-  if (m.kind === 'conflict') {
-    const failure = await conflictFailure(p.top, base, m.tip, m.files, c.w.git).catch(() => undefined);
-    return fail(c, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into, ...(failure ? { failure } : {}) });
-  }
-  const ch = await changedFiles(p.top, base, m.tree, c.w.git);
+  const m = await mergeCommit(p, base, c.e.branch, `Merge ${c.e.branch} (teammate ${c.e.teammate}) into ${into}`, c.w.git);
+  if (m.kind === 'conflict') return fail(c, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into, failure: m.failure });
+  const made: Made = { into, base, commit: m.commit, changes: await changedFiles(p.toplevel, base, m.tree, c.w.git) };
+  const files = made.changes.map((x) => x.path);
   // Already part of the workspace branch (its changes came another way): nothing to test or land.
-  if (!ch.files.length) return merged(c, { into, commit: base, files: [] }, true);
-  // The commit (and the scratch folder) are written down first: a host that dies after the
-  // branch moved to it is recognised as having landed it, and its folder is removed by the next.
-  const scratch = tests.length ? await c.run.scratch.folder() : null;
-  if (!(await mine(c, { commit: m.commit, files: ch.files, ...(scratch ? { scratch } : {}) }))) return 'done';
-  const made: Made = { into, base, commit: m.commit, tree: m.tree, ...ch };
-  if (tests.length) {
-    const { workdir, step } = await ready(c, p, m.commit);
-    if (step) return step;
-    const test = (e: MergeEntry, dir: string) => runEntryTest(c.run.tests, e, dir, c.signal, { timeoutMs: c.w.testTimeoutMs, processes: c.w.processes });
-    const r = await test(c.e, workdir);
-    if (r.kind === 'aborted') return 'done';
-    if (r.kind === 'failed') {
-      // Whose fault: the same command on the workspace branch alone, in the same prepared checkout.
-      // Not comparable when the branch changed a lockfile (the checkout holds its dependencies).
-      const failure = await testFailure(r, into, async (command) => ((await lockKey(p.top, base, p.subdir, c.w.git)) === c.run.prep?.key
-        ? test(withOnly(c.e, command), (await checkoutAt(c, p, base)).workdir) : { kind: 'aborted' }));
-      return fail(c, r.reason, { into, failure, ...(r.output_tail !== undefined ? { output_tail: r.output_tail } : {}) });
-    }
-  }
+  if (!files.length) return merged(c, { into, commit: base, files }, true);
+  // The commit is written down first: a host that dies after the branch moved to it is recognised as having landed it.
+  if (!(await mine(c, { commit: m.commit, files }))) return 'done';
+  if (tests.length && !(await tested(c, p, made, tests))) return 'done';
   if (!(await gate(c, p, made))) return 'done';
-  return landWhenClean(c, p, made);
-}
-
-/** The scratch checkout moved to `commit`, what was prepared kept; `workdir`: its workspace folder. */
-async function checkoutAt(c: EntryCtx, p: RepoPaths, commit: string): Promise<{ workdir: string; made: boolean }> {
-  const keep = (c.run.prep?.keep ?? []).map((k) => (p.subdir ? `${p.subdir}/${k}` : k));
-  const { dir, made } = await c.run.scratch.at(p.top, commit, keep);
-  return { workdir: p.subdir ? join(dir, p.subdir) : dir, made };
-}
-
-/** The scratch checkout at `commit`, prepared (scratch-prep.ts): its workspace folder, or the entry failed at `prepare`. */
-async function ready(c: EntryCtx, p: RepoPaths, commit: string): Promise<{ workdir: string; step?: Step }> {
-  const { workdir, made } = await checkoutAt(c, p, commit);
-  const key = await lockKey(p.top, commit, p.subdir, c.w.git);
-  if (!made && c.run.prep?.key === key) return { workdir };
-  // A lockfile changed: what was prepared goes (the checkout emptied of it too), and it is prepared again.
-  const stale = !made && c.run.prep;
-  c.run.prep = null;
-  if (stale) await checkoutAt(c, p, commit);
-  const env = { root: c.w.worktrees.root, setup: c.w.settings().worktreeSetup, tests: c.run.tests, git: c.w.git, signal: c.signal };
-  const r = await prepareScratch(env, workdir, key);
-  if ('failed' in r) {
-    const f = r.failed;
-    return { workdir, step: await fail(c, `could not be tested: ${f.reason}`, {
-      prepared: r.prepared, output_tail: tail(f.output) || null,
-      failure: { step: 'prepare', fault: 'environment', why: 'the scratch checkout could not be prepared (worktree.setup)', exit_code: f.exit_code, first_errors: firstErrors(f.output) },
-    }) };
+  for (;;) {
+    const r = await land(p, into, base, m.commit, c.w.git);
+    if (r.kind === 'landed') return merged(c, { into, commit: m.commit, files }, false);
+    if (r.kind === 'moved') return 'again';
+    if (!(await hold(c, r.reason))) return 'done';
   }
-  c.run.prep = r;
-  return (await mine(c, { prepared: r.prepared })) ? { workdir } : { workdir, step: 'done' };
+}
+
+/** The merge's tests in the scratch checkout, prepared: true when they passed, else the entry is settled (or no longer ours). */
+async function tested(c: EntryCtx, p: RepoFacts, m: Made, tests: string[]): Promise<boolean> {
+  const ready = await c.run.scratch.ready(p, m.commit, { setup: c.w.settings().worktreeSetup, tests: c.w.tests, signal: c.signal });
+  if ('failed' in ready) {
+    const f = ready.failed;
+    await fail(c, `could not be tested: ${f.reason}`, {
+      prepared: ready.prepared, output_tail: tail(f.output) || null,
+      failure: { step: 'prepare', fault: 'environment', why: 'the scratch checkout could not be prepared (worktree.setup)', exit_code: f.exit_code, first_errors: firstErrors(f.output) },
+    });
+    return false;
+  }
+  if (!(await mine(c, { prepared: ready.prepared }))) return false;
+  const run = { sandbox: c.w.tests, signal: c.signal, timeoutMs: c.w.testTimeoutMs, processes: c.w.processes };
+  const r = await runTests(run, tests, ready.workdir);
+  if (r.kind !== 'failed') return r.kind === 'passed';
+  // Whose fault: the same command on the workspace branch alone, in the same prepared checkout
+  // (not comparable when the branch changed a lockfile: the checkout holds its dependencies).
+  const failure = await testFailure(r, m.into, async (command) => {
+    const dir = await c.run.scratch.asPrepared(p, m.base);
+    return dir ? runTests(run, [command], dir) : { kind: 'aborted' };
+  });
+  await fail(c, r.reason, { into: m.into, failure, output_tail: tail(r.output) });
+  return false;
 }
 
 /**
@@ -118,14 +95,14 @@ async function ready(c: EntryCtx, p: RepoPaths, commit: string): Promise<{ workd
  * only ones approved for this entry to the byte, or the user (asked now, with each diff) says
  * yes. Else the entry is held: failed with the changes listed, for `queue approve`.
  */
-async function gate(c: EntryCtx, p: RepoPaths, m: Made): Promise<boolean> {
-  const pending = (await controlChanges(p.top, m.base, m.tree, m.files, c.w.git)).filter((x) => !approvedAll([x], c.e.approved));
+async function gate(c: EntryCtx, p: RepoFacts, m: Made): Promise<boolean> {
+  const pending = m.changes.filter((x) => isControlPath(x.path) && !approvedAll([x], c.e.approved));
   if (!pending.length) return true;
   const list = fileList(pending.map((x) => x.path));
   const ask = c.w.askChange;
   if (ask) {
     if (!(await mine(c, { waiting: `asks for your approval: it changes control files (${list})` }))) return false;
-    if (await askControl(ask, c.e, p.top, m.base, pending, c.w.git, c.signal)) return mine(c, { waiting: null });
+    if (await askControl(ask, c.e, p.toplevel, m.base, pending, c.w.git, c.signal)) return mine(c, { waiting: null });
     if (c.signal.aborted) return false;
   }
   const why = ask ? 'you did not approve them' : 'those land only on the user\'s yes';
@@ -135,29 +112,19 @@ async function gate(c: EntryCtx, p: RepoPaths, m: Made): Promise<boolean> {
   return false;
 }
 
-async function landWhenClean(c: EntryCtx, p: RepoPaths, m: Made): Promise<Step> {
-  for (;;) {
-    if (c.signal.aborted) return 'done';
-    const r = await land(p, m.into, m.base, m.commit, m.added, c.w.git);
-    if (r.kind === 'landed') return merged(c, m, false);
-    if (r.kind === 'moved') return 'again';
-    if (!(await mine(c, { waiting: r.reason }))) return 'done';
-    await sleep(c.w.pollMs ?? 2_000, c.signal);
-  }
-}
-
-async function waitOut(c: EntryCtx, reason: string): Promise<Step> {
-  if (!(await mine(c, { waiting: reason }))) return 'done';
-  await sleep(c.w.pollMs ?? 2_000, c.signal);
-  return c.signal.aborted ? 'done' : 'wait';
+/** The entry waits a while saying why; false when it is no longer ours (cancelled, taken back). */
+async function hold(c: EntryCtx, reason: string): Promise<boolean> {
+  if (!(await mine(c, { waiting: reason }))) return false;
+  await sleep(c.w.pollMs ?? 2_000, undefined, { signal: c.signal }).catch(() => undefined);
+  return !c.signal.aborted;
 }
 
 /** Writes the entry merged — even if a cancel arrived after the branch moved: landed is landed. */
-async function merged(c: EntryCtx, r: { into: string; commit: string; files: string[] }, already: boolean): Promise<Step> {
+async function merged(c: EntryCtx, r: { into: string; commit: string; files: string[] }, already: boolean): Promise<'done'> {
   const done = await c.w.store.update((entries) => {
     const e = entries.find((x) => x.id === c.e.id);
     Object.assign(e ?? {}, {
-      state: 'merged', worker: null, scratch: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
+      state: 'merged', worker: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
       reason: already ? `${c.e.branch} was already part of ${r.into}` : null, updated_at: nowSeconds(),
     });
     return e ? { ...e } : undefined;
@@ -166,22 +133,10 @@ async function merged(c: EntryCtx, r: { into: string; commit: string; files: str
   return 'done';
 }
 
-export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<Step> {
+export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<'done'> {
   // `files` is what a conflict lists (written with it in `extra`), not what the merge changed.
-  if (await mine(c, { state: 'failed', worker: null, scratch: null, waiting: null, commit: null, files: undefined, reason, ...extra })) {
+  if (await mine(c, { state: 'failed', worker: null, waiting: null, commit: null, files: undefined, reason, ...extra })) {
     await tellFailed(c.w, { ...c.e, ...extra, reason, state: 'failed' });
   }
   return 'done';
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

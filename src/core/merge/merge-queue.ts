@@ -3,19 +3,39 @@
 // workspace, each only after its test command passed on the merge. This file is what every
 // surface calls (the lead's queue_merge, Queue Merge in VS Code, `agent-teams queue`, /queue):
 // add, cancel, retry, list. The work itself is queue-worker.ts, run by a host whose agents run.
+import { join } from 'node:path';
 import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { isOpen } from '../../shared/schemas/merge-queue';
-import type { Task } from '../../shared/schemas';
-import { git, type GitEnvOptions } from '../worktree/git';
+import type { MergeAuto, Task } from '../../shared/schemas';
+import { DEFAULT_SANDBOX } from '../../shared/sandbox-schemas';
+import { CommandSandbox } from '../sandbox/sandbox';
+import { readTeamSettings } from '../team/team-settings';
+import { reportProblem } from '../util/problems';
+import type { GitEnvOptions } from '../worktree/git';
 import { controlDiffText } from './control-gate';
-import { mergeSettings } from './merge-settings';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
-import { commitPending, MergeQueueError, preflight } from './preflight';
+import { MergeQueueError, preflight } from './preflight';
 import { newEntryId, nowSeconds, QueueStore } from './queue-store';
 import { QueueWorker } from './queue-worker';
 
 export { MergeQueueError };
 export type { MergeQueueOptions, WorkerHost };
+
+/**
+ * `agentTeams.merge.auto` / `agentTeams.merge.testCommand` (CLI `--merge-test`) over
+ * `.team/settings.json`'s `{"merge": {"auto", "testCommand"}}` (a bad section is reported and
+ * ignored); testCommand null: merge only.
+ */
+export async function mergeSettings(root: string, s: { mergeAuto?: MergeAuto; mergeTestCommand?: string }): Promise<{ auto: MergeAuto; testCommand: string | null }> {
+  const read = await readTeamSettings(root);
+  // A file that is not JSON is reported by the permissions and worktree readers; the section's own problem here.
+  if (read.problems.merge) reportProblem({ path: join(root, '.team', 'settings.json'), message: read.problems.merge });
+  const file = read.sections.merge ?? {};
+  return {
+    auto: s.mergeAuto && s.mergeAuto !== 'off' ? s.mergeAuto : file.auto ?? 'off',
+    testCommand: s.mergeTestCommand?.trim() || file.testCommand?.trim() || null,
+  };
+}
 
 export interface AddOptions {
   /** The user's own test command for this entry, instead of the configured one ('' = merge only). Never a model's. */
@@ -32,21 +52,14 @@ export interface AddOptions {
 export class MergeQueue {
   readonly store: QueueStore;
   private worker: QueueWorker | null = null;
+  /** The sandbox the queue made for its tests when the host working it lent none. */
+  private own: CommandSandbox | null = null;
+
+  private readonly git: GitEnvOptions;
 
   constructor(private readonly opts: MergeQueueOptions) {
     this.store = new QueueStore(opts.team.root);
-  }
-
-  private get git(): GitEnvOptions {
-    return this.opts.git ?? {};
-  }
-
-  /** The workspace's git folder, asked once (a failure is asked again next time). */
-  private dir: string | null = null;
-
-  private async gitDir(): Promise<string> {
-    this.dir ??= (await git(['rev-parse', '--absolute-git-dir'], { ...this.git, cwd: this.opts.worktrees.root })).stdout.trim();
-    return this.dir;
+    this.git = opts.git ?? {};
   }
 
   /** All entries, oldest first (finished ones included, for the views). */
@@ -75,16 +88,15 @@ export class MergeQueue {
     const extra = o.extraTest?.trim() || null;
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
-    const [c, task] = await Promise.all([
-      this.gitDir().then((dir) => preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra], this.git, dir)),
+    const [branch, task] = await Promise.all([
+      preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra], this.git),
       o.task ?? this.taskOf(teammate),
     ]);
-    await commitPending(c, this.git);
     const r = await this.store.update((entries) => {
       if (entries.some((e) => e.teammate === teammate && isOpen(e))) throw new MergeQueueError(`${teammate} is already in the merge queue`);
       const now = nowSeconds();
       const entry: MergeEntry = {
-        id: newEntryId(), teammate, branch: c.branch, test_command: test, task, state: 'queued', by: o.by, queued_at: now, updated_at: now,
+        id: newEntryId(), teammate, branch, test_command: test, task, state: 'queued', by: o.by, queued_at: now, updated_at: now,
         ...(extra ? { extra_test_command: extra } : {}), ...(o.approved?.length ? { approved: o.approved } : {}),
       };
       entries.push(entry);
@@ -157,9 +169,12 @@ export class MergeQueue {
 
   /** This host works the queue from now on (the host whose agents run); idempotent. */
   start(host: WorkerHost = {}): void {
-    this.worker ??= new QueueWorker({
-      ...this.opts, store: this.store, git: this.git, processes: host.processes, sandbox: host.sandbox, notify: host.notify ?? (() => undefined), askChange: host.askChange,
-    });
+    if (this.worker) return this.worker.kick();
+    const notify = host.notify ?? (() => undefined);
+    const s = this.opts.settings;
+    // Without the host's sandbox the tests run in one of the queue's own, over the queue's settings.
+    this.own = host.sandbox ? null : new CommandSandbox({ root: this.opts.worktrees.root, settings: () => s().sandbox ?? DEFAULT_SANDBOX, rules: () => s().permissions, notice: notify });
+    this.worker = new QueueWorker({ ...this.opts, store: this.store, git: this.git, processes: host.processes, tests: host.sandbox ?? this.own!, notify, askChange: host.askChange });
     this.worker.kick();
   }
 
@@ -175,8 +190,9 @@ export class MergeQueue {
 
   /** Stops working here: a test running now is killed and its entry retried by the next host. */
   async dispose(): Promise<void> {
-    const w = this.worker;
-    this.worker = null;
+    const [w, own] = [this.worker, this.own];
+    [this.worker, this.own] = [null, null];
     await w?.dispose();
+    await own?.dispose();
   }
 }

@@ -1,6 +1,6 @@
 // What the merge queue tells the team when an entry settles (docs/file-formats.md, "Merge
 // queue"): the lead is told either way; a failed entry goes back to its teammate — its task
-// back in progress — only when its branch is at fault (failure.ts), with the step, the exit
+// back in progress — only when its branch is at fault (queue-test.ts), with the step, the exit
 // code, the first error lines and the output's tail; a conflict names the other side's
 // commits and who made them. The notes come from the team (`from: "team"`, marked
 // `merge_queue`, read by the model as from "merge-queue"), never as the agent's own words.

@@ -1,6 +1,7 @@
-// What a merge queue is built with (merge-queue.ts) and what the host working it supplies
-// (queue-worker.ts); apart so the two need not import each other.
+// What a merge queue is built with (merge-queue.ts) and what the worker working it
+// (queue-worker.ts, entry-steps.ts) is given; apart so those files need not import each other.
 import type { SandboxSettings } from '../../shared/sandbox-schemas';
+import type { MergeAuto } from '../../shared/schemas/team-settings';
 import type { ProcessRegistry } from '../exec/process-group';
 import type { RuleSource } from '../permissions/rules';
 import type { CommandSandbox } from '../sandbox/sandbox';
@@ -9,8 +10,12 @@ import type { GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import type { WorktreeSetup } from '../worktree/setup-config';
 import type { AskChange } from './control-gate';
-import type { MergeAuto } from './merge-settings';
 import type { QueueStore } from './queue-store';
+
+export type Notify = (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
+
+/** Where the queue's tests run (docs/security.md): the host's sandbox, or one the queue makes from the settings. */
+export type TestSandbox = Pick<CommandSandbox, 'launch'> & Partial<Pick<CommandSandbox, 'prepare'>>;
 
 export interface MergeQueueOptions {
   team: Team;
@@ -19,7 +24,7 @@ export interface MergeQueueOptions {
   /**
    * agentTeams.merge.* (or the CLI's flags); `.team/settings.json` fills what is unset. The
    * sandbox settings and permission rules apply to the test command when the host working the
-   * queue has no sandbox of its own to lend (WorkerHost.sandbox).
+   * queue lends no sandbox of its own (WorkerHost.sandbox).
    */
   settings: () => { mergeAuto?: MergeAuto; mergeTestCommand?: string; sandbox?: SandboxSettings; permissions?: RuleSource; worktreeSetup?: WorktreeSetup };
   git?: GitEnvOptions;
@@ -29,28 +34,19 @@ export interface MergeQueueOptions {
   pollMs?: number;
 }
 
-/** Where the worker's outcomes are told (the host's notices) and whose registry runs the tests. */
+/** What the host working the queue lends it (MergeQueue.start). */
 export interface WorkerHost {
+  /** Whose registry the tests are tracked in (as the queue's, never a teammate's). */
   processes?: ProcessRegistry;
-  /**
-   * Where the test commands run: the host's sandbox, as every command an agent starts
-   * (docs/security.md). Without one the worker makes its own from the settings.
-   */
-  sandbox?: Pick<CommandSandbox, 'launch'> & Partial<Pick<CommandSandbox, 'prepare'>>;
-  notify?: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
-  /**
-   * Asks the user about a control file an entry changes (the Approver's fileChange: the diff,
-   * Allow / Deny). Absent (headless): such an entry is refused and held for `queue approve`.
-   */
+  sandbox?: TestSandbox;
+  notify?: Notify;
+  /** Asks the user about a control file an entry changes (a diff, Allow / Deny). Absent (headless): the entry is held for `queue approve`. */
   askChange?: AskChange;
 }
 
-/** What the worker (queue-worker.ts) and an entry's steps (entry-steps.ts) are given. */
-export interface WorkerOptions extends MergeQueueOptions {
+export interface WorkerOptions extends MergeQueueOptions, Omit<WorkerHost, 'sandbox' | 'notify'> {
   store: QueueStore;
   git: GitEnvOptions;
-  processes?: ProcessRegistry;
-  sandbox?: WorkerHost['sandbox'];
-  notify: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
-  askChange?: AskChange;
+  tests: TestSandbox;
+  notify: Notify;
 }

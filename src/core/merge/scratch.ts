@@ -1,83 +1,161 @@
-// The merge queue's scratch checkout (docs/file-formats.md, "Merge queue"): where each
-// entry's test runs, apart from the user's checkout. One detached `git worktree` in a temporary
-// folder per run of the queue: made at the run's first test, moved from merge commit to merge
-// commit (what the last test left removed first), and removed with git's record of it when
-// the run ends or the worker stops. The folder's name holds the worker's process id: one left
-// by a host that died is removed by the next worker that makes one.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+// The merge queue's scratch checkout (docs/file-formats.md, "Merge queue"): where each entry's
+// test runs, apart from the user's checkout. One detached `git worktree` in a temporary folder
+// per run of the queue, moved from merge commit to merge commit (what the last test left
+// removed first), and removed with git's record of it when the run ends. The folder's name
+// holds the worker's process id: one left by a host that died is removed by the next worker
+// that makes one.
+//
+// It is made ready to test like a teammate's worktree: the `worktree.copy` globs brought over
+// from the main checkout, then the `worktree.setup` commands run there in the queue's sandbox
+// box — once per run, again only when a lockfile changed; what they made is kept between
+// entries. With neither set, the dependency folder git ignores in the main checkout
+// (`node_modules`, for a package.json with a lockfile) is linked in: read-only to the test,
+// which runs in the sandbox where the workspace is read-only.
+import { lstat, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Prepared } from '../../shared/schemas/merge-queue';
+import { runShell } from '../exec/shell';
 import { isProcessAlive } from '../util/process-alive';
+import { copyIntoWorktree } from '../worktree/copy-in';
 import { WorktreeError } from '../worktree/errors';
-import { firstLines, git, type GitEnvOptions } from '../worktree/git';
+import { firstLines, git, splitZ, type GitEnvOptions } from '../worktree/git';
+import type { RepoInfo } from '../worktree/repo';
+import { worktreeSetupFor, type WorktreeSetup } from '../worktree/setup-config';
+import type { TestSandbox } from './queue-options';
+import { QUEUE_BOX } from './queue-test';
 
 const PREFIX = 'agent-teams-merge-';
+/** Lockfiles whose change makes the setup run again. */
+const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'];
+
+export interface PrepEnv {
+  setup: WorktreeSetup | undefined;
+  tests: TestSandbox;
+  signal: AbortSignal;
+}
+
+export interface SetupFailed { reason: string; exit_code: number | null; output: string }
+
+/** The checkout's workspace folder, ready; or the setup that failed. */
+export type Ready = { workdir: string; prepared: Prepared } | { prepared: Prepared; failed: SetupFailed };
+
+const exists = (p: string): Promise<boolean> => lstat(p).then(() => true, () => false);
 
 export class ScratchCheckout {
-  /** The temporary folder, written in the entry being tested: a host that goes away leaves it for the next to remove. */
   private dir: string | null = null;
-  private checkout: string | null = null;
+  /** What the checkout was prepared with: the lockfiles' blob ids, and the paths kept when it is emptied. */
+  private prep: { key: string; prepared: Prepared; keep: string[] } | null = null;
 
+  /** `root`: the main checkout's workspace folder. */
   constructor(private readonly root: string, private readonly git: GitEnvOptions) {}
 
-  /** The folder the checkout is in, made now if need be (after removing those of dead workers). */
-  async folder(): Promise<string> {
-    if (this.dir) return this.dir;
-    await sweep(this.root, this.git);
-    this.dir = await mkdtemp(join(tmpdir(), `${PREFIX}${process.pid}-`));
-    return this.dir;
+  /** The checkout at `commit`, prepared (again only when its lockfiles differ from what it was prepared for). */
+  async ready(p: RepoInfo, commit: string, env: PrepEnv): Promise<Ready> {
+    const key = await this.lockKey(p, commit);
+    // A lockfile changed: what was prepared goes with the emptying below.
+    if (this.prep?.key !== key) this.prep = null;
+    const workdir = await this.at(p, commit);
+    if (this.prep) return { workdir, prepared: this.prep.prepared };
+    const { prepared, keep, failed } = await this.prepare(workdir, env);
+    if (failed) return { prepared, failed };
+    this.prep = { key, prepared, keep };
+    return { workdir, prepared };
   }
 
-  /** Whether `dir` is this worker's folder (an entry naming it is not litter). */
-  owns(dir: string): boolean {
-    return dir === this.dir;
+  /** The checkout moved to `commit` as prepared (to run a command on the base); null when its lockfiles differ (not comparable). */
+  async asPrepared(p: RepoInfo, commit: string): Promise<string | null> {
+    if (!this.prep || (await this.lockKey(p, commit)) !== this.prep.key) return null;
+    const dir = await this.at(p, commit);
+    return this.prep ? dir : null; // made anew: not prepared
   }
 
-  /** The checkout at `commit`: made, or emptied of what the last test left (`keep`: paths prepared for tests) and moved there. */
-  async at(top: string, commit: string, keep: readonly string[] = []): Promise<{ dir: string; made: boolean }> {
-    const folder = await this.folder();
-    if (this.checkout) {
-      // git run there and there only: never in a repository above it, should the checkout be gone.
-      const g = { ...this.git, cwd: this.checkout, allowFail: true, extraEnv: { GIT_CEILING_DIRECTORIES: dirname(this.checkout) } };
-      // --detach: no branch a test checked out there is moved.
-      if ((await git(['checkout', '--quiet', '--force', '--detach', commit], g).catch(() => null))?.code === 0) {
-        await git(['clean', '-ffdxq', ...keep.flatMap((k) => ['-e', `/${k}`])], g).catch(() => undefined);
-        return { dir: this.checkout, made: false };
-      }
-      await this.drop();
-    }
-    const dir = join(folder, 'checkout');
-    const r = await git(['worktree', 'add', '--detach', '--quiet', dir, commit], { ...this.git, cwd: top, allowFail: true });
-    if (r.code !== 0) throw new WorktreeError('git-failed', `could not make a scratch checkout: ${firstLines(r.stderr)}`);
-    this.checkout = dir;
-    return { dir, made: true };
-  }
-
-  /** Removes the checkout and its folder, and git's record of them; never fails. */
+  /** Removes the checkout, its folder and git's record of them; never fails. */
   async release(): Promise<void> {
     const dir = this.dir;
-    await this.drop();
-    this.dir = null;
+    [this.dir, this.prep] = [null, null];
     if (dir) await removeScratch(this.root, dir, this.git);
   }
 
-  private async drop(): Promise<void> {
-    const c = this.checkout;
-    this.checkout = null;
-    if (c) await removeScratch(this.root, c, this.git);
+  /** The lockfiles of the workspace folder at `commit`, as one string (their blob ids). */
+  private async lockKey(p: RepoInfo, commit: string): Promise<string> {
+    const paths = LOCKFILES.map((f) => `:(top,literal)${p.subdir ? `${p.subdir}/` : ''}${f}`);
+    return (await git(['ls-tree', '-z', commit, '--', ...paths], { ...this.git, cwd: p.toplevel, allowFail: true })).stdout;
+  }
+
+  /** The checkout at `commit`: moved there and emptied of what the last test left (what was prepared kept), else made anew. */
+  private async at(p: RepoInfo, commit: string): Promise<string> {
+    const sub = (dir: string) => (p.subdir ? join(dir, p.subdir) : dir);
+    if (this.dir) {
+      // git run there and there only: never in a repository above it, should the checkout be gone.
+      const g = { ...this.git, cwd: this.dir, allowFail: true, extraEnv: { GIT_CEILING_DIRECTORIES: dirname(this.dir) } };
+      // --detach: no branch a test checked out there is moved.
+      if ((await git(['checkout', '--quiet', '--force', '--detach', commit], g).catch(() => null))?.code === 0) {
+        const keep = (this.prep?.keep ?? []).map((k) => `/${p.subdir ? `${p.subdir}/` : ''}${k}`);
+        await git(['clean', '-ffdxq', ...keep.flatMap((k) => ['-e', k])], g).catch(() => undefined);
+        return sub(this.dir);
+      }
+      await this.release();
+    }
+    await sweep(this.root, this.git);
+    const dir = await mkdtemp(join(tmpdir(), `${PREFIX}${process.pid}-`));
+    const r = await git(['worktree', 'add', '--detach', '--quiet', dir, commit], { ...this.git, cwd: p.toplevel, allowFail: true });
+    if (r.code !== 0) {
+      await removeScratch(this.root, dir, this.git);
+      throw new WorktreeError('git-failed', `could not make a scratch checkout: ${firstLines(r.stderr)}`);
+    }
+    this.dir = dir;
+    return sub(dir);
+  }
+
+  private async prepare(workdir: string, env: PrepEnv): Promise<{ prepared: Prepared; keep: string[]; failed?: SetupFailed }> {
+    const cfg = await worktreeSetupFor(this.root, env.setup);
+    const keep: string[] = [];
+    const done: string[] = [];
+    if (cfg.copy.length) {
+      const r = await copyIntoWorktree(this.root, workdir, cfg.copy, cfg.timeoutSeconds * 1000, env.signal);
+      keep.push(...r.copied);
+      done.push(r.copied.length ? `copied ${r.copied.join(', ')}` : `nothing matched ${cfg.copy.join(', ')}`, ...r.problems);
+    }
+    for (const command of cfg.setup) {
+      const plan = await env.tests.launch(QUEUE_BOX, workdir, command, { gitReadOnly: true, box: QUEUE_BOX });
+      const prepared: Prepared = { mode: 'setup', detail: [...done, `\`${command}\` failed`].join('; ') };
+      if ('refused' in plan) return { keep, prepared, failed: { reason: `the setup command \`${command}\` was not run: ${plan.refused}`, exit_code: null, output: '' } };
+      const r = await runShell(command, { cwd: workdir, timeoutMs: cfg.timeoutSeconds * 1000, maxOutputBytes: 30_000, signal: env.signal, plan });
+      if (r.exitCode !== 0) return { keep, prepared, failed: { reason: `the setup command \`${command}\` failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode}`})`, exit_code: r.exitCode, output: r.output } };
+      done.push(`ran \`${command}\``);
+    }
+    if (cfg.setup.length) {
+      // What the setup made (node_modules, a virtualenv…) is kept between entries.
+      const made = splitZ((await git(['ls-files', '-z', '--others', '--directory'], { ...this.git, cwd: workdir, allowFail: true })).stdout);
+      keep.push(...made.map((p) => p.replace(/\/$/, '')));
+    }
+    if (cfg.copy.length || cfg.setup.length) return { keep, prepared: { mode: cfg.setup.length ? 'setup' : 'copy', detail: done.join('; ') } };
+    const shared = await this.shareDeps(workdir);
+    return { keep: shared, prepared: shared.length ? { mode: 'shared', detail: `${shared.join(', ')} of the main checkout, linked read-only` } : { mode: 'none', detail: 'a plain checkout' } };
+  }
+
+  /** The main checkout's dependency folders that git ignores, linked in where the checkout has none: `node_modules` for a package.json with a lockfile. */
+  private async shareDeps(workdir: string): Promise<string[]> {
+    if (!(await exists(join(workdir, 'package.json')))) return [];
+    let lock = false;
+    for (const f of LOCKFILES) lock ||= await exists(join(workdir, f));
+    if (!lock || !(await exists(join(this.root, 'node_modules'))) || (await exists(join(workdir, 'node_modules')))) return [];
+    if ((await git(['check-ignore', '-q', 'node_modules'], { ...this.git, cwd: this.root, allowFail: true })).code !== 0) return [];
+    await symlink(join(this.root, 'node_modules'), join(workdir, 'node_modules'), 'dir');
+    return ['node_modules'];
   }
 }
 
-/** Removes scratch checkouts (a folder of them, or one) and git's record of them; never fails. */
-export async function removeScratch(root: string, scratch: string, ctx: GitEnvOptions): Promise<void> {
-  await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+/** Removes a scratch checkout's folder and git's record of it; never fails. */
+async function removeScratch(root: string, dir: string, ctx: GitEnvOptions): Promise<void> {
+  await rm(dir, { recursive: true, force: true }).catch(() => undefined);
   await git(['worktree', 'prune'], { ...ctx, cwd: root, allowFail: true }).catch(() => undefined);
 }
 
-/** Removes scratch folders (and git's records of them) of workers whose process is gone; never fails. */
+/** Removes scratch checkouts (and git's records of them) of workers whose process is gone; never fails. */
 async function sweep(root: string, ctx: GitEnvOptions): Promise<void> {
-  const names = await readdir(tmpdir()).catch(() => [] as string[]);
-  for (const n of names) {
+  for (const n of await readdir(tmpdir()).catch(() => [] as string[])) {
     const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(n)?.[1]);
     if (pid && pid !== process.pid && !isProcessAlive(pid)) await removeScratch(root, join(tmpdir(), n), ctx);
   }

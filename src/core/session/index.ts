@@ -54,7 +54,7 @@ export { commandLine, readMcpConfig, type McpConfig } from '../mcp/config';
 export { stateWords } from '../mcp/state';
 export type { ChangeLog, ChangeRecord } from '../watch/change-log';
 export { mergeMarks, overlapsOf } from '../watch/overlaps';
-export { entryWords, fileAtCommit, positions, preparedWords, shownEntries } from '../merge/queue-words';
+export { entryWords, fileAtCommit, positions, preparedWords, shownEntries } from './queue-words';
 export { normalizeGlobs } from '../team/file-ownership';
 export { unifiedDiff } from '../watch/line-diff';
 export type { TranscriptFollower } from '../watch/transcript-reader';

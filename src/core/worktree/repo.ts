@@ -12,19 +12,21 @@ export interface RepoInfo {
   /** Workspace folder relative to `toplevel`, '/'-separated, no trailing slash ('' at the root). */
   subdir: string;
   excludePath: string;
+  /** This checkout's own git folder (where HEAD, MERGE_HEAD and a rebase's state live). */
+  gitDir: string;
 }
 
 export async function repoInfo(root: string, ctx: GitEnvOptions): Promise<RepoInfo> {
   if (!(await stat(root).then((s) => s.isDirectory(), () => false))) {
     throw new WorktreeError('not-a-repo', `workspace folder ${root} does not exist`);
   }
-  const r = await git(['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'info/exclude'], { ...ctx, cwd: root, allowFail: true });
+  const r = await git(['rev-parse', '--show-toplevel', '--show-prefix', '--git-path', 'info/exclude', '--absolute-git-dir'], { ...ctx, cwd: root, allowFail: true });
   const lines = r.stdout.split('\n');
-  if (r.code !== 0 || lines.length < 3 || !lines[0]) {
+  if (r.code !== 0 || lines.length < 4 || !lines[0]) {
     throw new WorktreeError('not-a-repo', `${root} is not in a git repository (${firstLines(r.stderr) || 'git rev-parse failed'}); worktree isolation needs one: run "git init" and commit first`);
   }
   const exclude = lines[2] ?? '';
-  return { toplevel: lines[0], subdir: (lines[1] ?? '').replace(/\/+$/, ''), excludePath: isAbsolute(exclude) ? exclude : resolve(root, exclude) };
+  return { toplevel: lines[0], subdir: (lines[1] ?? '').replace(/\/+$/, ''), excludePath: isAbsolute(exclude) ? exclude : resolve(root, exclude), gitDir: lines[3] ?? '' };
 }
 
 /**

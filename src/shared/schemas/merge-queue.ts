@@ -18,7 +18,7 @@ export const ControlChange = z.object({
 });
 export type ControlChange = z.infer<typeof ControlChange>;
 
-/** How the scratch checkout was made ready to test (core/merge/scratch-prep.ts). */
+/** How the scratch checkout was made ready to test (core/merge/scratch.ts). */
 export const Prepared = z.object({
   /** setup: worktree.setup ran (after worktree.copy); copy: worktree.copy only; shared: the main checkout's ignored dependency folders linked in read-only; none: a plain checkout. */
   mode: z.enum(['setup', 'copy', 'shared', 'none']),
@@ -57,7 +57,7 @@ export const MergeEntry = z.looseObject({
   updated_at: z.number(),
   /** While `testing`: the host working on it. A dead or silent host's entry is retried. */
   worker: z.looseObject({ host: z.string(), pid: z.number().int(), heartbeat_at: z.number() }).nullable().optional(),
-  /** The temporary checkout the merge and test run in (removed when done or on recovery). */
+  /** Written by older versions (the scratch checkout's folder); read and ignored. */
   scratch: z.string().nullable().optional(),
   /** The branch the entry lands on and the commit it was merged onto. */
   into: z.string().nullable().optional(),
