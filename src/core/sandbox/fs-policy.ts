@@ -116,7 +116,7 @@ async function isRealDir(dir: string, top: string): Promise<boolean> {
 }
 
 /** Names at the top of a git folder that are files (the rest of GIT_FOLDER's names are folders). */
-const GIT_FILES = new Set(['config', 'HEAD', 'packed-refs', 'commondir', 'config.worktree']);
+const GIT_FILES = new Set(['config', 'HEAD', ...Object.keys(GIT_FOLDER.coverFiles)]);
 
 type GuardKind = 'readOnly' | 'guarded' | 'cover' | null;
 

@@ -38,11 +38,13 @@ export const GIT_FOLDER = {
   /**
    * Absent files covered while a command runs by a read-only file with this content (absent
    * folders by an empty folder): git reads each as saying nothing (`commondir` "." is the
-   * folder itself; an empty one is an error to git).
+   * folder itself; an empty one is an error to git). `MERGE_AUTOSTASH` names a stash that git
+   * applies to the checkout when a merge or a commit finishes (`--no-autostash` included):
+   * planted, it made the queue's landing write `.claude/`, `.vscode/` files past the gate.
    */
-  coverFiles: { commondir: '.\n', 'config.worktree': '', 'packed-refs': '' } as Readonly<Record<string, string>>,
+  coverFiles: { commondir: '.\n', 'config.worktree': '', 'packed-refs': '', MERGE_AUTOSTASH: '' } as Readonly<Record<string, string>>,
   /** In a worktree's admin folder (`worktrees/<name>/`): read-only, absent ones covered. */
-  worktreeAdminReadOnly: ['commondir', 'gitdir', 'config.worktree'],
+  worktreeAdminReadOnly: ['commondir', 'gitdir', 'config.worktree', 'MERGE_AUTOSTASH'],
 } as const;
 
 /** Removed from every command's environment: the keys the product's model clients use. */
