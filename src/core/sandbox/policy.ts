@@ -20,7 +20,19 @@ export const CONTROL_FILES = ['.mcp.json'] as const;
  */
 export const QUEUE_CONTROL_PATHS: readonly string[] = [
   '.team/**', '.tasks/**', '.worktrees/**', '.claude/**', '.mcp.json', '.vscode/**', '.devcontainer/**',
-  '.git*', '.git*/**', 'AGENTS.md', 'CLAUDE.md',
+  '.git*', '.git*/**', '.husky/**', 'AGENTS.md', 'CLAUDE.md',
+];
+
+/**
+ * The user's git settings that name code or configuration by path (`*`: any name). A path one
+ * names inside an agent's writable folder (husky's `core.hooksPath = .husky/_`, an
+ * `include.path = ../.gitconfig`, a filter script of the repository) would make the user's own
+ * git run what an agent wrote: guarded like a control folder (git-config-paths.ts). husky 9's
+ * `.husky/_` runs the scripts one folder up, so that folder is guarded with it.
+ */
+export const GIT_CONFIG_PATH_KEYS: readonly string[] = [
+  'core.hooksPath', 'include.path', 'includeIf.*.path', 'core.fsmonitor',
+  'filter.*.clean', 'filter.*.smudge', 'filter.*.process', 'diff.*.textconv', 'diff.*.command', 'merge.*.driver',
 ];
 
 /**
