@@ -9,7 +9,7 @@
 /** Workspace folders no agent's command writes (in its checkout and the workspace root). */
 export const CONTROL_DIRS = ['.team', '.tasks', '.worktrees', '.vscode', '.claude', '.devcontainer'] as const;
 /** Workspace files no agent's command writes; an absent one cannot be guarded without leaving a file (docs/security.md). */
-export const CONTROL_FILES = ['.mcp.json'] as const;
+export const CONTROL_FILES = ['.mcp.json', '.devcontainer.json'] as const;
 
 /**
  * Paths a merge may not land without the user's yes on their diff (merge/control-gate.ts):
@@ -20,7 +20,7 @@ export const CONTROL_FILES = ['.mcp.json'] as const;
  */
 export const QUEUE_CONTROL_PATHS: readonly string[] = [
   '.team/**', '.tasks/**', '.worktrees/**', '.claude/**', '.mcp.json', '.vscode/**', '.devcontainer/**',
-  '.git*', '.git*/**', '.husky/**', 'AGENTS.md', 'CLAUDE.md',
+  '.devcontainer.json', '.git*', '.git*/**', '.husky/**', 'AGENTS.md', 'CLAUDE.md',
 ];
 
 /**
