@@ -132,7 +132,7 @@ test('the configured test command cannot be skipped or replaced by the lead: "" 
 
 test('control paths: the listed ones at any depth and case; ordinary files not', () => {
   for (const p of ['.claude/settings.json', '.team/settings.json', '.tasks/1.json', '.mcp.json', '.vscode/tasks.json', '.gitattributes', '.gitmodules',
-    '.gitignore', '.github/workflows/ci.yml', '.devcontainer/devcontainer.json', 'AGENTS.md', 'CLAUDE.md', 'pkg/.claude/settings.json', 'sub/.gitattributes', '.CLAUDE/x', 'docs/CLAUDE.md', '.claude', '.vscode']) {
+    '.gitignore', '.github/workflows/ci.yml', '.devcontainer/devcontainer.json', 'AGENTS.md', 'CLAUDE.md', 'pkg/.claude/settings.json', 'sub/.gitattributes', '.CLAUDE/x', 'docs/CLAUDE.md', '.claude', '.vscode', '.husky/pre-commit', '.husky/_/h', '.devcontainer.json']) {
     assert.ok(isControlPath(p), p);
   }
   for (const p of ['src/a.ts', 'README.md', 'claude.ts', 'docs/agents.md.bak', 'mcp.json', 'x.git']) assert.ok(!isControlPath(p), p);

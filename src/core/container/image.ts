@@ -4,7 +4,7 @@
 // context), so an unchanged devcontainer is never built twice and a changed one always is —
 // else a refusal naming both.
 import { createHash } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, realpath } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type Docker from 'dockerode';
 import { parse as parseJsonc } from 'jsonc-parser';
@@ -14,12 +14,19 @@ export type ImageSource =
   | { kind: 'image'; ref: string; from: 'setting' | 'devcontainer' }
   | { kind: 'build'; dockerfile: string; context: string; files: string[]; tag: string; hash: string };
 
-const DEVCONTAINER_FILES = ['.devcontainer/devcontainer.json', '.devcontainer.json'];
+/**
+ * Only the file inside `.devcontainer/`, a control folder agents cannot write (docs/security.md):
+ * a root `.devcontainer.json` is a file any agent's command may create, and would pick the image
+ * and the Dockerfile the engine builds.
+ */
+const DEVCONTAINER_FILES = ['.devcontainer/devcontainer.json'];
 /** A build context past this many files is refused: it would be hashed and sent on every check. */
 const MAX_CONTEXT_FILES = 5000;
 const SKIPPED = new Set(['.git', 'node_modules']);
 
 export const NO_IMAGE = 'no container image: set `container.image` (agentTeams.container.image, or "container": {"image": …} in .team/settings.json) or add .devcontainer/devcontainer.json with "image" or "build": {"dockerfile": …}';
+
+const inside = (top: string, p: string): boolean => p === top || p.startsWith(top + sep);
 
 async function contextFiles(dir: string, base = dir, out: string[] = []): Promise<string[]> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
@@ -44,9 +51,15 @@ export async function resolveImageSource(root: string, image?: string): Promise<
     const dockerfileRel = json?.build?.dockerfile ?? json?.dockerFile;
     if (typeof dockerfileRel !== 'string') return { refused: `${name} has neither "image" nor "build.dockerfile"; ${NO_IMAGE}` };
     const here = dirname(path);
-    const context = resolve(here, typeof json?.build?.context === 'string' ? json.build.context : '.');
-    const dockerfile = resolve(here, dockerfileRel);
-    if (!(context + sep).startsWith(resolve(root) + sep) && context !== resolve(root)) return { refused: `${name}: build.context leaves the workspace` };
+    // Real paths: a folder an agent replaced by a link must not lead the build out of the
+    // workspace, and the Dockerfile, whose RUN lines the engine runs with its own network, is
+    // one only you write (in .devcontainer/).
+    const [top, dir] = await Promise.all([realpath(root).catch(() => resolve(root)), realpath(here).catch(() => here)]);
+    const context = await realpath(resolve(here, typeof json?.build?.context === 'string' ? json.build.context : '.')).catch(() => null);
+    const dockerfile = await realpath(resolve(here, dockerfileRel)).catch(() => null);
+    if (!context || !dockerfile) return { refused: `${name}: its build.dockerfile or build.context does not exist` };
+    if (!inside(top, context)) return { refused: `${name}: build.context leaves the workspace` };
+    if (!inside(dir, dockerfile)) return { refused: `${name}: build.dockerfile must be inside .devcontainer/, which agents cannot write (a Dockerfile elsewhere in the workspace is theirs to change)` };
     const files = (await contextFiles(context)).sort();
     const hash = createHash('sha256');
     hash.update(`dockerfile\0${await readFile(dockerfile, 'utf8')}\0`);

@@ -9,6 +9,7 @@ import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isInside } from '../exec/confine';
 import { findGit, type GitPaths } from '../worktree/git-folders';
+import { configuredGitPaths } from './git-config-paths';
 import { CONTROL_DIRS, CONTROL_FILES, GIT_FOLDER } from './policy';
 
 
@@ -51,6 +52,7 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
     for (const name of CONTROL_FILES) wanted.push([join(base, name), false]);
   }
   if (git?.dotGitFile && inWritable(git.dotGitFile)) wanted.push([git.dotGitFile, null]);
+  if (git) for (const c of await configuredGitPaths(git)) if (inWritable(c.path)) wanted.push([c.path, c.folder]);
   if (git && opts.gitWritable !== false) {
     policy.gitDir = git.common;
     await gitFolder(git, policy, wanted);
@@ -116,7 +118,7 @@ async function isRealDir(dir: string, top: string): Promise<boolean> {
 }
 
 /** Names at the top of a git folder that are files (the rest of GIT_FOLDER's names are folders). */
-const GIT_FILES = new Set(['config', 'HEAD', 'packed-refs', 'commondir', 'config.worktree']);
+const GIT_FILES = new Set(['config', 'HEAD', ...Object.keys(GIT_FOLDER.coverFiles)]);
 
 type GuardKind = 'readOnly' | 'guarded' | 'cover' | null;
 

@@ -9,7 +9,7 @@
 /** Workspace folders no agent's command writes (in its checkout and the workspace root). */
 export const CONTROL_DIRS = ['.team', '.tasks', '.worktrees', '.vscode', '.claude', '.devcontainer'] as const;
 /** Workspace files no agent's command writes; an absent one cannot be guarded without leaving a file (docs/security.md). */
-export const CONTROL_FILES = ['.mcp.json'] as const;
+export const CONTROL_FILES = ['.mcp.json', '.devcontainer.json'] as const;
 
 /**
  * Paths a merge may not land without the user's yes on their diff (merge/control-gate.ts):
@@ -20,7 +20,19 @@ export const CONTROL_FILES = ['.mcp.json'] as const;
  */
 export const QUEUE_CONTROL_PATHS: readonly string[] = [
   '.team/**', '.tasks/**', '.worktrees/**', '.claude/**', '.mcp.json', '.vscode/**', '.devcontainer/**',
-  '.git*', '.git*/**', 'AGENTS.md', 'CLAUDE.md',
+  '.devcontainer.json', '.git*', '.git*/**', '.husky/**', 'AGENTS.md', 'CLAUDE.md',
+];
+
+/**
+ * The user's git settings that name code or configuration by path (`*`: any name). A path one
+ * names inside an agent's writable folder (husky's `core.hooksPath = .husky/_`, an
+ * `include.path = ../.gitconfig`, a filter script of the repository) would make the user's own
+ * git run what an agent wrote: guarded like a control folder (git-config-paths.ts). husky 9's
+ * `.husky/_` runs the scripts one folder up, so that folder is guarded with it.
+ */
+export const GIT_CONFIG_PATH_KEYS: readonly string[] = [
+  'core.hooksPath', 'include.path', 'includeIf.*.path', 'core.fsmonitor',
+  'filter.*.clean', 'filter.*.smudge', 'filter.*.process', 'diff.*.textconv', 'diff.*.command', 'merge.*.driver',
 ];
 
 /**
@@ -38,11 +50,13 @@ export const GIT_FOLDER = {
   /**
    * Absent files covered while a command runs by a read-only file with this content (absent
    * folders by an empty folder): git reads each as saying nothing (`commondir` "." is the
-   * folder itself; an empty one is an error to git).
+   * folder itself; an empty one is an error to git). `MERGE_AUTOSTASH` names a stash that git
+   * applies to the checkout when a merge or a commit finishes (`--no-autostash` included):
+   * planted, it made the queue's landing write `.claude/`, `.vscode/` files past the gate.
    */
-  coverFiles: { commondir: '.\n', 'config.worktree': '', 'packed-refs': '' } as Readonly<Record<string, string>>,
+  coverFiles: { commondir: '.\n', 'config.worktree': '', 'packed-refs': '', MERGE_AUTOSTASH: '' } as Readonly<Record<string, string>>,
   /** In a worktree's admin folder (`worktrees/<name>/`): read-only, absent ones covered. */
-  worktreeAdminReadOnly: ['commondir', 'gitdir', 'config.worktree'],
+  worktreeAdminReadOnly: ['commondir', 'gitdir', 'config.worktree', 'MERGE_AUTOSTASH'],
 } as const;
 
 /** Removed from every command's environment: the keys the product's model clients use. */

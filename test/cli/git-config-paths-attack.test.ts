@@ -1,0 +1,61 @@
+// A third red-team round's hole, through the real CLI: the user's git configuration may name
+// code inside the workspace — husky's `core.hooksPath = .husky/_` (whose shims run
+// `.husky/pre-commit`), an `include.path` to a config file the project keeps. The lead wrote
+// `.husky/pre-commit` and an fsmonitor into the included file; the user's own next `git commit`
+// ran both on the host. Now the paths the configuration names inside a writable folder are
+// guarded like control folders (docs/security.md, "The policy table").
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { test } from 'node:test';
+import { reply, toolUse } from '../fake-api';
+import { tempDir } from '../helpers/tmp';
+import { toolResults } from '../runtime/harness';
+import { detectEngine } from '../../src/core/sandbox/engine';
+import { fakeApi, session } from './cli-proc';
+
+const exec = promisify(execFile);
+
+test('CLI: hooks in a core.hooksPath folder and an included config inside the workspace cannot be written by an agent\'s command', async (t) => {
+  const e = await detectEngine();
+  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  const g = (...a: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...a], { cwd: root });
+  await g('init', '-q', '-b', 'main');
+  // The project's husky 9 set-up, and a config file the project shares, included by the user.
+  await mkdir(join(root, '.husky', '_'), { recursive: true });
+  await writeFile(join(root, '.husky', '_', 'pre-commit'), '#!/bin/sh\nf="$(dirname "$(dirname "$0")")/pre-commit"\n[ -x "$f" ] && exec "$f"\nexit 0\n');
+  await chmod(join(root, '.husky', '_', 'pre-commit'), 0o755);
+  await writeFile(join(root, 'team.gitconfig'), '[pull]\n\trebase = true\n');
+  await g('config', 'core.hooksPath', '.husky/_');
+  await g('config', 'include.path', '../team.gitconfig');
+  await g('add', '.');
+  await g('commit', '-q', '-m', 'base');
+  const ran = join(root, 'ran');
+  const attack = [
+    `printf '#!/bin/sh\\ntouch ${ran}-hook\\n' > .husky/pre-commit && chmod +x .husky/pre-commit && echo wrote-hook`,
+    `printf '#!/bin/sh\\ntouch ${ran}-shim\\n' > .husky/_/pre-commit && echo wrote-shim`,
+    `printf '[core]\\n\\tfsmonitor = "touch ${ran}-monitor; false"\\n' >> team.gitconfig && echo wrote-include`,
+    'echo ok > work.txt && echo did-work',
+  ].join('; ');
+  api.script('lead', reply(toolUse('bash', { command: attack })), 'Done.');
+  const repl = await session(t, root, api, ['--bash', 'allow', '--sandbox', 'auto', '--trust']);
+  await repl.ready();
+  repl.send('Go.');
+  await repl.expect(/Done\./, 60_000);
+  const out = toolResults({ api }).join('\n');
+  assert.match(out, /did-work/, 'the command ran and wrote the workspace');
+  // The user commits, with their own git and its configuration.
+  await g('add', 'work.txt');
+  await g('commit', '-q', '-m', 'user');
+  for (const what of ['hook', 'shim', 'monitor']) {
+    assert.equal(await stat(`${ran}-${what}`).then(() => 'ran', () => 'not run'), 'not run', `the planted ${what} ran`);
+  }
+  assert.doesNotMatch(out, /wrote-(hook|shim|include)/);
+  assert.match(out, /Read-only file system/);
+  repl.send('/quit');
+  await repl.exited;
+});
