@@ -7,40 +7,14 @@
 import assert from 'node:assert/strict';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { test, type TestContext } from 'node:test';
-import Docker from 'dockerode';
+import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
-import { harness, type Harness } from '../runtime/harness';
-import { engineForFile, type TestEngine } from './engine-fixture';
-import { gitIn } from './helpers';
+import type { Harness } from '../runtime/harness';
+import { engineForFile } from './engine-fixture';
+import { containersOf, containerTeam, gitIn } from './helpers';
 
 const testEngine = engineForFile();
-
-/** A harness whose workspace is a git repository (README.md on main) and whose containers run on the test engine. */
-export async function containerTeam(t: TestContext, engine: TestEngine, settings = {}): Promise<Harness> {
-  const h = await harness(t, { container: { host: engine.host, image: engine.image }, ...settings });
-  await gitIn(h.root, 'init', '-q', '-b', 'main');
-  await gitIn(h.root, 'config', 'user.name', 'User');
-  await gitIn(h.root, 'config', 'user.email', 'user@example.com');
-  await writeFile(join(h.root, 'README.md'), 'hello\n');
-  await writeFile(join(h.root, '.gitignore'), '.team/\n.tasks/\n.worktrees/\n');
-  await gitIn(h.root, 'add', '.');
-  await gitIn(h.root, 'commit', '-q', '-m', 'first');
-  // The team's containers go with the test (a host going away only leaves them running).
-  t.after(async () => {
-    const docker = engineClient(engine);
-    for (const c of await docker.listContainers({ all: true, filters: { label: [`agent-teams.workspace=${h.root}`] } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  });
-  return h;
-}
-
-const engineClient = (engine: TestEngine) => new Docker({ socketPath: engine.host.replace(/^unix:\/\//, '') });
-
-/** The containers of this workspace's `agent` on the engine. */
-export async function containersOf(engine: TestEngine, h: Harness, agent: string): Promise<Docker.ContainerInfo[]> {
-  return engineClient(engine).listContainers({ all: true, filters: { label: [`agent-teams.agent=${agent}`, `agent-teams.workspace=${h.root}`] } });
-}
 
 const resultOf = (h: Harness, agent: string, n: number) => JSON.stringify(h.api.requests(agent)[n]?.body.messages.at(-1));
 
