@@ -65,7 +65,7 @@ export const COMMANDS: Command[] = [
   },
   {
     words: ['containers'], synopsis: '[prune] [--container-host <url>] [--json]',
-    summary: "teammates' containers on the team's engines (prune: remove those of teammates no longer on the roster; docs/containers.md)",
+    summary: "teammates' containers on the team's engines (prune: remove those of teammates no longer on the roster or shut down; docs/containers.md)",
     // Loaded on use: only this command brings the engine's client (dockerode).
     options: { ...json, 'container-host': { type: 'string' } }, run: (ctx) => (require('./containers-command') as typeof import('./containers-command')).containersCommand(ctx),
   },

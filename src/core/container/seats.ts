@@ -165,6 +165,14 @@ export class ContainerSeats implements TeammateContainers {
     return (await this.engine()).remove(agent);
   }
 
+  /** Removes the team's containers of the agents `keep` says no to (teammates removed or shut down); their names. */
+  async prune(keep: (agent: string) => boolean): Promise<string[]> {
+    await this.refresh();
+    const gone = await (await this.engine()).prune(keep);
+    for (const c of gone) this.seated.delete(c.agent);
+    return gone.map((c) => c.agent);
+  }
+
   /** The host goes away: the loops close, the containers go on running, to be reattached. */
   async dispose(): Promise<void> {
     const b = await this.backend?.catch(() => null);
