@@ -74,3 +74,21 @@ test('an agent definition with isolation: container spawns its teammate in a con
   await assert.rejects(h.rt.spawnTeammate({ name: 'cy', role: 'dev', prompt: 'x', isolation: 'container' }), /cannot run in a container: no container image/);
   assert.equal(await h.rt.team.roster.get('cy'), undefined, 'nothing written for a refused spawn');
 });
+
+test('queue_merge brings a container teammate\'s commits back first, while it is still in its turn', async (t) => {
+  const engine = testEngine();
+  if ('skip' in engine) return t.skip(engine.skip);
+  const h = await containerTeam(t, engine);
+  h.api.script('ann',
+    reply(toolUse('bash', { command: 'echo early > early.txt && git add early.txt && git commit -q -m early' })),
+    reply(toolUse('bash', { command: 'sleep 6' })),
+    reply(toolUse('idle', {})),
+  );
+  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Commit, then keep working.', isolation: 'container' });
+  await waitFor(async () => h.api.requests('ann').length >= 2, 60_000, 'ann committed and is still working');
+  assert.equal(await gitIn(h.root, 'rev-parse', 'team/ann'), await gitIn(h.root, 'rev-parse', 'main'), 'nothing came back yet: its turn goes on');
+  h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann' })), reply('Queued.'));
+  await h.rt.askLead('Land what ann has.');
+  assert.match(resultOf(h, 'lead', 1), /Queued team\/ann of ann/);
+  await waitFor(async () => (await readFile(join(h.root, 'early.txt'), 'utf8').catch(() => '')) === 'early\n', 60_000, 'early.txt landed');
+});
