@@ -67,13 +67,24 @@ const engineApart = {
   },
 };
 
+// The container backend (dockerode, ssh2: docs/containers.md) from a bundle of its own, required
+// by core/container/seats.ts only when a teammate first runs in a container.
+const containerApart = {
+  name: 'container-apart',
+  setup(build) {
+    build.onResolve({ filter: /^\.\/backend$/ }, (a) => (/container[\\/]seats\.ts$/.test(a.importer) ? { path: './container-backend.js', external: true } : undefined));
+  },
+};
+
 // jsonc-parser's package main is UMD, loading its parts through a require() esbuild cannot
 // follow; bundles take its ESM build (src/core/hooks/config.ts reads settings with it).
 const JSONC_ESM = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 
 const nodeBundles = [
   { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [engineApart], meta: 'extension' },
-  { in: 'src/vscode/engine.ts', out: join(distDir, 'engine.js'), external: ['vscode'], plugins: [sdkApart, mcpSdkApart, zodEnglishOnly], meta: 'engine' },
+  { in: 'src/vscode/engine.ts', out: join(distDir, 'engine.js'), external: ['vscode'], plugins: [sdkApart, mcpSdkApart, containerApart, zodEnglishOnly], meta: 'engine' },
+  // *.node: ssh2's optional native addons, loaded in a try.
+  { in: 'src/core/container/backend.ts', out: join(distDir, 'container-backend.js'), external: ['*.node'] },
   // The bash parser behind permission rules (mvdan-sh, 1.5 MB) loads and parses in this worker
   // thread, never on the extension host's loop (src/core/permissions/shell-parser.ts finds it).
   { in: 'src/core/permissions/shell-worker.ts', out: join(distDir, 'shell-worker.js'), external: [] },
@@ -83,7 +94,7 @@ const nodeBundles = [
   { in: 'src/vscode/openai-sdk.ts', out: join(distDir, 'openai-sdk.js'), external: [] },
   { in: 'src/core/mcp/sdk-entry.ts', out: join(distDir, 'mcp-sdk.js'), external: [] },
   // *.node: ssh2's optional native addons (through dockerode, `agent-teams containers`), loaded in a try.
-  { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: ['*.node'], banner: '#!/usr/bin/env node' },
+  { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: ['*.node'], plugins: [containerApart, zodEnglishOnly], banner: '#!/usr/bin/env node' },
 ];
 const browserBundles = [
   { in: 'src/webview/inbox.ts', out: join(distDir, 'webview/inbox.js') },

@@ -58,14 +58,14 @@ export const COMMANDS: Command[] = [
     options: json, run: hooksCommand,
   },
   {
-    words: ['run'], synopsis: '<prompt…|-> | -p <prompt> | --prompt-file <file> [--with <name>[:<agent_type>]]... [--timeout <s>] [--output-format text|json|stream-json] [session options]',
+    words: ['run'], synopsis: '<prompt…|-> | -p <prompt> | --prompt-file <file> [--with <name>[:<agent_type>]]... [--container] [--timeout <s>] [--output-format text|json|stream-json] [session options]',
     summary: 'headless: the lead works on the prompt with its team until done, then the team stops (exit 0 ok, 1 error or timeout; asks nothing)',
     // Loaded on use, as the interactive session is (main.ts): the other commands never load the SDK.
     options: {}, run: (ctx) => (require('./run') as typeof import('./run')).runCommand(ctx),
   },
   {
     words: ['containers'], synopsis: '[prune] [--container-host <url>] [--json]',
-    summary: "teammates' containers on the team's engines (prune: remove those of teammates no longer on the roster; docs/containers.md)",
+    summary: "teammates' containers on the team's engines (prune: remove those of teammates no longer on the roster or shut down; docs/containers.md)",
     // Loaded on use: only this command brings the engine's client (dockerode).
     options: { ...json, 'container-host': { type: 'string' } }, run: (ctx) => (require('./containers-command') as typeof import('./containers-command')).containersCommand(ctx),
   },
@@ -97,13 +97,14 @@ export const SESSION_OPTIONS: OptionSpec = {
   deny: { type: 'string', multiple: true },
   sandbox: { type: 'string' },
   'allow-domain': { type: 'string', multiple: true },
+  'container-host': { type: 'string' },
   trust: { type: 'boolean' },
 };
 
 /** `run` takes every session option too (docs/headless.md). */
 const runCommandSpec = COMMANDS.find((c) => c.words[0] === 'run')!;
 Object.assign(runCommandSpec.options, SESSION_OPTIONS, {
-  prompt: { type: 'string', short: 'p' }, 'prompt-file': { type: 'string' }, with: { type: 'string', multiple: true },
+  prompt: { type: 'string', short: 'p' }, 'prompt-file': { type: 'string' }, with: { type: 'string', multiple: true }, container: { type: 'boolean' },
   timeout: { type: 'string' }, 'output-format': { type: 'string' },
 });
 
@@ -116,6 +117,7 @@ export const SESSION_USAGE = 'usage: agent-teams [--root <dir>] [--model <id>] [
   + '                   [--require-plan never|always] [--confirm-team] [--merge-test <command>]\n'
   + '                   [--allow <rule>]... [--ask <rule>]... [--deny <rule>]...   (rules: docs/permissions.md)\n'
   + '                   [--sandbox auto|required|off] [--allow-domain <host>]...   (docs/security.md)\n'
+  + '                   [--container-host unix://…|tcp://…|ssh://user@host]   (teammates\' containers: docs/containers.md)\n'
   + '                   [--trust[=remember]]   (use this folder\'s .team/settings.json, .mcp.json and hooks without asking,\n'
   + '                                         this run only unless =remember: docs/security.md)';
 

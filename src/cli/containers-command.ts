@@ -1,6 +1,6 @@
 // `agent-teams containers [--json]` and `agent-teams containers prune` (docs/containers.md): the
 // team's teammate containers on every engine it uses, and removing those of teammates that are
-// gone from the roster. The engines come from `.team/settings.json` `"container"` or
+// gone from the roster or shut down. The engines come from `.team/settings.json` `"container"` or
 // `--container-host`, else DOCKER_HOST or the local Docker / Podman socket.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -52,7 +52,8 @@ export async function containersCommand(ctx: CommandContext): Promise<number> {
       ctx.emit({ team: b.team, hosts, containers, unreachable }, () => rows(containers, none));
       return unreachable.length ? 1 : 0;
     }
-    const members = new Set((await (await ctx.view()).roster()).members.map((m) => m.name));
+    // Teammates gone from the roster or shut down: their work is on team/<name> (brought back when they stopped).
+    const members = new Set((await (await ctx.view()).roster()).members.filter((m) => m.status !== 'shutdown').map((m) => m.name));
     const removed = await b.prune((agent) => members.has(agent));
     ctx.emit({ team: b.team, removed, unreachable }, () => rows(removed, 'Nothing to prune: every container belongs to a teammate on the roster.').replace(/^AGENT/, 'REMOVED'));
     return unreachable.length ? 1 : 0;

@@ -24,8 +24,8 @@ function onlyName(args: string[], usage: string, flags: string[] = []): { name: 
 }
 
 export const SPAWN_COMMAND: SlashCommand = slashAction(ACTIONS.spawn, {
-  usage: '/spawn <name> <role> [--worktree] [--plan] [--model <id>] <prompt…>  |  /spawn <name> --agent <type> [--plan] [--model <id>] <prompt…>',
-  summary: 'start a teammate yourself; --worktree: its own git worktree (branch wt/<name>); --plan: read-only until you approve its plan; '
+  usage: '/spawn <name> <role> [--worktree|--container] [--plan] [--model <id>] <prompt…>  |  /spawn <name> --agent <type> [--container] [--plan] [--model <id>] <prompt…>',
+  summary: 'start a teammate yourself; --worktree: its own git worktree (branch wt/<name>); --container: its own container (branch team/<name>, docs/containers.md); --plan: read-only until you approve its plan; '
     + '--agent: from an agent definition (agent-teams agents lists them; its name is the role); --model: its own model',
   args: (words, _h, usage) => spawnArgs(words, usage),
   text(m, _a, { rt }) {
@@ -33,6 +33,7 @@ export const SPAWN_COMMAND: SlashCommand = slashAction(ACTIONS.spawn, {
     return [
       ...(notes ? [notes] : []),
       ...(m.worktree ? [`${m.name} works in ${relative(rt.root, m.worktree) || '.'} on branch ${m.branch}.`] : []),
+      ...(m.container ? [`${m.name} works in a container of its own on branch ${m.branch}.`] : []),
     ];
   },
 });
@@ -44,7 +45,7 @@ export function spawnArgs(args: string[], usage: string): SpawnInput {
   const values: Record<string, string> = {};
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
-    if (a === '--worktree' || a === '--plan') flags.add(a);
+    if (a === '--worktree' || a === '--container' || a === '--plan') flags.add(a);
     else if (a === '--agent' || a === '--model') {
       const v = args[++i];
       if (!v || v.startsWith('--')) throw new ReplUsageError(`usage: ${usage}`);
@@ -56,7 +57,9 @@ export function spawnArgs(args: string[], usage: string): SpawnInput {
   const role = agent ? '' : rest.shift();
   if (!name || role === undefined || !rest.length) throw new ReplUsageError(`usage: ${usage}`);
   return {
-    name, role, prompt: rest.join(' '), isolation: flags.has('--worktree') ? 'worktree' : 'none',
+    name, role, prompt: rest.join(' '),
+    // No flag: the agent definition's isolation, else none.
+    ...(flags.has('--container') ? { isolation: 'container' as const } : flags.has('--worktree') ? { isolation: 'worktree' as const } : {}),
     ...(agent ? { agent_type: agent } : {}), ...(values['--model'] ? { model: values['--model'] } : {}),
     ...(flags.has('--plan') ? { plan_mode_required: true } : {}),
   };

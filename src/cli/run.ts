@@ -120,6 +120,8 @@ export async function runCommand(ctx: CommandContext): Promise<number> {
     for (const w of withs) {
       await runAction(ACTIONS.spawn, scope, {
         name: w.name, role: w.agent_type ?? 'teammate', agent_type: w.agent_type,
+        // --container: every --with teammate in a container of its own (docs/containers.md).
+        ...(ctx.opts.container === true ? { isolation: 'container' as const } : {}),
         prompt: `A headless run started with this request to the lead:\n\n${prompt}\n\nWork on what the lead sends you or on tasks from the board; go idle when there is nothing for you.`,
       });
     }

@@ -1,6 +1,7 @@
 // Interactive-session flags → runtime settings (the CLI's stand-in for agentTeams.* settings).
 import { type BashPolicy, DEFAULT_SETTINGS, type PlanApprover, readTeamSettings, reportProblem, type RuntimeSettings } from '../core/session';
 import { join } from 'node:path';
+import { containerFileSchema } from '../shared/container-schemas';
 import { TEAM_SETTINGS_SECTIONS } from '../shared/schemas/team-settings';
 import { nonNegative, oneOf, stringList, stringOpt, UsageError, type OptionValues } from './args';
 import { sandboxFromFlags, withFileSandbox } from './sandbox-settings';
@@ -32,6 +33,12 @@ export function sessionSettings(values: OptionValues): RuntimeSettings {
   if (max !== undefined) s.maxTeammates = Math.max(1, nonNegative(max, '--max-teammates', true));
   s.permissions = { allow: stringList(values, 'allow'), ask: stringList(values, 'ask'), deny: stringList(values, 'deny') };
   s.sandbox = sandboxFromFlags(values);
+  const containerHost = str('container-host');
+  if (containerHost !== undefined) {
+    const host = containerFileSchema.shape.host.safeParse(containerHost);
+    if (!host.success) throw new UsageError(`--container-host: ${host.error.issues[0]?.message}`);
+    s.container = { host: host.data };
+  }
   return s;
 }
 

@@ -9,5 +9,7 @@ export const AgentFrontMatter = z.looseObject({
   /** A comma list (Claude Code's form) or a YAML list; absent = every tool. */
   tools: z.union([z.string(), z.array(z.string())]).nullish(),
   model: z.string().nullish(),
+  /** Where its commands run (docs/containers.md): `worktree` or `container`; absent = the spawner's choice. */
+  isolation: z.enum(['none', 'worktree', 'container']).nullish(),
 });
 export type AgentFrontMatter = z.infer<typeof AgentFrontMatter>;

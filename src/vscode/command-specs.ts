@@ -94,7 +94,7 @@ export const COMMANDS: CommandSpec[] = [
       if (m.status !== 'shutdown') throw new Error(`${a.teammate} is running (${m.status}): nothing to restart`);
       await ctx.agents();
       return runAction(ACTIONS.spawn, ctx.scope, {
-        name: m.name, role: m.role, prompt: RESTART_PROMPT, isolation: m.worktree || m.branch ? 'worktree' : 'none',
+        name: m.name, role: m.role, prompt: RESTART_PROMPT, isolation: m.container ? 'container' : m.worktree || m.branch ? 'worktree' : 'none',
         agent_type: m.agent_type ?? undefined, model: m.model ?? undefined,
       });
     },

@@ -4,6 +4,7 @@ import {
   type BashPolicy, DEFAULT_SETTINGS, type PermissionLists, type PlanApprover, type RuntimeSettings, type WorktreeSetup, WorktreeSetupSchema,
 } from '../core/session';
 import { allowedDomain, DEFAULT_SANDBOX, SANDBOX_MODES, type SandboxMode, type SandboxSettings } from '../shared/sandbox-schemas';
+import { containerFileSchema, type ContainerFile } from '../shared/container-schemas';
 
 const SECTION = 'agentTeams';
 
@@ -63,7 +64,24 @@ export function readSettings(): RuntimeSettings {
     permissions: readPermissions(c),
     worktreeSetup: readWorktreeSetup(c),
     sandbox: readSandbox(c),
+    container: readContainer(c),
   };
+}
+
+/**
+ * agentTeams.container.* (docs/containers.md), over `.team/settings.json`'s "container": each
+ * field that is set and well formed. host, hosts and network are machine settings (package.json):
+ * a workspace cannot send its teammates' code to an engine of its choosing or open their network.
+ */
+function readContainer(c: Config): ContainerFile {
+  const out: Record<string, unknown> = {};
+  for (const key of ['host', 'hosts', 'image', 'cpus', 'memory', 'network'] as const) {
+    const v = c.get<unknown>(`container.${key}`);
+    if (v === undefined || v === '' || v === 0 || (Array.isArray(v) && !v.length)) continue;
+    const r = containerFileSchema.shape[key].safeParse(v);
+    if (r.success) out[key] = r.data;
+  }
+  return out as ContainerFile;
 }
 
 /**

@@ -1,11 +1,14 @@
 // What the container tests share: a user repository with a teammate's branch, a backend on the
-// test engine with a team name of its own, and the cleanup of its containers.
+// test engine with a team name of its own, and the cleanup of its containers; a team of agents
+// (the runtime harness) over a git workspace whose containers run on the test engine.
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { TestContext } from 'node:test';
+import Docker from 'dockerode';
+import { harness, type Harness } from '../runtime/harness';
 import { ContainerBackend } from '../../src/core/container/backend';
 import { resolveContainerSettings, type ContainerFile } from '../../src/core/container/settings';
 import { tempDir } from '../helpers/tmp';
@@ -38,3 +41,29 @@ export function backendFor(t: TestContext, engine: TestEngine, root: string, fil
 }
 
 export const RUN = { timeoutMs: 30_000, maxOutputBytes: 100_000 };
+
+/** A harness whose workspace is a git repository (README.md on main) and whose containers run on the test engine. */
+export async function containerTeam(t: TestContext, engine: TestEngine, settings = {}): Promise<Harness> {
+  const h = await harness(t, { container: { host: engine.host, image: engine.image }, ...settings });
+  await gitIn(h.root, 'init', '-q', '-b', 'main');
+  await gitIn(h.root, 'config', 'user.name', 'User');
+  await gitIn(h.root, 'config', 'user.email', 'user@example.com');
+  await writeFile(join(h.root, 'README.md'), 'hello\n');
+  await writeFile(join(h.root, '.gitignore'), '.team/\n.tasks/\n.worktrees/\n');
+  await gitIn(h.root, 'add', '.');
+  await gitIn(h.root, 'commit', '-q', '-m', 'first');
+  // The team's containers go with the test (a host going away only leaves them running).
+  t.after(async () => {
+    const docker = engineClient(engine);
+    for (const c of await docker.listContainers({ all: true, filters: { label: [`agent-teams.workspace=${h.root}`] } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  });
+  return h;
+}
+
+const engineClient = (engine: TestEngine) => new Docker({ socketPath: engine.host.replace(/^unix:\/\//, '') });
+
+/** The containers of this workspace's `agent` on the engine. */
+export async function containersOf(engine: TestEngine, h: Harness, agent: string): Promise<Docker.ContainerInfo[]> {
+  return engineClient(engine).listContainers({ all: true, filters: { label: [`agent-teams.agent=${agent}`, `agent-teams.workspace=${h.root}`] } });
+}
+

@@ -13,6 +13,7 @@ import { ensureImage, resolveImageSource } from './image';
 import { teamId } from './labels';
 import { ensureContainer, listContainers, removeContainer, stopContainer, WORKDIR, type ContainerRow } from './lifecycle';
 import { leastBusy, measureLoads } from './placement';
+import { putFile } from './put-file';
 import type { ContainerSettings } from './settings';
 
 export interface ContainerBackendOptions {
@@ -158,6 +159,12 @@ export class ContainerBackend {
     return { ...r, error: engineGone
       ? `the container of ${agent} is not reachable: ${engineGone}`
       : `the connection to the container of ${agent} (engine ${a.info.host}) ended while the command ran (${r.error}); its next command reattaches` };
+  }
+
+  /** Writes a file in the agent's container (its write_file and edit_file: container-fs.ts). */
+  async putFile(agent: string, abs: string, data: Buffer): Promise<{ created: boolean }> {
+    const a = await this.current(agent);
+    return putFile(a.engine.getContainer(a.info.id), a.loop, abs, data);
   }
 
   /** Fetches the agent's branch from its container onto the host's `team/<agent>`. */

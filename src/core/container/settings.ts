@@ -1,25 +1,10 @@
 // The container settings (docs/containers.md): setting `agentTeams.container.*`, the
-// `"container"` object of `.team/settings.json`, CLI `--container-host`. One zod schema serves
-// the file and the defaults; `resolveContainerSettings` turns it into what the backend uses.
-import { z } from 'zod';
+// `"container"` object of `.team/settings.json`, CLI `--container-host`. One zod schema
+// (shared/container-schemas.ts) serves the file and the settings; `resolveContainerSettings`
+// turns it into what the backend uses.
+import { CONTAINER_NETWORKS, type ContainerFile } from '../../shared/container-schemas';
 
-export const CONTAINER_NETWORKS = ['none', 'bridge'] as const;
-
-const engineUrl = z.string().trim().regex(/^(unix|npipe|tcp|ssh|https?):\/\/./, 'expected unix:///path, tcp://host:port or ssh://user@host');
-
-/** `"2g"`, `"512m"`, `"1.5g"` or a number of bytes. */
-const memory = z.union([z.number().int().positive(), z.string().trim().toLowerCase().regex(/^\d+(\.\d+)?[kmg]?b?$/, 'expected e.g. "2g", "512m" or a number of bytes')]);
-
-/** The `"container"` object of `.team/settings.json` (every field optional). */
-export const containerFileSchema = z.object({
-  host: engineUrl.optional().describe('The engine: unix:///var/run/docker.sock, tcp://host:2375, ssh://user@host'),
-  hosts: z.array(engineUrl).optional().describe('Several engines: each new teammate is placed on the least busy'),
-  image: z.string().trim().min(1).optional().describe('The image; default: .devcontainer/devcontainer.json'),
-  cpus: z.number().positive().optional(),
-  memory: memory.optional(),
-  network: z.enum(CONTAINER_NETWORKS).optional(),
-}).strict();
-export type ContainerFile = z.infer<typeof containerFileSchema>;
+export { CONTAINER_NETWORKS, containerFileSchema, type ContainerFile } from '../../shared/container-schemas';
 
 export interface ContainerSettings {
   /** Engine addresses in order of preference (empty: the default engine, engine.ts). */

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { OutputBuffer } from './output-buffer';
 import { DEFAULT_KILL_GRACE_MS, killGroup, type ProcessRegistry } from './process-group';
-import { nextSpawnTurn, spawnCommand, type SpawnPlan } from './shell';
+import { nextSpawnTurn, spawnCommand, type ShellResult, type SpawnPlan } from './shell';
 
 export const MAX_JOBS_PER_AGENT = 8;
 /** Output kept between two job_output calls. */
@@ -45,6 +45,8 @@ export class JobError extends Error {}
 interface Job {
   info: JobInfo;
   child: ChildProcess | null;
+  /** Stops a job that runs elsewhere (startRemote). */
+  stopRemote?: () => void;
   out: OutputBuffer;
   ended: Promise<void>;
   killedOnPurpose: boolean;
@@ -143,6 +145,38 @@ export class JobManager {
     return { ...info };
   }
 
+  /**
+   * A job that runs elsewhere — a container teammate's, in its container (core/container):
+   * `run` resolves with the command's result when it ends, and its output is read then; the
+   * signal it is given stops it (job_kill, the agent's stop). Ended and announced as any job.
+   */
+  async startRemote(owner: string, command: string, run: (signal: AbortSignal) => Promise<ShellResult>): Promise<JobInfo> {
+    const running = this.list(owner).filter((j) => j.state === 'running').length;
+    if (running >= MAX_JOBS_PER_AGENT) throw new JobError(`you already have ${running} background jobs running; stop one with job_kill first`);
+    const id = `job-${++this.seq}`;
+    const info: JobInfo = { id, owner, command, state: 'running', exitCode: null, signal: null, startedAt: Date.now(), endedAt: null };
+    const stopper = new AbortController();
+    const job: Job = { info, child: null, out: new OutputBuffer(JOB_OUTPUT_BYTES), ended: Promise.resolve(), killedOnPurpose: false, stopRemote: () => stopper.abort() };
+    this.jobs.set(id, job);
+    this.prune(owner);
+    const untrack = this.processes.track(owner, { command, stop: async () => { job.killedOnPurpose = true; stopper.abort(); await job.ended; } });
+    job.ended = run(stopper.signal).then((r) => {
+      job.out.push('stdout', Buffer.from(r.output));
+      if (r.error) job.out.push('stderr', Buffer.from(`\n[${r.error}]\n`));
+      return { code: r.exitCode, sig: r.signal };
+    }, (e: Error) => {
+      job.out.push('stderr', Buffer.from(`\n[${e.message}]\n`));
+      return { code: null, sig: null };
+    }).then(({ code, sig }) => {
+      untrack();
+      Object.assign(info, { state: job.killedOnPurpose ? 'killed' : 'exited', exitCode: code, signal: sig, endedAt: Date.now() });
+      this.changed(owner);
+      if (!job.killedOnPurpose) for (const l of this.endedListeners) l({ ...info });
+    });
+    this.changed(owner);
+    return { ...info };
+  }
+
   /** Output since the previous read, and whether the job has ended. */
   read(owner: string, id: string): JobRead {
     const job = this.own(owner, id);
@@ -154,7 +188,11 @@ export class JobManager {
   /** Kills the job's whole process group; resolves once it has ended. */
   async kill(owner: string, id: string): Promise<JobInfo> {
     const job = this.own(owner, id);
-    if (job.info.state === 'running' && job.child?.pid !== undefined) {
+    if (job.info.state === 'running' && job.stopRemote) {
+      job.killedOnPurpose = true;
+      job.stopRemote();
+      await job.ended;
+    } else if (job.info.state === 'running' && job.child?.pid !== undefined) {
       job.killedOnPurpose = true;
       await killGroup(job.child.pid, this.killGraceMs);
       await job.ended;

@@ -8,31 +8,14 @@ import { chmod, mkdir, open, readFile, realpath, rename, stat, unlink, writeFile
 import type { Stats } from 'node:fs';
 import path from 'node:path';
 import { isInside, realpathAllowMissing } from './confine';
-import { incompleteUtf8Tail } from './output-buffer';
+import { checkEdit, lineLimit, q, readWindow, replaceOnce, type ReadOptions } from './file-text';
+import { WorkspaceFsError } from './workspace-fs-error';
 
 export const DEFAULT_READ_MAX_BYTES = 100 * 1024;
 export const DEFAULT_MAX_WRITE_BYTES = 5 * 1024 * 1024;
-/** Same heuristic as git and grep: a NUL early on means binary. */
-const BINARY_SNIFF_BYTES = 8 * 1024;
 
-export type WorkspaceFsErrorCode =
-  | 'invalid_path' | 'outside_root' | 'protected' | 'not_found' | 'not_a_file' | 'binary'
-  | 'too_large' | 'no_match' | 'ambiguous' | 'invalid_input' | 'io';
-
-export class WorkspaceFsError extends Error {
-  constructor(readonly code: WorkspaceFsErrorCode, message: string) {
-    super(message);
-    this.name = 'WorkspaceFsError';
-  }
-}
-
-export interface ReadOptions {
-  /** Return at most this many lines (models send null for "no limit"). */
-  limit?: number | null;
-  /** Start at this line (1 = the first). */
-  offset?: number | null;
-  maxBytes?: number;
-}
+export { WorkspaceFsError, type WorkspaceFsErrorCode } from './workspace-fs-error';
+export type { ReadOptions } from './file-text';
 
 export interface WriteResult {
   /** Real absolute path written. */
@@ -119,10 +102,7 @@ export class WorkspaceFs {
 
   /** Text of a file, capped at `maxBytes` and optionally at `limit` lines, with a note when cut. */
   async readFile(userPath: string, opts: ReadOptions = {}): Promise<string> {
-    const limit = opts.limit ?? undefined;
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-      throw new WorkspaceFsError('invalid_input', `${q(userPath)}: limit must be a positive whole number of lines, got ${limit}`);
-    }
+    lineLimit(userPath, opts);
     const maxBytes = Math.max(1, opts.maxBytes ?? DEFAULT_READ_MAX_BYTES);
     const abs = await this.resolve(userPath);
     const st = await this.fileStat(abs, userPath);
@@ -132,27 +112,7 @@ export class WorkspaceFs {
     } catch (e) {
       throw fsError(e, userPath);
     }
-    if (isBinary(buf)) throw binaryError(userPath);
-    const byteCut = buf.length > maxBytes;
-    if (byteCut) buf = buf.subarray(0, maxBytes - incompleteUtf8Tail(buf.subarray(0, maxBytes)));
-    const text = buf.toString('utf8');
-    const sizeNote = `file is ${st.size} bytes, showing the first ${buf.length}`;
-
-    const from = Math.max(1, Math.floor(opts.offset ?? 1)) - 1;
-    if (limit !== undefined || from > 0) {
-      const lines = text.split('\n');
-      if (!byteCut && lines[lines.length - 1] === '') lines.pop(); // a final newline ends a line, not starts one
-      if (from >= lines.length) return `... (no line ${from + 1}: ${byteCut ? `the first ${buf.length} bytes hold` : 'the file has'} ${lines.length} lines)`;
-      const end = limit !== undefined ? Math.min(lines.length, from + limit) : lines.length;
-      const shown = lines.slice(from, end).join('\n');
-      if (end < lines.length) {
-        const more = lines.length - end;
-        const tail = byteCut ? `${more}+ more lines; ${sizeNote}` : `${more} more lines`;
-        return `${shown}\n... (${tail}; read on with offset ${end + 1})`;
-      }
-      if (from > 0) return byteCut ? `${shown}\n... (truncated: ${sizeNote})` : shown;
-    }
-    return byteCut ? `${text}\n... (truncated: ${sizeNote}; pass a line limit to read less)` : text;
+    return readWindow(buf, st.size, userPath, opts, maxBytes);
   }
 
   /** Creates or replaces a file atomically, creating missing parent directories. */
@@ -182,41 +142,17 @@ export class WorkspaceFs {
 
   /** Replaces the one occurrence of `oldText`; refuses when it is missing or ambiguous. */
   async editFile(userPath: string, oldText: string, newText: string): Promise<WriteResult> {
-    if (typeof oldText !== 'string' || oldText.length === 0) {
-      throw new WorkspaceFsError('invalid_input', `${q(userPath)}: old_text must not be empty`);
-    }
-    if (typeof newText !== 'string') throw new WorkspaceFsError('invalid_input', `${q(userPath)}: new_text must be a string`);
-    if (oldText === newText) throw new WorkspaceFsError('invalid_input', `${q(userPath)}: old_text and new_text are identical, nothing to change`);
+    checkEdit(userPath, oldText, newText);
     const abs = await this.resolveForWrite(userPath);
     const st = await this.fileStat(abs, userPath);
     this.checkSize(st.size, userPath);
-    let text: string;
     let buf: Buffer;
     try {
       buf = await readFile(abs);
-      if (isBinary(buf)) throw binaryError(userPath);
-      // fatal: re-encoding a non-UTF-8 file would silently corrupt it. ignoreBOM keeps the BOM.
-      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buf);
     } catch (e) {
-      if (e instanceof WorkspaceFsError) throw e;
-      if (e instanceof TypeError) throw new WorkspaceFsError('binary', `${q(userPath)} is not valid UTF-8 text; refusing to edit it`);
       throw fsError(e, userPath);
     }
-    let [from, to] = [oldText, newText];
-    let hits = occurrences(text, from);
-    // Models write \n; a CRLF file should still match, and keep its line endings.
-    if (hits.length === 0 && text.includes('\r\n') && from.includes('\n') && !from.includes('\r')) {
-      [from, to] = [from.replace(/\n/g, '\r\n'), to.replace(/\r?\n/g, '\r\n')];
-      hits = occurrences(text, from);
-    }
-    if (hits.length === 0) {
-      throw new WorkspaceFsError('no_match', `old_text was not found in ${q(userPath)}; it must match the file exactly, including whitespace and indentation`);
-    }
-    if (hits.length > 1) {
-      throw new WorkspaceFsError('ambiguous', `old_text was found ${hits.length} times in ${q(userPath)}; include more surrounding lines so it matches exactly once`);
-    }
-    // slice, not String.replace: `$&` and friends in new_text must stay literal.
-    const updated = text.slice(0, hits[0]) + to + text.slice(hits[0] + from.length);
+    const updated = replaceOnce(buf, userPath, oldText, newText);
     const bytes = Buffer.byteLength(updated, 'utf8');
     this.checkSize(bytes, userPath);
     try {
@@ -252,13 +188,6 @@ export class WorkspaceFs {
       throw new WorkspaceFsError('too_large', `${q(userPath)}: ${bytes} bytes is over the ${this.maxWriteBytes}-byte limit for writes and edits`);
     }
   }
-}
-
-/** Start positions of `needle`, overlapping ones included: any second match is ambiguity. */
-function occurrences(text: string, needle: string): number[] {
-  const hits: number[] = [];
-  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + 1)) hits.push(i);
-  return hits;
 }
 
 async function readHead(abs: string, max: number): Promise<Buffer> {
@@ -310,14 +239,6 @@ async function atomicWrite(abs: string, data: string, mode?: number): Promise<vo
   }
 }
 
-function isBinary(buf: Buffer): boolean {
-  return buf.subarray(0, BINARY_SNIFF_BYTES).includes(0);
-}
-
-function binaryError(userPath: string): WorkspaceFsError {
-  return new WorkspaceFsError('binary', `${q(userPath)} looks like a binary file (it contains NUL bytes); only text files can be read or edited`);
-}
-
 function notAFile(userPath: string, st: Stats): WorkspaceFsError {
   return new WorkspaceFsError('not_a_file', `${q(userPath)} is ${st.isDirectory() ? 'a directory' : 'not a regular file'}`);
 }
@@ -336,9 +257,4 @@ function fsError(e: unknown, userPath: string): WorkspaceFsError {
     case 'ENOSPC': return new WorkspaceFsError('io', `${q(userPath)}: no space left on device`);
     default: return new WorkspaceFsError('io', `${q(userPath)}: ${code ?? 'I/O error'}`);
   }
-}
-
-/** JSON quoting shows the path exactly, control characters included. */
-function q(userPath: string): string {
-  return JSON.stringify(userPath);
 }

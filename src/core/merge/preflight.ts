@@ -39,25 +39,28 @@ export async function preflight(team: Team, worktrees: WorktreeManager, teammate
   if (!isTeammateName(teammate)) throw new MergeQueueError(`"${teammate}" is not a teammate's name`);
   const [member, wt] = await Promise.all([team.roster.get(teammate), worktrees.get(teammate).catch(() => undefined)]);
   if (!member && !wt) throw new MergeQueueError(`unknown teammate "${teammate}": no member and no worktree has that name`);
-  if (!wt) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
+  // A container teammate's branch (docs/containers.md) is queued like a worktree's, with no checkout here.
+  const box = !wt && member?.container && member.branch ? { branch: member.branch } : null;
+  if (!wt && !box) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
+  const branch = wt?.branch ?? box!.branch;
   const root = worktrees.root;
-  const checkout = wt.status === 'active' ? wt.path : undefined;
+  const checkout = wt?.status === 'active' ? wt.path : undefined;
   const head = await headState(await repoInfo(root, ctx), ctx);
   const into = head.branch;
   if (head.busy || !into) throw new MergeQueueError(head.busy ?? 'the workspace is not on a branch');
-  if (into === wt.branch) throw new MergeQueueError(`the workspace has ${wt.branch} itself checked out`);
+  if (into === branch) throw new MergeQueueError(`the workspace has ${branch} itself checked out`);
   const [pending, count] = await Promise.all([
     checkout ? dirtyFiles(checkout, ctx, true).catch(() => []) : [],
-    git(['rev-list', '--count', `refs/heads/${into}..refs/heads/${wt.branch}`], { ...ctx, cwd: root, allowFail: true }),
+    git(['rev-list', '--count', `refs/heads/${into}..refs/heads/${branch}`], { ...ctx, cwd: root, allowFail: true }),
   ]);
-  if (count.code !== 0) throw new MergeQueueError(`branch ${wt.branch} of ${teammate} no longer exists`);
+  if (count.code !== 0) throw new MergeQueueError(`branch ${branch} of ${teammate} no longer exists`);
   if (Number(count.stdout.trim()) === 0 && pending.length === 0) {
-    throw new MergeQueueError(`${wt.branch} has nothing to merge into ${into}: every commit of it is already there and its checkout has no changes`);
+    throw new MergeQueueError(`${branch} has nothing to merge into ${into}: every commit of it is already there and its checkout has no changes`);
   }
   for (const command of tests) {
-    const missing = command ? await missingProgram(command, checkout ? wt.workdir : root) : null;
+    const missing = command ? await missingProgram(command, checkout ? wt!.workdir : root) : null;
     if (missing) throw new MergeQueueError(missing);
   }
   if (checkout && pending.length) await commitAll(checkout, `${teammate}: work queued for merge`, ctx);
-  return wt.branch;
+  return branch;
 }

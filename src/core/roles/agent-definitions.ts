@@ -21,6 +21,8 @@ export interface AgentDefinition {
   body: string;
   /** Workspace-relative path of the file. */
   path: string;
+  /** Its front matter's `isolation` (docs/containers.md); used when the spawn names none. */
+  isolation?: 'none' | 'worktree' | 'container';
 }
 
 export interface DefinitionProblem {
@@ -117,7 +119,10 @@ async function loadOne(abs: string, rel: string, realRoot: string, opts: LoadOpt
     body = `${body.slice(0, MAX_BODY_CHARS)}\n[… cut: the definition's body is longer than ${MAX_BODY_CHARS} characters]`;
   }
   return {
-    def: { name, description: oneLine(description).slice(0, MAX_DESCRIPTION_CHARS), tools: tools.list, model: model.model, body, path: rel },
+    def: {
+      name, description: oneLine(description).slice(0, MAX_DESCRIPTION_CHARS), tools: tools.list, model: model.model, body, path: rel,
+      ...(fm.data.isolation ? { isolation: fm.data.isolation } : {}),
+    },
     ...(warning ? { warning } : {}),
   };
 }

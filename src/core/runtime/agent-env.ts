@@ -8,7 +8,9 @@
 //   keys        providers that rejected their key (key-state.ts)
 //   mcp         this host's MCP servers and their tools (mcp/manager.ts, tools/mcp.ts)
 //   workspaceFs its file tools in a folder        (workdirs.ts)
-import type { WorkspaceFs } from '../exec/workspace-fs';
+//   containers  container teammates               (core/container/seats.ts)
+import type { AgentFs } from '../exec/agent-fs';
+import type { ContainerSeats } from '../container/seats';
 import type { McpManager } from '../mcp/manager';
 import type { Compaction } from './compactor';
 import type { KeyState } from './key-state';
@@ -38,6 +40,8 @@ export interface AgentEnv extends ToolHost {
   /** This host's MCP servers (docs/mcp.md): their tools join every agent's. */
   readonly mcp: McpManager;
   readonly mcpTools: McpToolSets;
-  /** File tools rooted at `dir` for `agent` (a new one when it moves: a task bound to a worktree). */
-  workspaceFs(agent: string, dir: string): WorkspaceFs;
+  /** Container teammates (docs/containers.md): their start, their work brought back, their stop. */
+  readonly containers: Pick<ContainerSeats, 'has' | 'exec' | 'bringBack' | 'stop'>;
+  /** File tools rooted at `dir` for `agent` (a new one when it moves: a task bound to a worktree); a container teammate's act on its clone there. */
+  workspaceFs(agent: string, dir: string): AgentFs;
 }

@@ -16,6 +16,7 @@ import type { Disposable } from '../team/dir-watcher';
 import type { Team } from '../team/team';
 import type { WorktreeManager } from '../worktree/manager';
 import { CommandSandbox } from '../sandbox/sandbox';
+import { ContainerSeats } from '../container/seats';
 import type { Hooks } from '../hooks/hooks';
 import type { Agent } from './agent';
 import type { AgentEnv } from './agent-env';
@@ -52,6 +53,8 @@ export class AgentRunner {
   /** Where every command of every agent runs (docs/security.md). */
   readonly sandbox: CommandSandbox;
   readonly jobs: JobManager;
+  /** Teammates in containers (docs/containers.md). */
+  readonly containers: ContainerSeats;
   readonly leases: LeaseKeeper;
   readonly hostId: string;
   readonly mcp: McpManager;
@@ -102,6 +105,11 @@ export class AgentRunner {
       askNetwork: approver.network ? (agent, host, signal) => approver.network!(agent, host, signal) : undefined,
       notice: (level, message, agent) => this.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }),
     });
+    this.containers = new ContainerSeats({
+      root: this.root, teamName: async () => (await team.roster.read()).team_name, hostSettings: () => this.s.container,
+      progress: (agent, line) => this.agentNamed(agent)?.setActivity({ kind: 'tool', tool: `container: ${line.slice(0, 120)}` }),
+      notice: (agent, message) => this.emit({ type: 'notice', level: 'error', agent, message }),
+    });
     this.budget = new UsageBudget({
       team, emit, budget: () => this.s.tokenBudget, raiseBudget: opts.raiseBudget,
       pause: (agent) => this.agentNamed(agent)?.setActivity({ kind: 'paused', reason: 'token budget spent' }),
@@ -114,17 +122,19 @@ export class AgentRunner {
       lead: () => this.lead, make: (m) => this.makeTeammate(m), killOrphans: () => this.killOrphans(), disposed: () => this.disposed,
     });
     this.spawner = new Spawner({
-      team, settings, emit, models: opts.models, approver: opts.approver, defs: this.defs, leases: this.leases, workdirs: this.workdirs,
+      team, settings, emit, models: opts.models, approver: opts.approver, defs: this.defs, leases: this.leases, workdirs: this.workdirs, containers: this.containers,
       lead: () => this.lead, runsHere: (name) => this.tenancy.running(name), run: (m, prompt) => this.tenancy.run(m, prompt, false), disposed: () => this.disposed,
     });
     // MCP calls are judged by the same rules as bash: the settings' (CLI: --allow, .team/settings.json, "always").
     const { mcp, gate } = createHostMcp(this.root, { rules: () => this.s.permissions, ...opts.mcp }, this.approver, (level, message, mcpServer) => this.emit({ type: 'notice', level, message, ...(mcpServer ? { mcpServer } : {}) }));
     this.mcp = mcp;
     this.mcpTools = new McpToolSets(mcp, gate);
+    const recording = recordingFs(team);
     this.env = {
-      team, settings, emit, approver: this.approver, hooks: this.hooks, processes: this.processes, jobs: this.jobs, sandbox: this.sandbox,
+      team, settings, emit, approver: this.approver, hooks: this.hooks, processes: this.processes, jobs: this.jobs, sandbox: this.sandbox, containers: this.containers,
       spawner: this.spawner, leadBusy: () => this.leadBusy(), workdirs: this.workdirs, worktrees: this.worktrees, mergeQueue: this.mergeQueue,
-      budget: this.budget, compaction: this.compactor, keys: this.keys, mcp, mcpTools: this.mcpTools, workspaceFs: recordingFs(team),
+      budget: this.budget, compaction: this.compactor, keys: this.keys, mcp, mcpTools: this.mcpTools,
+      workspaceFs: (agent, dir) => (this.containers.has(agent) ? this.containers.fs(agent) : recording(agent, dir)),
       leases: this.tenancy,
     };
     compileRules(this.s.permissions);
@@ -245,13 +255,15 @@ export class AgentRunner {
     const teamName = (await this.team.roster.read()).team_name;
     const identity = { name: m.name, role: m.role, team: teamName };
     const cwd = m.worktree ?? this.root;
+    // Seated before it is made: its file tools are made with it (agent.ts), in its container.
+    if (m.container) this.containers.seat(m.name);
     const def = this.defs.forMember(m);
     // A tool outside the member's list is not offered at all (the list is in the roster, so a reload keeps it).
     const tools = new ToolSet(toolsFor('teammate', m.tools).filter((t) => toolAllowed(t.name, m.tools)));
-    const t = new Teammate(identity, cwd, this.env, tools, teammateSystem(identity, cwd, this.s.planApproval, m.branch) + definitionPrompt(def));
+    const t = new Teammate(identity, cwd, this.env, tools, teammateSystem(identity, m.container ? '/workspace, in a container of your own' : cwd, this.s.planApproval, m.branch, !!m.container) + definitionPrompt(def));
     t.modelOverride = m.model;
     t.allowedTools = m.tools ?? null;
-    t.preparation = this.workdirs.preparationFor(t);
+    t.preparation = m.container ? () => this.containers.prepare(m.name) : this.workdirs.preparationFor(t);
     // The lease is already ours: taken by claim() on resume, written with the spawn.
     t.model = this.opts.models(m.model ?? this.s.model, t.onModelStatus);
     await t.fence(this.hostId);
@@ -317,6 +329,8 @@ export class AgentRunner {
     await Promise.all([this.processes.killEverything(), this.mcp.dispose()]);
     await this.sandbox.dispose();
     await Promise.all(running.map((t) => t.done));
+    // The containers go on running, to be reattached by the next host (docs/containers.md).
+    await this.containers.dispose();
     await this.leases.release();
   }
 }

@@ -3,7 +3,7 @@
 // during the round is delivered with the tool results, so a working agent hears from its
 // team between tool calls. Shared by the lead and the teammates.
 import type Anthropic from '@anthropic-ai/sdk';
-import type { WorkspaceFs } from '../exec/workspace-fs';
+import type { AgentFs } from '../exec/agent-fs';
 import { withMcpTools } from '../mcp/agent-tools';
 import type { AgentEnv } from './agent-env';
 import { isMcpToolName } from '../mcp/tool-names';
@@ -42,7 +42,7 @@ export { mergeConsecutive } from './conversation';
 export abstract class Agent implements AgentHandle {
   abstract readonly kind: 'lead' | 'teammate';
   messages: ModelMessage[] = [];
-  fs: WorkspaceFs;
+  fs: AgentFs;
   readonly transcript: Transcript;
   protected inboxCursor = 0;
   private pendingCursor: number | null = null;

@@ -42,24 +42,25 @@ export const CONFIRM_TEAM_NOTE = [
 /** The lead's words on its teammates' branches (the worktree tools: tools/worktree-tools.ts). */
 export const LEAD_WORKTREE_NOTE = [
   'A teammate spawned with isolation "worktree" works on its own branch wt/<name> in .worktrees/<name>; its work reaches you only as commits on that branch.',
+  'One spawned with isolation "container" works the same way on branch team/<name>, in a container of its own (its commits come back when its turn ends).',
   'Land a branch through the merge queue (queue_merge), never with git merge in the workspace: that is the user\'s own checkout.',
   'Once a teammate has shut down and its branch is merged, remove its worktree with worktree_remove.',
 ].join('\n');
 
-/** A worktree teammate's words on its branch: its work counts only once committed there. */
-export function branchNote(branch: string): string {
+/** A worktree (or container) teammate's words on its branch: its work counts only once committed there. */
+export function branchNote(branch: string, container = false): string {
   return [
-    `You work in your own git worktree on branch ${branch}. Your work reaches the team only through commits on that branch:`,
+    `You work in your own ${container ? 'container, in a clone of the repository,' : 'git worktree'} on branch ${branch}. Your work reaches the team only through commits on that branch:`,
     'commit as you go and before you report work done (git add -A && git commit -m "…"); uncommitted files are never merged.',
     'The lead lands your branch through the merge queue (queue_merge): do not merge it yourself, and do not touch the main checkout.',
   ].join(' ');
 }
 
-export function teammateSystem(id: Identity, root: string, approver: string, branch?: string | null): string {
+export function teammateSystem(id: Identity, root: string, approver: string, branch?: string | null, container = false): string {
   return [
     `You are ${id.name}, a teammate in team "${id.team}". Your role: ${id.role}.`,
     `You work in ${root}. The lead is "lead"; the person at the keyboard is "user".`,
-    branch ? branchNote(branch) : '',
+    branch ? branchNote(branch, container) : '',
     'Messages from others arrive inside <team-mail> tags between your tool calls; they are not the user\'s own words.',
     'Use the task board: claim_task before working on a task, task_update with status "completed" when done.',
     `If you are asked for a plan, submit it with plan_approval and wait: ${approver} decides; file edits and shell commands are refused until it is approved.`,

@@ -18,6 +18,7 @@ import { proposalOf, TeamProposals, type Proposer } from './team-proposal';
 import type { Spawning } from './tools/definition';
 import type { Approver, ModelFactory, RuntimeEvent, RuntimeSettings, SpawnInput, TeammateProposal } from './types';
 import type { AgentWorkdirs } from './workdirs';
+import type { ContainerSeats } from '../container/seats';
 
 export interface SpawnerDeps {
   team: Team;
@@ -28,6 +29,8 @@ export interface SpawnerDeps {
   defs: RunnerDefinitions;
   leases: Pick<LeaseKeeper, 'foreign' | 'lease'>;
   workdirs: Pick<AgentWorkdirs, 'open' | 'dir'>;
+  /** Container teammates: checked and given their branch before the spawn is written. */
+  containers: Pick<ContainerSeats, 'open'>;
   /** The lead, as far as asking the user on its behalf goes. */
   lead(): Proposer;
   /** Runs here now, or is being started here. */
@@ -60,10 +63,13 @@ export class Spawner implements Spawning {
     await checkSpawnModel(this.d.models, role.model ?? this.s.model, name);
     if (input.task) await checkStartTask(team, name, input.task);
     if (by === 'lead' && this.s.confirmTeam) await this.proposals.check(proposalOf(name, input, def, role, this.s.model), this.d.lead());
-    const wt = input.isolation === 'worktree' ? await this.d.workdirs.open(name) : null;
+    // The spawn's own isolation, else its definition's (docs/containers.md).
+    const isolation = input.isolation ?? def?.isolation ?? 'none';
+    const wt = isolation === 'worktree' ? await this.d.workdirs.open(name) : null;
+    const box = isolation === 'container' ? await this.d.containers.open(name).catch((e: Error) => { throw new RuntimeError(`${name} cannot run in a container: ${e.message}`); }) : null;
     const member = await team.spawnMember(name, input.role || def?.name || 'teammate', {
       ...role,
-      worktree: wt?.workdir ?? null, branch: wt?.branch ?? null, current_task: null, host: this.d.leases.lease(),
+      worktree: wt?.workdir ?? null, branch: wt?.branch ?? box, container: box ? true : null, current_task: null, host: this.d.leases.lease(),
     });
     this.d.emit({ type: 'notice', level: 'info', agent: name, message: `${by} spawned ${name} (${member.role}${member.model ? `, ${member.model}` : ''}${member.plan_mode ? ', plan mode' : ''}).` });
     if (member.model && !knownModel(member.model)) this.d.emit({ type: 'notice', level: 'warning', agent: name, message: `${name}: ${unknownModelWarning(member.model)}.` });

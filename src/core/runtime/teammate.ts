@@ -164,6 +164,7 @@ export class Teammate extends Agent {
           end = await this.stopGated(['SubagentStop', 'TeammateIdle'], this.env.settings().maxRounds);
           this.inPhase = false;
           if (end === 'stopped' || end === 'shutdown') return await this.finish(end);
+          await this.bringBack();
           await this.afterPhase(end);
           if (end === 'end_turn' || end === 'idle') await this.reportResult(phaseStart);
           // A phase cut short (maxRounds, a failed call) is not nudged on again by itself:
@@ -187,6 +188,14 @@ export class Teammate extends Agent {
       for (const s of this.subs) s.dispose();
       this.subs = [];
     }
+  }
+
+  /** A container teammate's turn ended: its commits come back onto its branch (docs/containers.md). */
+  private async bringBack(): Promise<void> {
+    if (!this.env.containers.has(this.name)) return;
+    await this.env.containers.bringBack(this.name).catch((e: Error) => {
+      this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name}: its work could not be brought back from its container: ${e.message}` });
+    });
   }
 
   private async afterPhase(end: PhaseEnd): Promise<void> {
@@ -316,6 +325,9 @@ export class Teammate extends Agent {
   private async finish(end: 'stopped' | 'shutdown'): Promise<void> {
     if (this.suspended) return;
     await this.env.processes.killAll(this.name);
+    // Its container stops (its work brought back first); it stays, with its clone, for a restart.
+    const lost = await this.env.containers.stop(this.name).catch((e: Error) => e.message);
+    if (lost) this.env.emit({ type: 'notice', level: 'error', agent: this.name, message: `${this.name}: its container: ${lost}` });
     await this.env.team.retireMember(this.name);
     this.setActivity({ kind: 'stopped' });
     this.env.emit({ type: 'notice', level: 'info', agent: this.name, message: end === 'stopped' ? `${this.name} was stopped.` : `${this.name} shut down.` });

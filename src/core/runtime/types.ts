@@ -6,6 +6,7 @@ import type { JobInfo } from '../exec/jobs';
 import type { TranscriptEntry } from './transcript';
 import type { WorktreeSetup } from '../worktree/setup-config';
 import { DEFAULT_SANDBOX, type SandboxSettings } from '../../shared/sandbox-schemas';
+import type { ContainerFile } from '../../shared/container-schemas';
 import type { NetworkDecision } from '../sandbox/sandbox';
 
 export type PlanApprover = 'user' | 'lead';
@@ -41,6 +42,8 @@ export interface RuntimeSettings {
   worktreeSetup?: WorktreeSetup;
   /** Where commands run (docs/security.md): mode, hosts they may reach, asking less inside. */
   sandbox: SandboxSettings;
+  /** agentTeams.container.* (CLI --container-host): teammates' containers, over `.team/settings.json`'s "container" (docs/containers.md). */
+  container?: ContainerFile;
 }
 
 export interface PermissionLists {
@@ -178,7 +181,8 @@ export interface SpawnInput {
   prompt: string;
   /** A model id or alias (opus, sonnet, haiku, inherit); beats the definition's. */
   model?: string | null;
-  isolation?: 'none' | 'worktree';
+  /** `container`: its commands and file tools in a container of its own (docs/containers.md). */
+  isolation?: 'none' | 'worktree' | 'container';
   /** An agent definition's name (.team/agents, .claude/agents). */
   agent_type?: string | null;
   /** Start in plan mode; default from the setting requirePlan. */

@@ -51,6 +51,8 @@ export const Member = z.looseObject({
   /** Absolute path of the teammate's worktree checkout, when isolated. */
   worktree: z.string().nullable().optional(),
   branch: z.string().nullable().optional(),
+  /** Runs in a container of its own (docs/containers.md): its commands and file tools act on its clone there, its work comes back onto `branch`. */
+  container: z.boolean().nullable().optional(),
   plan_mode: PlanMode.nullable().optional(),
   /** The agent definition it was spawned from (.team/agents, .claude/agents). */
   agent_type: z.string().nullable().optional(),

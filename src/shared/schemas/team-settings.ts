@@ -3,6 +3,7 @@
 // (core/team/team-settings.ts), which checks each section on its own so one malformed
 // section is reported by field and the others still count.
 import { z } from 'zod';
+import { containerFileSchema } from '../container-schemas';
 import { sandboxFileSchema } from '../sandbox-schemas';
 
 /** Permission rules (docs/permissions.md): `Bash(npm test)`, `Read(.env)`, … */
@@ -47,6 +48,7 @@ export const TEAM_SETTINGS_SECTIONS = {
   merge: MergeSettingsFile,
   worktree: WorktreeSetupSchema,
   hooks: HooksSection,
+  container: containerFileSchema,
 } as const;
 export type TeamSettingsSection = keyof typeof TEAM_SETTINGS_SECTIONS;
 
@@ -57,5 +59,7 @@ export const TeamSettingsFile = z.object({
   merge: MergeSettingsFile.optional(),
   worktree: WorktreeSetupSchema.optional(),
   hooks: HooksSection.optional(),
+  /** Teammates' containers (docs/containers.md). */
+  container: containerFileSchema.optional(),
 }).strict();
 export type TeamSettingsFile = z.infer<typeof TeamSettingsFile>;

@@ -53,7 +53,7 @@ test('spawn_teammate hands the spawner the call with the lead as spawner and say
   const f = await fakes(t);
   const r = await f.call('spawn_teammate', { name: 'bob', role: 'tester', prompt: 'Test it.', model: 'made-up-model' });
   assert.ok(!r.isError, r.text);
-  assert.deepEqual(f.spawned, [{ by: 'lead', input: { name: 'bob', role: 'tester', prompt: 'Test it.', isolation: 'none', agent_type: undefined, model: 'made-up-model', plan_mode_required: undefined, task: undefined } }]);
+  assert.deepEqual(f.spawned, [{ by: 'lead', input: { name: 'bob', role: 'tester', prompt: 'Test it.', isolation: undefined, agent_type: undefined, model: 'made-up-model', plan_mode_required: undefined, task: undefined } }]);
   assert.match(r.text, /^Spawned bob \(tester\), model made-up-model; it is working on your prompt\./);
   assert.match(r.text, /Note: .*made-up-model/);
   assert.equal((await f.team.roster.get('bob'))?.role, 'tester');

@@ -23,7 +23,7 @@ const HARD_STOP_GRACE_MS = 1_000;
 const IDLE_WORKERS = 2;
 
 export interface SearchContext {
-  fs: WorkspaceFs;
+  fs: Pick<WorkspaceFs, 'resolve'>;
   signal?: AbortSignal;
   timeBudgetMs?: number;
   maxFileBytes?: number;
@@ -176,7 +176,7 @@ interface Place {
   label: string;
 }
 
-async function place(fs: WorkspaceFs, userPath: string | null | undefined, fileOk: boolean): Promise<Place> {
+async function place(fs: Pick<WorkspaceFs, 'resolve'>, userPath: string | null | undefined, fileOk: boolean): Promise<Place> {
   const root = await fs.resolve('.');
   const abs = await fs.resolve(userPath || '.');
   const rel = path.relative(root, abs).split(path.sep).join('/');

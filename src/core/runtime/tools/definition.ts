@@ -8,12 +8,13 @@ import type { Member } from '../../../shared/schemas';
 import { toolFacts, type ToolFacts } from '../../../shared/tool-facts';
 import type { JobManager } from '../../exec/jobs';
 import type { ProcessRegistry } from '../../exec/process-group';
-import type { WorkspaceFs } from '../../exec/workspace-fs';
+import type { AgentFs } from '../../exec/agent-fs';
 import type { ModelTool } from '../../model';
 import type { Team } from '../../team/team';
 import type { MergeQueue } from '../../merge/merge-queue';
 import type { WorktreeManager } from '../../worktree/manager';
 import type { CommandSandbox } from '../../sandbox/sandbox';
+import type { TeammateContainers } from '../../container/seats';
 import type { HookRunRecord, Hooks } from '../../hooks/hooks';
 import type { Activity, Approver, RuntimeSettings, SpawnInput } from '../types';
 import { leanSchema } from './lean-schema';
@@ -24,7 +25,8 @@ export type AgentKind = 'lead' | 'teammate';
 export interface AgentHandle {
   readonly name: string;
   readonly kind: AgentKind;
-  readonly fs: WorkspaceFs;
+  /** Its files: a folder here, or its clone in its container (exec/agent-fs.ts). */
+  readonly fs: AgentFs;
   readonly cwd: string;
   /** Where it works when no task binds it to a worktree. */
   readonly homeDir: string;
@@ -85,6 +87,8 @@ export interface ToolHost {
   readonly jobs: JobManager;
   /** How commands are started: in the sandbox, or why not (docs/security.md). */
   readonly sandbox: CommandSandbox;
+  /** Teammates whose commands and files are in a container of their own (docs/containers.md). */
+  readonly containers: TeammateContainers;
   readonly spawner: Spawning;
   /** Whether the lead is in a turn (for send_message's answer); absent where unknown. */
   leadBusy?(): boolean;

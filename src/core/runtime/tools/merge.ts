@@ -9,7 +9,7 @@ import { decideBash } from '../../permissions/decide';
 import { toolFamily, fail, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 
 /** What this family's tools reach of the runner: a test drives them with a fake of just this. */
-export type MergeToolHost = Pick<ToolHost, 'settings' | 'approver' | 'mergeQueue'>;
+export type MergeToolHost = Pick<ToolHost, 'settings' | 'approver' | 'mergeQueue' | 'containers'>;
 const defineTool = toolFamily<keyof MergeToolHost>();
 
 /**
@@ -44,6 +44,9 @@ export const queueMerge = defineTool({
     const refused = test_command?.trim() ? await commandRefusal(test_command, a, h) : null;
     if (refused) return refused;
     try {
+      // A container teammate's latest commits come back first (docs/containers.md): what is queued is what it has.
+      const back = h.containers.has(teammate) ? await h.containers.bringBack(teammate).then(() => null, (e: Error) => e.message) : null;
+      if (back) return fail(`Not queued: the work of ${teammate} could not be brought back from its container: ${back}.`);
       // The configured command is the user's gate: a model's command is run in addition, never instead (docs/security.md).
       const { entry, position } = await h.mergeQueue.add(teammate, { by: a.name, extraTest: test_command });
       return ok(`Queued ${entry.branch} of ${teammate} (${testWords(entry)}), position ${position}. You will get a message when it lands or fails; end your turn to wait.`);

@@ -2,7 +2,8 @@
 // approval and are allowed in plan mode; they stay inside the agent's folder by real path,
 // respect .gitignore, and leave out files a Read deny rule covers (grep also the lines of files
 // a Read ask rule covers: only read_file, which asks, shows those) — by name, real path and
-// identity (read-guard.ts).
+// identity (read-guard.ts). A container teammate's search runs in its container (a.fs.remote,
+// core/container/container-fs.ts).
 import path from 'node:path';
 import { z } from 'zod';
 import { glob as globFiles, grep as grepFiles, listDir as listFolder, type SearchContext } from '../../exec/search/search';
@@ -35,7 +36,7 @@ export const listDir = defineTool({
   input: z.object({ path: z.string().nullish() }),
   agents: both,
   async run(input, a, h) {
-    return ok(await listFolder(searchContext(a, h), input));
+    return ok(await (a.fs.remote?.listDir(input) ?? listFolder(searchContext(a, h), input)));
   },
 });
 
@@ -48,7 +49,7 @@ export const glob = defineTool({
   }),
   agents: both,
   async run(input, a, h) {
-    return ok(await globFiles(searchContext(a, h), input));
+    return ok(await (a.fs.remote?.glob(input) ?? globFiles(searchContext(a, h), input)));
   },
 });
 
@@ -64,7 +65,7 @@ export const grep = defineTool({
   }),
   agents: both,
   async run(input, a, h) {
-    return ok(await grepFiles(searchContext(a, h), input));
+    return ok(await (a.fs.remote?.grep(input) ?? grepFiles(searchContext(a, h), input)));
   },
 });
 

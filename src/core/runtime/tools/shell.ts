@@ -1,20 +1,21 @@
 // The shell tools: bash in the agent's working directory (in the foreground, or as a
 // background job), job_output and job_kill. Every command is judged by the permission
 // rules first, falling back to the bash policy (docs/permissions.md, docs/tools.md), and
-// runs in the sandbox when there is one (docs/security.md).
+// runs in the sandbox when there is one (docs/security.md), or — a container teammate's — in
+// its container, never on this machine (docs/containers.md).
 import { z } from 'zod';
 import { formatJobRead } from '../../exec/jobs';
 import { formatShellResult, runShell } from '../../exec/shell';
 import { suggestRules } from '../../permissions/decide';
 import { decideCommand } from '../../sandbox/decide-command';
-import { toolFamily, fail, MAX_OUTPUT, ok, type ToolHost } from './definition';
+import { toolFamily, fail, MAX_OUTPUT, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 
 /**
  * What this family's tools reach of the runner. No fake of it: these tools are only worth
  * testing with the real processes and sandbox, through the runner (test/runtime/sandbox-*,
  * idle-jobs, and the CLI's test/cli/sandbox*, permissions).
  */
-export type ShellToolHost = Pick<ToolHost, 'settings' | 'approver' | 'jobs' | 'processes' | 'sandbox'>;
+export type ShellToolHost = Pick<ToolHost, 'settings' | 'approver' | 'jobs' | 'processes' | 'sandbox' | 'containers'>;
 const defineTool = toolFamily<keyof ShellToolHost>();
 
 const both = ['lead', 'teammate'] as const;
@@ -30,6 +31,7 @@ export const bash = defineTool({
   agents: both,
   changesWorkspace: true,
   async run({ command, run_in_background, unsandboxed }, a, h) {
+    if (h.containers.has(a.name)) return inContainer(command, !!run_in_background, !!unsandboxed, a, h);
     const s = h.settings();
     const box = await h.sandbox.state();
     if (box.mode === 'required' && !box.active) return fail(`Refused: the sandbox is required (agentTeams.sandbox is "required") but ${box.engine.reason}.`);
@@ -68,6 +70,39 @@ export const bash = defineTool({
     return { text: formatShellResult(r), isError: r.exitCode !== 0 };
   },
 });
+
+/**
+ * A container teammate's command: judged by the same rules as one in the sandbox (the container
+ * is isolation at least as strong), run in its container; there is no outside for it to ask for.
+ */
+async function inContainer(command: string, background: boolean, unsandboxed: boolean, a: AgentHandle, h: ShellToolHost): Promise<ToolResult> {
+  if (unsandboxed) return fail('Refused: you work in a container of your own; there is no outside of it for your commands to run in.');
+  const s = h.settings();
+  const d = await decideCommand(s, command, { inside: true, unsandboxed: false });
+  if (d.verdict === 'deny') return fail(`Refused: ${d.reason}.`);
+  if (d.verdict === 'ask' && !(d.fallback && a.hookApproved)) {
+    a.setActivity({ kind: 'waiting-approval', what: `bash \`${command.length > 80 ? `${command.slice(0, 80)}…` : command}\` in its container` });
+    const decision = await h.approver.bash(a.name, command, a.signal, { reason: d.reason, suggestions: await suggestRules(command) });
+    a.setActivity({ kind: 'tool', tool: 'bash' });
+    if (decision !== 'allow') return fail('The user denied this command.');
+  }
+  if (background) {
+    const j = await h.jobs.startRemote(a.name, command, (signal) => h.containers.exec(a.name, command, { timeoutMs: Infinity, maxOutputBytes: MAX_OUTPUT, signal }));
+    return ok(`Started background job ${j.id} in your container. Its output is read when it ends (job_output); stop it with job_kill. You will get a message when it ends.`);
+  }
+  // Stopped with the agent (stop, shutdown): the registry's stop aborts it, which kills its process group there.
+  const stopper = new AbortController();
+  const forward = () => stopper.abort();
+  a.signal.addEventListener('abort', forward, { once: true });
+  const untrack = h.processes.track(a.name, { command, stop: async () => stopper.abort() });
+  try {
+    const r = await h.containers.exec(a.name, command, { timeoutMs: s.bashTimeoutSeconds * 1000, maxOutputBytes: MAX_OUTPUT, signal: stopper.signal });
+    return { text: formatShellResult(r), isError: r.exitCode !== 0 };
+  } finally {
+    untrack();
+    a.signal.removeEventListener('abort', forward);
+  }
+}
 
 export const jobOutput = defineTool({
   name: 'job_output',

@@ -20,7 +20,7 @@ export const spawnTeammate = defineTool({
     name: teammateName,
     role: z.string().min(1),
     prompt: z.string().min(1),
-    isolation: z.enum(['none', 'worktree']).nullish().describe('"worktree": its own branch, for teammates that would edit the same files at once, or risky changes.'),
+    isolation: z.enum(['none', 'worktree', 'container']).nullish().describe('"worktree": its own branch, for teammates that would edit the same files at once, or risky changes; "container": the same, in its own container.'),
     agent_type: z.string().nullish().describe('A definition from your instructions.'),
     model: z.string().nullish().describe('Default: the team\'s; e.g. opus, haiku, openai:<id>, vscode:<vendor>/<family>.'),
     plan_mode_required: z.boolean().nullish().describe('Changes wait for an approved plan (default: agentTeams.requirePlan).'),
@@ -28,13 +28,13 @@ export const spawnTeammate = defineTool({
   }),
   agents: ['lead'],
   async run({ name, role, prompt, isolation, agent_type, model, plan_mode_required, task }, a, h) {
-    const m = await h.spawner.spawn({ name, role, prompt, isolation: isolation ?? 'none', agent_type, model, plan_mode_required, task }, a.name).catch(async (err: Error) => {
+    const m = await h.spawner.spawn({ name, role, prompt, isolation: isolation ?? undefined, agent_type, model, plan_mode_required, task }, a.name).catch(async (err: Error) => {
       // Tasks this reply reserved for it would wait forever for a teammate that never came.
       const freed = a.spawnsInReply.has(name) && !(await h.team.roster.get(name)) ? await h.team.tasks.unreserve(name) : [];
       if (freed.length) err.message += `. Task${freed.length > 1 ? 's' : ''} ${freed.map((t) => `#${t.id}`).join(', ')} reserved for ${name} went back to the board unowned`;
       throw err;
     });
-    const where = m.branch ? ` in its worktree on branch ${m.branch}` : '';
+    const where = m.branch ? ` in its ${m.container ? 'container' : 'worktree'} on branch ${m.branch}` : '';
     const how = [m.agent_type ? `from ${m.agent_type}` : '', m.model ? `model ${m.model}` : '', m.plan_mode ? 'in plan mode: it plans first and changes nothing until its plan is approved' : '']
       .filter(Boolean).join('; ');
     const odd = m.model && !knownModel(m.model) ? ` Note: ${unknownModelWarning(m.model)}.` : '';

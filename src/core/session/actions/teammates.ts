@@ -8,7 +8,7 @@ import { NOTHING_TO_STOP } from '../team-session';
 export const spawn = defineAction({
   id: 'spawn', summary: 'start a teammate',
   args: z.object({
-    name: ParticipantName, role: z.string(), prompt: Text, isolation: z.enum(['none', 'worktree']).optional(),
+    name: ParticipantName, role: z.string(), prompt: Text, isolation: z.enum(['none', 'worktree', 'container']).optional(),
     agent_type: z.string().nullish(), model: z.string().nullish(), plan_mode_required: z.boolean().nullish(),
   }).refine((a) => a.role.trim() || a.agent_type, { message: 'must not be empty', path: ['role'] }),
   run: ({ session }, a) => session.spawnTeammate({
