@@ -14,8 +14,8 @@ import { PROXY_SOCKET_NAME, proxyEnv, sandboxedArgs, unsandboxedArgs } from './b
 import { PortForwarder } from './port-forward';
 import { detectEngine, type EngineStatus } from './engine';
 import { NetHolder } from './net-holder';
-import { releaseAll, takeCovers, takeGuards } from './covers';
-import { fsPolicy } from './fs-policy';
+import { quiet, release as releaseGuards, take, unchangedSince, type Held } from './covers';
+import { fsPolicy, type FsPolicy } from './fs-policy';
 import { DISABLED_NAME, neutraliseNestedRepos } from './nested-repos';
 import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
 import { canonicalHost, domainMatches, isLoopback, shownHost } from './hosts';
@@ -76,6 +76,19 @@ async function emptyDir(dir: string): Promise<void> {
   await Promise.all(names.map((n) => rm(join(dir, n), { recursive: true, force: true }).catch(() => undefined)));
 }
 
+/**
+ * The policy for a command, its guards counted in use (covers.ts): computed again when a
+ * guard of another command was removed meanwhile, since the policy may have seen it as an
+ * existing path of the folder.
+ */
+async function guardedPolicy(root: string, cwd: string, gitWritable: boolean): Promise<{ fs: FsPolicy; held: Held }> {
+  for (;;) {
+    const mark = await quiet();
+    const fs = await fsPolicy(root, cwd, { gitWritable });
+    if (unchangedSince(mark)) return { fs, held: take(fs) };
+  }
+}
+
 export class CommandSandbox {
   private readonly boxes = new Map<string, AgentBox>();
   /** Hosts answered this session (`host` or `host:port` for loopback): asked once each. */
@@ -130,18 +143,20 @@ export class CommandSandbox {
     await box.proxy;
     if (how.box) await emptyDir(box.tmpDir);
     const sockets = hostSockets();
-    const [fs, hidden, net] = await Promise.all([
-      fsPolicy(this.opts.root, cwd, { gitWritable: !how.gitReadOnly }), hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? this.jobNet(box, st.engine) : this.net(box, st.engine),
-    ]);
+    const guarding = guardedPolicy(this.opts.root, cwd, !how.gitReadOnly);
+    const [{ fs, held }, hidden, net] = await Promise.all([
+      guarding, hiddenByReadRules(this.opts.root, this.opts.rules()), how.background ? this.jobNet(box, st.engine) : this.net(box, st.engine),
+    ]).catch(async (e: unknown) => {
+      await guarding.then((g) => releaseGuards(g.held.paths), () => undefined);
+      throw e;
+    });
     if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
     void this.gitExposure.check(this.opts.root, [...hidden.files, ...hidden.dirs], (m) => this.opts.notice('warning', m));
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
-    takeGuards(fs.guarded);
-    const covers = await takeCovers(fs.coverFiles);
-    fs.readOnly.push(...covers);
+    fs.readOnly.push(...(await held.covers));
     fs.coverFiles = [];
     const release = async () => {
-      await releaseAll([...fs.guarded, ...covers]);
+      await releaseGuards(held.paths);
       // Off the command's path (its result is not held for it); dispose() waits for it.
       if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.track(this.afterRun(agent, fs.checkout));
     };
