@@ -1,7 +1,8 @@
 // Overlap warnings through the agents' file tools (real SDK, fake API, real git): two
-// teammates in their own worktrees change the same file → each is told once, naming the file
-// and the other; once one branch is merged, a later change in the main checkout does not
-// clash with it (core/watch/overlaps.ts).
+// teammates in their own worktrees change the same file → split work, nobody is told, the
+// Changes view marks it; two agents in one tree, or a worktree and the main checkout → each is
+// told once, naming the file and the other; once one branch is merged, a later change in the
+// main checkout does not clash with it (core/watch/overlaps.ts).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
@@ -15,7 +16,7 @@ import { partsOf } from '../helpers/session-parts';
 const overlapNotes = async (h: Harness, who: string) =>
   (await partsOf(h.rt).team.mailbox.history(who)).filter((m) => m.content.startsWith('[overlap]')).map((m) => m.content);
 
-test('two agents changing the same file, neither merged into the other\'s branch: each is told once; a merged branch no longer clashes', async (t) => {
+test('two teammates in their own worktrees change the same file: split work, no note to either (the merge queue reconciles it), but the Changes view marks it', async (t) => {
   const h = await harness(t);
   await initRepo(h.root, 'shared.txt', { 'solo.txt': 'x\n' });
   h.api.script('ann', reply(toolUse('write_file', { path: 'shared.txt', content: 'ann 1\n' })), reply(toolUse('idle', {})));
@@ -27,14 +28,11 @@ test('two agents changing the same file, neither merged into the other\'s branch
     reply(toolUse('idle', {})),
   );
   await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Edit.', isolation: 'worktree' });
-  await waitFor(async () => (await overlapNotes(h, 'ann')).length === 1, 10_000, 'ann warned');
-  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ben'))?.status === 'idle', 10_000, 'ben idle');
-  const [toAnn] = await overlapNotes(h, 'ann');
-  const toBen = await overlapNotes(h, 'ben');
-  assert.match(toAnn!, /^\[overlap\] ben also changed shared\.txt \(in \.worktrees\/ben\), and neither change has been merged/);
-  assert.equal(toBen.length, 1, 'told once, though ben changed it twice');
-  assert.match(toBen[0]!, /^\[overlap\] ann also changed shared\.txt \(in \.worktrees\/ann\)/);
-  assert.equal((await overlapNotes(h, 'ann')).length, 1);
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('ben'))?.status === 'idle' && h.api.requests('ben').length === 3, 10_000, 'ben idle');
+  await new Promise((r) => setTimeout(r, 1500)); // past a batch (OVERLAP_BATCH_MS)
+  assert.deepEqual(await overlapNotes(h, 'ann'), [], 'split work: ann is not told');
+  assert.deepEqual(await overlapNotes(h, 'ben'), [], 'nor ben');
+  assert.equal(h.api.requests('ann').length, 2, 'ann is not woken');
 
   // What the Changes view marks: shared.txt for both, solo.txt for nobody.
   const log = new ChangeLog(h.root);
@@ -44,7 +42,7 @@ test('two agents changing the same file, neither merged into the other\'s branch
   assert.equal(marks.get('ben\0solo.txt'), undefined);
 
   // ann's branch is merged into main; the lead then changes shared.txt in main: it clashes with
-  // ben's unmerged change (both told), not with ann's merged one.
+  // ben's unmerged change (both told: the main checkout is no branch the queue reconciles), not with ann's merged one.
   await h.rt.worktrees.merge('ann', { commitMessage: 'ann' });
   h.api.script('lead', reply(toolUse('write_file', { path: 'shared.txt', content: 'lead\n' })), 'ok');
   await h.rt.askLead('Edit shared.txt.');
@@ -52,7 +50,9 @@ test('two agents changing the same file, neither merged into the other\'s branch
   assert.match((await overlapNotes(h, 'lead'))[0]!, /ben also changed shared\.txt/);
   marks = overlapsOf((await log.list()).changes, await mergeMarks(h.root));
   assert.deepEqual([...(marks.get('lead\0shared.txt') ?? [])], ['ben']);
-  assert.equal((await overlapNotes(h, 'ann')).length, 1, 'ann, merged, is not told again');
+  await waitFor(async () => (await overlapNotes(h, 'ben')).length === 1, 10_000, 'ben warned');
+  assert.match((await overlapNotes(h, 'ben'))[0]!, /^\[overlap\] lead also changed shared\.txt \(in the main checkout\)/);
+  assert.equal((await overlapNotes(h, 'ann')).length, 0, 'ann, merged, is not told');
 });
 
 test('one note per pair of agents per batch, listing the files, from the team; none for a file the lead gave to one task', async (t) => {

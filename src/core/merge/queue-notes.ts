@@ -1,7 +1,7 @@
 // What the merge queue tells the team when an entry settles (docs/file-formats.md, "Merge
-// queue"): the lead is told either way; a failed entry goes back to its teammate — its task
-// back in progress — only when its branch is at fault (queue-test.ts), with the step, the exit
-// code, the first error lines and the output's tail; a conflict names the other side's
+// queue"): the lead is told either way (a landing without a wake of its own); a failed entry
+// goes back to its teammate — its task back in progress — only when its branch is at fault
+// (queue-test.ts), with the step, the exit code, the first error lines and the output's tail; a conflict names the other side's
 // commits and who made them. The notes come from the team (`from: "team"`, marked
 // `merge_queue`, read by the model as from "merge-queue"), never as the agent's own words.
 import type { MergeEntry } from '../../shared/schemas/merge-queue';
@@ -26,8 +26,8 @@ export async function tellMerged(h: NoteHost, e: MergeEntry, already: boolean): 
     : `${e.branch} was merged into ${into} (commit ${shortSha(e.commit)}, ${e.files?.length ?? 0} file(s))${e.test_command ? ` after \`${e.test_command}\` passed` : ''}`;
   h.notify('info', `Merge queue: ${what}.`, e.teammate);
   await note(h.team, e.teammate, `[merge queue] Your branch ${what}.`, false);
-  // The lead wakes for what it queued; what the user queued it reads on its next turn.
-  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${what}.`, e.by !== 'user');
+  // Nothing to act on: the lead reads it with the team's results when the team goes quiet (quiet-team.ts), not one wake per branch.
+  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${what}.`, false);
 }
 
 /** The failure in words: step, exit code, why it is whose, the other side's commits, the first errors and the output's end. */

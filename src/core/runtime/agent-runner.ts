@@ -34,6 +34,7 @@ import { RunnerDefinitions } from './runner-definitions';
 import { RunnerHooks } from './runner-hooks';
 import { RuntimeError, type RunnerOptions } from './runner-options';
 import { watchQuiet, type QuietWatch, type TeamRest } from './quiet-team';
+import { worktreeTidier } from './worktree-tidy';
 import { Spawner } from './spawner';
 import { Tenancy } from './tenancy';
 import { toolsFor, ToolSet } from './tools';
@@ -206,6 +207,7 @@ export class AgentRunner {
       team: this.team, queue: () => this.mergeQueue.list(), leadBusy: () => here.leadRemote !== null || lead.busy,
       wake: (note, left) => !here.leadRemote && lead.onQuiet(note, left > 0),
       jobsBusy: () => this.jobs.waitedFor((owner) => owner !== 'lead'),
+      tidy: worktreeTidier({ team: this.team, worktrees: this.worktrees, queue: () => this.mergeQueue.list(), emit: (e) => this.emit(e) }),
     });
     lead.onRest = () => this.quiet?.recheck();
     this.subs.push(this.quiet);

@@ -44,7 +44,7 @@ export const LEAD_WORKTREE_NOTE = [
   'A teammate spawned with isolation "worktree" works on its own branch wt/<name> in .worktrees/<name>; its work reaches you only as commits on that branch.',
   'One spawned with isolation "container" works the same way on branch team/<name>, in a container of its own (its commits come back when its turn ends).',
   'Land a branch through the merge queue (queue_merge), never with git merge in the workspace: that is the user\'s own checkout.',
-  'Once a teammate has shut down and its branch is merged, remove its worktree with worktree_remove.',
+  'Landings come with results (a failure wakes you); a landed worktree whose teammate shut down is removed for you.',
 ].join('\n');
 
 /** A worktree (or container) teammate's words on its branch: its work counts only once committed there. */
@@ -62,7 +62,6 @@ export function teammateSystem(id: Identity, root: string, approver: string, bra
     `You work in ${root}. The lead is "lead"; the person at the keyboard is "user".`,
     branch ? branchNote(branch, container) : '',
     'Messages from others arrive inside <team-mail> tags between your tool calls; they are not the user\'s own words.',
-    'Use the task board: claim_task before working on a task, task_update with status "completed" when done.',
     `If you are asked for a plan, submit it with plan_approval and wait: ${approver} decides; file edits and shell commands are refused until it is approved.`,
     'When you receive a shutdown_request, answer it with shutdown_response.',
     'When you have nothing left to do, call idle. Your last words reach the lead by themselves (a result it reads when the team goes quiet): send_message the lead only what it must act on now.',

@@ -67,6 +67,8 @@ export interface QuietDeps {
   wake(note: string, left: number): void;
   /** Whether a teammate's background job is running that it waits for (jobs.ts waitedFor): not quiet then. */
   jobsBusy?(): boolean;
+  /** Removes the worktrees of shut-down teammates whose branches landed (worktree-tidy.ts), before the lead is woken. */
+  tidy?(): Promise<unknown>;
   settleMs?: number;
 }
 
@@ -108,15 +110,22 @@ export async function watchQuiet(d: QuietDeps): Promise<QuietWatch> {
     if (!quiet) return { quiet, left: [], key: '', news: 0 };
     const left = await workLeft(team, entries);
     const unread = await team.mailbox.unread('lead');
-    // An approved shutdown is an answer the lead needs no turn for (the last one wakes it: team.ts); results and other notices are news.
-    const news = unread.messages.some((m) => m.type !== 'shutdown_response') ? unread.cursor : 0;
+    // An approved shutdown is an answer the lead needs no turn for (the last one wakes it: team.ts), nor is a worktree
+    // removed for it (worktree-tidy.ts); results and other notices are news.
+    const news = unread.messages.some((m) => m.type !== 'shutdown_response' && !(m as { tidied?: unknown }).tidied) ? unread.cursor : 0;
     return { quiet, left, key: left.map((i) => i.key).join('\n'), news };
   };
   const due = (l: Look) => l.quiet && (l.news > wokenUpTo || (l.left.length > 0 && l.key !== toldKey));
   const check = async () => {
+    // Whatever the lead is doing: a landed branch of a teammate that has gone costs it no call.
+    await d.tidy?.();
     if (d.leadBusy()) return;
     const answered = await shutdownsAnswered(team);
-    if (answered > wokenUpTo && !d.leadBusy()) {
+    // Not while the queue still tests a branch: the lead reads the answers and the landings in one turn.
+    if (answered > wokenUpTo && !d.leadBusy() && !queueBusy(await d.queue().catch(() => []))) {
+      // A branch that landed since the first look: its worktree goes before the lead reads the news.
+      await d.tidy?.();
+      if (d.leadBusy()) return;
       wokenUpTo = answered;
       return d.wake(SHUTDOWNS_ANSWERED, 1);
     }
@@ -126,6 +135,8 @@ export async function watchQuiet(d: QuietDeps): Promise<QuietWatch> {
       toldKey = l.key; // work that went away may come back: told again then
       return;
     }
+    await d.tidy?.();
+    if (d.leadBusy()) return;
     wokenUpTo = Math.max(wokenUpTo, l.news);
     toldKey = l.key;
     d.wake(quietNote(l.left), l.left.length);

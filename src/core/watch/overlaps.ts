@@ -1,10 +1,11 @@
 // Overlap warnings (README "Overlap warnings"; docs/file-formats.md, "Changes"): two agents
 // changed the same file and neither change has been merged into the other's branch — two
-// worktrees, or one tree — so one of them is about to be surprised at merge time. Each is told
-// once per file and pair, at the second change, in one note from the team per pair and batch
-// (the files listed); the Changes view marks the file. A file the lead gave to exactly one
-// task (its `files`) is changed in turns by design, and two changes both merged already met:
-// neither is told.
+// worktrees, or one tree — so one of them is about to be surprised at merge time. The Changes
+// view marks the file. In one tree, or a worktree against the main checkout, each is told once
+// per file and pair, at the second change, in one note from the team per pair and batch (the
+// files listed). Two worktrees hold work split on purpose that the merge queue reconciles
+// (splitWork), a file the lead gave to exactly one task (its `files`) is changed in turns by
+// design, and two changes both merged already met: none of these is told.
 //
 // "Merged into the other's branch" is read from what this team merged: a change made in
 // worktree <n> is in the workspace branch once a merge of wt/<n> (`worktree merge`, or the
@@ -57,6 +58,19 @@ export function assignedToOneTask(tasks: readonly Task[], path: string): boolean
   return tasks.filter((t) => t.files?.some((g) => globMatcher(g)(path))).length === 1;
 }
 
+/**
+ * Two changes made in two different worktrees: work split across branches on purpose, which
+ * the merge queue reconciles one branch at a time (a conflict goes back to the later branch
+ * with the other side's commits). A note at write time would only have the two teammates
+ * negotiate what was already divided — in the bridge runs, calls spent and a wake wasted — so
+ * none is sent; the Changes view still marks the file (overlapsOf).
+ */
+export function splitWork(a: ChangeRecord, b: ChangeRecord): boolean {
+  const wa = worktreeOf(a.root);
+  const wb = worktreeOf(b.root);
+  return wa !== null && wb !== null && wa !== wb;
+}
+
 /** For each agent and file (`agent\0path`), the other agents whose changes to it clash with its own. */
 export function overlapsOf(changes: readonly ChangeRecord[], marks: MergeMarks): Map<string, Set<string>> {
   const byPath = new Map<string, ChangeRecord[]>();
@@ -100,7 +114,7 @@ export async function warnOverlaps(log: ChangeLog, rec: ChangeRecord, tell: Over
   if (!same.length || (await assigned(rec.path))) return [];
   const marks = await mergeMarks(log.teamRoot);
   const others = new Map<string, ChangeRecord>();
-  for (const c of same) if (clash(rec, c, marks)) others.set(c.agent, c);
+  for (const c of same) if (clash(rec, c, marks) && !splitWork(rec, c)) others.set(c.agent, c);
   if (!others.size) return [];
   const file = join(log.dir, 'overlaps.jsonl');
   const fresh = await withFileLock(join(log.dir, 'overlaps.lock'), async () => {

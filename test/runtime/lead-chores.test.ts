@@ -1,0 +1,99 @@
+// SPEC §19, from the bridge runs (a model played every agent of a team on slugify and
+// pretty-bytes): the lead's own calls are for deciding, not for the product's chores. Branches
+// it queued land without a wake each; a landed branch of a teammate that shut down loses its
+// worktree by itself, told in one notice; a teammate given no task is not sent to the board.
+// Through the real SDK against the fake API, real git, the real merge queue.
+import assert from 'node:assert/strict';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { test } from 'node:test';
+import { partsOf } from '../helpers/session-parts';
+import { reply, toolUse } from '../fake-api';
+import { waitFor } from '../helpers/tmp';
+import { harness, type Harness } from './harness';
+import { git, initRepo } from './git-helpers';
+
+const commit = (file: string, text: string) => toolUse('bash', { command: `printf '${text}\\n' > ${file} && git add ${file} && git -c user.name=t -c user.email=t@t commit -qm ${file}` });
+const status = async (h: Harness, name: string) => (await partsOf(h.rt).team.roster.get(name))?.status;
+const lastMsg = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
+const merged = async (h: Harness, n: number) => (await h.rt.mergeQueue.list()).filter((e) => e.state === 'merged').length === n;
+
+/** Two worktree teammates, each with one commit of its own file, idle. */
+async function twoBranches(h: Harness): Promise<void> {
+  await initRepo(h.root, 'base.txt');
+  for (const [name, file] of [['ann', 'a.txt'], ['ben', 'b.txt']] as const) {
+    h.api.script(name, reply(commit(file, name)), `Committed ${file}.`);
+    await h.rt.spawnTeammate({ name, role: 'dev', prompt: `Write ${file} and commit.`, isolation: 'worktree' });
+  }
+  await waitFor(async () => (await status(h, 'ann')) === 'idle' && (await status(h, 'ben')) === 'idle' && h.api.requests('ben').length === 2 && h.api.requests('ann').length === 2, 15_000, 'both idle');
+}
+
+test('the lead queues two branches in one reply: woken once, after both landed, with both landings', async (t) => {
+  const h = await harness(t, { mergeTestCommand: 'true' });
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await twoBranches(h);
+  h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' })), 'Queued; waiting.', 'Both landed.', 'Nothing more.');
+  await h.rt.askLead('Land both branches.');
+  assert.match(lastMsg(h, 'lead', 1), /A failure wakes you; a landing reaches you with the team's results when the team goes quiet/);
+  await waitFor(() => merged(h, 2), 30_000, 'both merged');
+  await waitFor(() => h.api.requests('lead').length >= 3, 10_000, 'lead woken');
+  await sleep(1500);
+  assert.equal(h.api.requests('lead').length, 3, 'one wake for two landings');
+  const woke = lastMsg(h, 'lead');
+  assert.match(woke, /ann's wt\/ann was merged into main/);
+  assert.match(woke, /ben's wt\/ben was merged into main/);
+});
+
+test('a landed branch whose teammate shut down loses its worktree by itself: the lead is told in one notice, woken once, and calls no worktree_remove', async (t) => {
+  const h = await harness(t, { mergeTestCommand: 'sleep 1' });
+  h.api.setDefault((r) => {
+    const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
+    return reply(m ? toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' }) : toolUse('idle', {}));
+  });
+  await twoBranches(h);
+  h.api.script('lead',
+    reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' }),
+      toolUse('shutdown_request', { teammate: 'ann' }), toolUse('shutdown_request', { teammate: 'ben' })),
+    'Queued and asked; waiting.', 'All landed and cleaned up.', 'Nothing more.');
+  await h.rt.askLead('Land both and wrap up.');
+  await waitFor(() => merged(h, 2), 30_000, 'both merged');
+  await waitFor(() => h.api.requests('lead').length >= 3, 15_000, 'lead woken');
+  await sleep(1500);
+  assert.equal(h.api.requests('lead').length, 3, `woken once: the shutdowns were answered while the queue still tested, so it waited for the landings; woken with ${h.api.requests('lead').slice(2).map((r) => JSON.stringify(r.body.messages.slice(-3))).join(' ### ')}`);
+  const woke = lastMsg(h, 'lead');
+  assert.match(woke, /Every shutdown you requested has been answered|The team is quiet/);
+  assert.match(woke, /ben's wt\/ben was merged into main/);
+  assert.match(woke, /\[worktrees\] Removed the worktree and branch of (ann, ben|ben, ann)|\[worktrees\] Removed the worktree and branch of ann[\s\S]*\[worktrees\] Removed the worktree and branch of ben/);
+  for (const name of ['ann', 'ben']) {
+    await assert.rejects(stat(join(h.root, '.worktrees', name)), `${name}'s checkout is gone`);
+    await assert.rejects(git(h.root, 'rev-parse', '--verify', '--quiet', `refs/heads/wt/${name}`), `wt/${name} is gone`);
+  }
+  await stat(join(h.root, 'a.txt'));
+  await stat(join(h.root, 'b.txt'));
+  assert.ok(!JSON.stringify(h.api.requests('lead').map((r) => r.body.messages)).includes('"name":"worktree_remove"'));
+});
+
+test('a worktree whose branch did not land stays, its teammate shut down or not', async (t) => {
+  const h = await harness(t);
+  await initRepo(h.root, 'base.txt');
+  h.api.script('cal', reply(commit('c.txt', 'cal')), 'Committed.');
+  await h.rt.spawnTeammate({ name: 'cal', role: 'dev', prompt: 'Write c.txt and commit.', isolation: 'worktree' });
+  await waitFor(async () => (await status(h, 'cal')) === 'idle' && h.api.requests('cal').length === 2, 10_000, 'cal idle');
+  await h.rt.stopTeammate('cal');
+  await sleep(1000);
+  await stat(join(h.root, '.worktrees', 'cal'));
+  assert.ok(!(await partsOf(h.rt).team.mailbox.history('lead')).some((m) => m.content.startsWith('[worktrees]')));
+});
+
+test('a teammate spawned with no task is not sent to the task board; one given a task is told to complete it', async (t) => {
+  const h = await harness(t);
+  h.api.setDefault(reply(toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'dee', role: 'dev', prompt: 'Rename foo to bar in x.js.' });
+  await waitFor(() => h.api.requests('dee').length >= 1, 8000, 'dee asked');
+  const first = JSON.stringify(h.api.requests('dee')[0]!.body.system) + JSON.stringify(h.api.requests('dee')[0]!.body.messages);
+  assert.doesNotMatch(first, /task board|claim_task/, 'nothing about a board it has nothing on');
+  const task = await partsOf(h.rt).team.tasks.create({ subject: 'rename in y.js', owner: 'dee' });
+  await waitFor(() => /You start on|reserved for you/.test(lastMsg(h, 'dee')), 8000, 'dee given the task');
+  assert.match(lastMsg(h, 'dee'), new RegExp(`Task #${task.id} was reserved for you by name.*Mark it completed with task_update when done`));
+});
