@@ -14,6 +14,7 @@ import { WATCH_COMMANDS } from './watch-commands';
 import { askFirstPrompt, askNameAndRole, spawnOptions } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 import { QUEUE_COMMANDS } from './queue-commands';
+import { LEAD_COMMANDS } from './lead-commands';
 
 // Ask Lead's prompt, trimmed (the action table's Text keeps a message's spacing).
 const text = z.string().trim().min(1, 'must not be empty');
@@ -184,6 +185,7 @@ export const COMMANDS: CommandSpec[] = [
     id: 'agentTeams.refresh', title: 'Refresh', fields: [], schema: z.object({}),
     run: async (_a, ctx) => ctx.refresh(),
   }),
+  ...LEAD_COMMANDS,
   ...WORKTREE_COMMANDS,
   ...QUEUE_COMMANDS,
   ...MCP_COMMANDS,

@@ -125,7 +125,7 @@ export function startEngine(shell: Shell): Engine {
     runtime.onEvent((e) => {
       // Usage lands in the roster file (its watcher says 'roster'); activity is only in memory.
       if (e.type === 'activity' || e.type === 'jobs') host.fire(['activity']);
-      showNotice(e, log);
+      showNotice(e, log, () => session.activity('lead').kind === 'remote');
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       setRestrictedMessage();

@@ -9,6 +9,7 @@ import type { RequestRecord } from '../shared/schemas';
 import type { CommandContext } from './command-context';
 import { errorText } from './log';
 import { askText, CANCEL } from './prompts';
+import { TAKE_OVER_LEAD } from './lead-commands';
 import type { TeamHost } from './team-host';
 
 export class RequestNotifier implements vscode.Disposable {
@@ -78,8 +79,13 @@ export class RequestNotifier implements vscode.Disposable {
   }
 }
 
-/** Runtime notices: warnings and errors (budget spent, API errors) as notifications. */
-export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel): void {
+const TAKE_OVER = 'Take Over Lead';
+
+/**
+ * Runtime notices: warnings and errors (budget spent, API errors) as notifications. A notice
+ * about the lead while another window runs it offers Take Over Lead (lead-commands.ts).
+ */
+export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel, leadElsewhere: () => boolean = () => false): void {
   if (e.type !== 'notice') return;
   // Notices name their agent in the message already (the CLI prints them as they are).
   const text = e.message;
@@ -91,13 +97,15 @@ export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel): void 
   // A failed MCP server is offered a restart right there (docs/mcp.md); "Show" opens the
   // transcript of the agent the notice is about, where it happened.
   const agent = e.agent;
-  const actions = [...(e.mcpServer ? ['Restart'] : []), ...(agent ? ['Show'] : []), 'Show Log'];
+  const takeOver = agent === 'lead' && leadElsewhere();
+  const actions = [...(e.mcpServer ? ['Restart'] : []), ...(takeOver ? [TAKE_OVER] : []), ...(agent ? ['Show'] : []), 'Show Log'];
   // A toast shows the first line: a long tail (an MCP server's stderr) would fill the corner
   // and hide the toasts after it, such as the next approval. The whole notice is in the log.
   const [first = '', ...more] = text.split('\n');
   const toast = more.some((l) => l.trim()) ? `${first} (More in Show Log.)` : first;
   void show(`Agent Teams: ${toast}`, ...actions).then((b) => {
-    if (b === 'Restart') void vscode.commands.executeCommand('agentTeams.mcpRestart', { server: e.mcpServer });
+    if (b === TAKE_OVER) void vscode.commands.executeCommand(TAKE_OVER_LEAD);
+    else if (b === 'Restart') void vscode.commands.executeCommand('agentTeams.mcpRestart', { server: e.mcpServer });
     else if (b === 'Show' && agent) void vscode.commands.executeCommand('agentTeams.openTranscript', { agent });
     else if (b) log.show(true);
   });

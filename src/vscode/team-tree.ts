@@ -224,7 +224,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const status = statusOf(m, activity, node.lead);
     // Plan mode holding it is said in words, beside whatever it is doing (reading, idle).
     const planning = m && isPlanning(m, s.plans) ? PLANNING_WORDS : undefined;
-    const detail = [planning, activityWords(activity)].filter(Boolean).join(', ') || undefined;
+    // Another window runs it: said so, not by its random host id (Take Over Lead is on the row).
+    const doing = activity?.kind === 'remote' ? 'in another window' : activityWords(activity);
+    const detail = [planning, doing].filter(Boolean).join(', ') || undefined;
     const task = m?.current_task ? s.tasks.get(m.current_task) : undefined;
     const usage = node.lead ? s.leadUsage : m?.usage;
     const model = m?.model ?? this.agents.defaultModel();
@@ -248,8 +250,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
     // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove);
-    // `.removable`: merged and clean, its teammate shut down — Remove Worktree is offered inline.
-    item.contextValue = node.lead ? 'member.lead' : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}${removable ? '.removable' : ''}`;
+    // `.removable`: merged and clean, its teammate shut down — Remove Worktree is offered inline;
+    // `member.lead.remote`: another window runs the lead — Take Over Lead is (lead-commands.ts).
+    item.contextValue = node.lead ? `member.lead${activity?.kind === 'remote' ? '.remote' : ''}` : `member.teammate.${m?.status ?? 'idle'}${m?.branch ? '.wt' : ''}${removable ? '.removable' : ''}`;
     const spoken = [node.name, role, status, detail, task ? `working on task ${task.id}: ${task.subject}` : undefined,
       m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];

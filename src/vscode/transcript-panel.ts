@@ -33,7 +33,7 @@ function activityWords(a: Activity | undefined): string {
     case 'paused': return `paused: ${a.reason}`;
     case 'error': return `error: ${a.message}`;
     case 'stopped': return 'stopped';
-    case 'remote': return `run by another window (host ${a.host})`;
+    case 'remote': return 'run by another window';
   }
 }
 

@@ -31,7 +31,7 @@ const SPEC_TITLES: Record<string, string> = {
   createTask: 'Create Task', openInbox: 'Open Inbox', setApiKey: 'Set API Key', showLog: 'Show Log',
   openTranscript: 'Open Transcript', showChanges: 'Show Changes', requestPlan: 'Request Plan', setOpenAIKey: 'Set OpenAI API Key',
   // SPEC §22.
-  reviewPlan: 'Review Plan', restartTeammate: 'Restart Teammate', gettingStarted: 'Get Started',
+  reviewPlan: 'Review Plan', restartTeammate: 'Restart Teammate', gettingStarted: 'Get Started', takeOverLead: 'Take Over Lead',
 };
 
 describe('package.json contributions', () => {
@@ -108,6 +108,12 @@ describe('package.json contributions', () => {
       const entry = menu.find((x) => x.command === id && x.group?.startsWith('3_worktree'));
       for (const row of ['member.teammate.idle.wt', 'member.teammate.shutdown.wt.removable']) assert.match(row, whenRe(entry?.when), `${id} on ${row}`);
     }
+  });
+
+  it('offer Take Over Lead inline on the lead\'s row only while another window runs it', async () => {
+    const menu = (await load()).contributes.menus['view/item/context'] ?? [];
+    const inline = menu.filter((x) => x.command === 'agentTeams.takeOverLead' && x.group?.startsWith('inline'));
+    assert.deepEqual(inline.map((x) => x.when), ['view == agentTeams.team && viewItem == member.lead.remote']);
   });
 
   it('offer Stop Teammate on idle teammates as well as working ones (an idle teammate can hang on to a task)', async () => {

@@ -282,6 +282,7 @@ export class AgentRunner {
       await this.defs.load();
       this.lead.system = this.defs.leadPrompt((await this.team.roster.read()).team_name, this.s.confirmTeam);
     }
+    await this.tenancy.leadArrived();
     const leadRemote = this.tenancy.leadRemote;
     if (leadRemote) {
       // Nothing lost: the lead that runs elsewhere reads it as mail from the user.
@@ -295,6 +296,12 @@ export class AgentRunner {
   /** Cancels the lead's current turn (the CLI's Ctrl-C). */
   cancelLeadTurn(): void {
     this.lead.cancelTurn();
+  }
+
+  /** Take Over Lead (tenancy.ts): the lead runs here from now; returns the host it was taken from. */
+  takeOverLead(): Promise<string | null> {
+    if (this.disposed) return Promise.reject(new RuntimeError('the runtime is shut down'));
+    return this.tenancy.takeOverLead();
   }
 
   async stopTeammate(teammate: string): Promise<void> {

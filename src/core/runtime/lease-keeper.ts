@@ -5,7 +5,7 @@
 import type { Member } from '../../shared/schemas';
 import type { Roster } from '../team/roster';
 import {
-  claimLeadLease, claimMember, HEARTBEAT_MS, LeaseClock, liveForeignHost, makeLease, releaseLeases, renewLeases,
+  claimLeadLease, claimMember, takeLeadLease, HEARTBEAT_MS, LeaseClock, liveForeignHost, makeLease, releaseLeases, renewLeases,
   type Claim, type Renewal,
 } from './lease';
 
@@ -34,6 +34,11 @@ export class LeaseKeeper {
   /** Takes the lead's lease unless another live host holds it; returns that host. */
   claimLead(): Promise<string | null> {
     return this.roster.update((c) => claimLeadLease(c, this.hostId, this.heartbeatMs));
+  }
+
+  /** Takes the lead's lease whoever holds it (Take Over Lead); returns the host it was taken from. */
+  takeLead(): Promise<string | null> {
+    return this.roster.update((c) => takeLeadLease(c, this.hostId));
   }
 
   /** Takes `name`'s lease in one locked roster update, so two hosts starting together never both run it. */

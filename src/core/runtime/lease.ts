@@ -54,6 +54,19 @@ export function claimLeadLease(c: TeamConfig, hostId: string, heartbeatMs?: numb
   return foreign;
 }
 
+/**
+ * Take Over Lead: takes the lead's lease whoever holds it (the user says that window is gone,
+ * though its backend still renews). Returns the host it was taken from. That host stops its
+ * lead at its next renewal (renewLeases: leadLostTo), and the fence the taker opens refuses
+ * its transcript writes until then.
+ */
+export function takeLeadLease(c: TeamConfig, hostId: string): string | null {
+  const rec = leadRecord(c);
+  const from = rec.host && rec.host.id !== hostId ? rec.host.id : null;
+  rec.host = makeLease(hostId);
+  return from;
+}
+
 export interface Renewal {
   /** Members another host took over (ours looked stale to it: this process was frozen). */
   lost: Array<{ name: string; host: string }>;

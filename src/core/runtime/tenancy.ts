@@ -91,6 +91,8 @@ export class Tenancy implements LeaseCheck {
     if (this.d.disposed() || this.leadRemote) return;
     this.leadRemote = host;
     this.d.lead().handOver();
+    // Its commands too: the lead that runs there now carries the turn on (never two leads at work).
+    void this.d.processes.killAll('lead');
     this.d.emit({ type: 'activity', agent: 'lead', activity: { kind: 'remote', host } });
     this.d.emit({ type: 'notice', level: 'warning', agent: 'lead', message: `The lead is now run by another window (host ${host}); stopped here.` });
   }
@@ -111,16 +113,55 @@ export class Tenancy implements LeaseCheck {
   private async adoptLead(): Promise<void> {
     if (!this.leadRemote || this.d.disposed()) return;
     const foreign = await this.d.keeper.claimLead().catch(() => this.leadRemote);
+    // Taken over meanwhile (takeOverLead): it runs here already.
+    if (!this.leadRemote) return;
     if (foreign) {
       this.leadRemote = foreign;
       return;
     }
     this.leadRemote = null;
-    await this.d.lead().fence(this.d.keeper.hostId);
-    await this.d.lead().restore();
-    this.d.emit({ type: 'activity', agent: 'lead', activity: this.d.lead().activity });
-    this.d.lead().resumeTurn();
-    this.d.lead().onMail();
+    await this.runLeadHere();
+  }
+
+  /**
+   * Take Over Lead: the lead runs here from now, whoever held it — the user says the window
+   * that runs it is gone, though its backend still renews the lease. That host stops its lead
+   * at its next heartbeat (leadTakenBy); until then the fence opened here refuses its writes.
+   * Returns the host it was taken from (null: it ran here already, or nobody held it).
+   */
+  async takeOverLead(): Promise<string | null> {
+    if (!this.leadRemote || this.d.disposed()) return null;
+    const from = await this.d.keeper.takeLead();
+    // Adopted meanwhile (adoptLead): it runs here already.
+    if (!this.leadRemote) return from;
+    this.leadRemote = null;
+    await this.runLeadHere();
+    return from;
+  }
+
+  /** The lead being started here (between its lease and its restored conversation). */
+  private arriving: Promise<void> | null = null;
+
+  /** Resolves once a lead being taken on here has its conversation: asking it earlier would start a new one. */
+  leadArrived(): Promise<void> {
+    return this.arriving ?? Promise.resolve();
+  }
+
+  /** Starts the lead here (its lease just taken): fenced first, then its conversation as the last host left it. */
+  private async runLeadHere(): Promise<void> {
+    const lead = this.d.lead();
+    this.arriving = (async () => {
+      await lead.fence(this.d.keeper.hostId);
+      await lead.restore();
+    })();
+    try {
+      await this.arriving;
+    } finally {
+      this.arriving = null;
+    }
+    this.d.emit({ type: 'activity', agent: 'lead', activity: lead.activity });
+    lead.resumeTurn();
+    lead.onMail();
   }
 
   /** Stops running `name` here without touching its record: another host runs it now. */

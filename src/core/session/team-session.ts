@@ -252,6 +252,16 @@ export class TeamSession {
     this.current?.cancelLeadTurn();
   }
 
+  /**
+   * Take Over Lead: runs the lead here although another live host holds it (its window is
+   * gone while its backend still renews the lease). That host stops its lead at its next
+   * heartbeat and is fenced out meanwhile: never two leads. Returns the host it was taken
+   * from; null when the lead ran here already.
+   */
+  takeOverLead(): Promise<string | null> {
+    return this.need('take the lead over').takeOverLead();
+  }
+
   spawnTeammate(input: SpawnInput, by = 'user'): Promise<Member> {
     return this.need('spawn a teammate').spawner.spawn(input, by);
   }

@@ -227,6 +227,18 @@ export class Workbench {
     }, containerId).catch((err: unknown) => `ui state unavailable: ${String(err)}`);
   }
 
+  /**
+   * Kills the browser as a crash or `kill -9` would: no unload, no goodbye to the server, so
+   * the window's VS Code backend lives on (code-server keeps it for a reconnection). Then
+   * removes the profile.
+   */
+  async kill(): Promise<void> {
+    const cdp = await this.page.context().newCDPSession(this.page);
+    // The browser is gone before it can answer.
+    await cdp.send('Browser.crash').catch(() => undefined);
+    await this.session.close();
+  }
+
   async close(): Promise<void> {
     await this.session.close();
   }
