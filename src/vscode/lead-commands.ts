@@ -14,7 +14,7 @@ export const TAKE_OVER_LEAD = 'agentTeams.takeOverLead';
 
 /** Where the lead runs now, in words ("another window (pid 4242 on devbox)"). */
 async function whereLeadRuns(ctx: CommandContext): Promise<string> {
-  const h = (await ctx.session.team.roster.read().catch(() => undefined))?.lead?.host;
+  const h = (await ctx.session.view.roster().catch(() => undefined))?.lead?.host;
   return h ? `another window (pid ${h.pid}${h.hostname ? ` on ${h.hostname}` : ''})` : 'another window';
 }
 

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
+import { partsOf, userSends } from '../helpers/session-parts';
 import { shaped } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness, modelsFor, startSession, TEST_SETTINGS } from './harness';
@@ -29,7 +30,7 @@ test('a second host takes the lead over from a live host: the old lead stops, th
   h.api.script('lead', 'Release plan: ship on Friday.');
   assert.equal(await b.takeOverLead(), 'window-a', 'taken from host A');
   assert.notEqual(b.activity('lead').kind, 'remote', 'the lead runs on host B at once');
-  assert.equal((await b.team.roster.read()).lead?.host?.id, 'window-b');
+  assert.equal((await partsOf(b).team.roster.read()).lead?.host?.id, 'window-b');
 
   // Host A stops its lead at its next heartbeat: the stalled request is dropped, and A shows the lead as remote.
   await waitFor(() => a.activity('lead').kind === 'remote', 3000, 'host A stood its lead down');
@@ -37,18 +38,18 @@ test('a second host takes the lead over from a live host: the old lead stops, th
   // Host B carries the interrupted turn on, with its conversation.
   await waitFor(() => h.api.requests('lead').length === 2, 5000, 'host B asked the model');
   assert.match(JSON.stringify(h.api.requests('lead')[1]!.body.messages), /Plan the release\./);
-  await waitFor(async () => /ship on Friday/.test(await readFile(b.team.paths.transcript('lead'), 'utf8')), 5000, 'the answer in the transcript');
+  await waitFor(async () => /ship on Friday/.test(await readFile(partsOf(b).team.paths.transcript('lead'), 'utf8')), 5000, 'the answer in the transcript');
 
   // Never two leads: A does not take it back, and one more message makes one model call.
   await new Promise((r) => setTimeout(r, 600));
   assert.equal(a.activity('lead').kind, 'remote');
-  assert.equal((await a.team.roster.read()).lead?.host?.id, 'window-b');
+  assert.equal((await partsOf(a).team.roster.read()).lead?.host?.id, 'window-b');
   h.api.script('lead', 'Noted.');
-  await a.sendAsUser('lead', 'One more thing.');
+  await userSends(a, 'lead', 'One more thing.');
   await waitFor(() => h.api.requests('lead').length === 3, 5000, 'the lead read the mail');
   await new Promise((r) => setTimeout(r, 400));
   assert.equal(h.api.requests('lead').length, 3, 'one model call for one message');
-  assert.doesNotMatch(await readFile(b.team.paths.transcript('lead'), 'utf8'), /The user stopped this turn/);
+  assert.doesNotMatch(await readFile(partsOf(b).team.paths.transcript('lead'), 'utf8'), /The user stopped this turn/);
   await b.dispose(); // before the harness removes the folder
 });
 
@@ -56,5 +57,5 @@ test('Take Over Lead where the lead already runs changes nothing', async (t) => 
   const h = await harness(t);
   assert.equal(await h.rt.takeOverLead(), null);
   assert.notEqual(h.rt.activity('lead').kind, 'remote');
-  assert.equal((await h.rt.team.roster.read()).lead?.host?.id, h.rt.hostId);
+  assert.equal((await partsOf(h.rt).team.roster.read()).lead?.host?.id, h.rt.hostId);
 });
