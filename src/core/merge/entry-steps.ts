@@ -57,12 +57,13 @@ export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
   if (!(await mine(c, { commit: m.commit, files }))) return 'done';
   if (tests.length && !(await tested(c, p, made, tests))) return 'done';
   if (!(await gate(c, p, made))) return 'done';
-  for (;;) {
+  while (!c.signal.aborted) {
     const r = await land(p, into, base, m.commit, c.w.git);
     if (r.kind === 'landed') return merged(c, { into, commit: m.commit, files }, false);
     if (r.kind === 'moved') return 'again';
     if (!(await hold(c, r.reason))) return 'done';
   }
+  return 'done';
 }
 
 /** The merge's tests in the scratch checkout, prepared: true when they passed, else the entry is settled (or no longer ours). */
