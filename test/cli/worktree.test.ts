@@ -204,7 +204,7 @@ test('REPL: /spawn --worktree, then /worktrees, /diff, /remove refused while it 
   await repl.ready();
 
   repl.send('/spawn ann');
-  await repl.expect(/usage: \/spawn <name> <role> \[--worktree\] \[--plan\] \[--model <id>\] <prompt…>/);
+  await repl.expect(/usage: \/spawn <name> <role> \[--worktree\|--container\] \[--plan\] \[--model <id>\] <prompt…>/);
   repl.send('/spawn ann dev --worktree Edit shared.txt and commit.');
   await repl.expect(/ann works in \.worktrees\/ann on branch wt\/ann\./);
   await repl.expect(/ann -> user {2}\[message\]\n {4}committed/);
