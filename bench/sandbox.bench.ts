@@ -51,13 +51,20 @@ async function execMs(): Promise<void> {
       return;
     }
     const opts = { cwd: root, timeoutMs: 10_000, maxOutputBytes: 10_000 };
+    const checks: number[] = [];
     const once = async (sandboxed: boolean) => {
       const t = performance.now();
       const plan = sandboxed ? await sandbox.launch('lead', root, 'true') : undefined;
       if (plan && 'refused' in plan) throw new Error(plan.refused);
       const r = await runShell('true', { ...opts, plan });
       if (r.exitCode !== 0) throw new Error(`true failed: ${r.output}`);
-      return performance.now() - t;
+      const ms = performance.now() - t;
+      // The nested-repository check runs after the result is back (the agent does not wait
+      // for it): timed apart, so that it is charged to neither sample.
+      const c = performance.now();
+      await sandbox.settled();
+      if (sandboxed) checks.push(performance.now() - c);
+      return ms;
     };
     for (let i = 0; i < 5; i++) { await once(true); await once(false); } // warm-up
     const inside: number[] = [];
@@ -74,10 +81,11 @@ async function execMs(): Promise<void> {
     }
     bench('sandbox.exec_ms', 'ours', {
       runs: RUNS, p50_ms: percentile(inside, 50), p99_ms: percentile(inside, 99), baseline_p50_ms: percentile(plain, 50),
-      cpu_ms_per_run: cpu.inside / RUNS, baseline_cpu_ms_per_run: cpu.plain / RUNS, loadavg_1m: loadavg()[0]!,
+      cpu_ms_per_run: cpu.inside / RUNS, baseline_cpu_ms_per_run: cpu.plain / RUNS, after_check_p50_ms: percentile(checks, 50), loadavg_1m: loadavg()[0]!,
     });
     bench('sandbox.exec_ms', 'naive', { runs: RUNS, p50_ms: percentile(plain, 50), p99_ms: percentile(plain, 99), cpu_ms_per_run: cpu.plain / RUNS });
     note('exec_ms includes working out the policy (git folder, control files), the spawn turn and bash; target: p50 within 25 ms of baseline_p50_ms');
+    note('after_check_p50_ms: the nested-repository check after each sandboxed command (off the command\'s way back, untimed in p50_ms; its CPU is in cpu_ms_per_run)');
     note('cpu_ms_per_run: CPU time of this process and the processes it waited for (all of a command\'s), per command: unlike wall time, it does not grow with the machine\'s load');
   } finally {
     await sandbox.dispose();

@@ -66,7 +66,9 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   for (const d of p.hidden.dirs) a.push('--tmpfs', d, '--remount-ro', d);
   if (p.sockets) a.push(...hostSocketMounts(p.sockets, p.emptyFile));
   a.push('--chdir', p.cwd, '--');
-  a.push('/bin/bash', '-c', p.joinedNet ? `${ONLY_STDIO}\n${RUN_COMMAND}` : withProxy(p.socat), 'agent-teams-sandbox', command);
+  // Joined: the descriptors are closed and the command run by one bash (no second exec).
+  if (p.joinedNet) a.push('/bin/bash', '-o', 'pipefail', '-c', `${ONLY_STDIO}; ${EVAL_COMMAND}`, '/bin/bash', command);
+  else a.push('/bin/bash', '-c', withProxy(p.socat), 'agent-teams-sandbox', command);
   return a;
 }
 
@@ -93,6 +95,12 @@ export function unsandboxedArgs(cwd: string, command: string): string[] {
  */
 const ONLY_STDIO = 'for __fd in /proc/self/fd/*; do __fd=${__fd##*/}; if (( __fd > 2 )); then exec {__fd}>&-; fi; done; unset __fd';
 const RUN_COMMAND = 'exec /bin/bash -o pipefail -c "$1"';
+/**
+ * The command run by the bash that closed the descriptors, as `bash -c` would run it: on one
+ * line with the loop (the line is parsed whole before any of it runs, so the loop runs first,
+ * and the command's line numbers are its own), no positional parameters, `$0` /bin/bash.
+ */
+const EVAL_COMMAND = '__cmd=$1; set --; eval "$__cmd"';
 
 /**
  * Starts the bridge to the proxy, waits until it listens, then becomes the command. The

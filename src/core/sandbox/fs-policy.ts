@@ -60,7 +60,8 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
     // The checkout's own `.git` folder stays read-only whole (a mount: it cannot be moved away).
     wanted.push([git.common, null]);
   }
-  const kinds = await Promise.all(wanted.map(([p, folder]) => (folder === null ? 'readOnly' : guard(p, realCwd, folder))));
+  const names = listings();
+  const kinds = await Promise.all(wanted.map(([p, folder]) => (folder === null ? 'readOnly' : guard(p, realCwd, folder, names))));
   wanted.forEach(([p], i) => {
     if (kinds[i] === 'readOnly') policy.readOnly.push(p);
     else if (kinds[i] === 'guarded') policy.guarded.push(p);
@@ -122,12 +123,33 @@ const GIT_FILES = new Set(['config', 'HEAD', ...Object.keys(GIT_FOLDER.coverFile
 
 type GuardKind = 'readOnly' | 'guarded' | 'cover' | null;
 
+/**
+ * The names in a folder, read once per policy: the guarded names are looked up in their
+ * folder's listing (one read of the checkout's top and of the git folder) instead of one
+ * `lstat` each. null: not a folder; undefined: it could not be listed (then `lstat` decides).
+ */
+type Listings = (dir: string) => Promise<Set<string> | null | undefined>;
+
+function listings(): Listings {
+  const read = new Map<string, Promise<Set<string> | null | undefined>>();
+  return (dir) => {
+    let hit = read.get(dir);
+    if (!hit) {
+      hit = readdir(dir).then((n) => new Set(n), (e: NodeJS.ErrnoException) => (e.code === 'ENOENT' || e.code === 'ENOTDIR' ? null : undefined));
+      read.set(dir, hit);
+    }
+    return hit;
+  };
+}
+
 /** An existing guarded path is bound read-only; an absent folder gets an empty read-only one, an absent git file a cover. */
-async function guard(p: string, cwd: string, folder: boolean): Promise<GuardKind> {
+async function guard(p: string, cwd: string, folder: boolean, names: Listings): Promise<GuardKind> {
   if (isInside(p, cwd)) return null; // the agent's own checkout under .worktrees/
-  const st = await lstat(p).catch(() => null);
-  if (st) return 'readOnly';
-  if (!(await lstat(dirname(p)).then((s) => s.isDirectory(), () => false))) return null;
+  const listed = await names(dirname(p));
+  if (listed === null) return null;
+  const exists = listed ? listed.has(basename(p)) : (await lstat(p).catch(() => null)) !== null;
+  if (exists) return 'readOnly';
+  if (!listed && !(await lstat(dirname(p)).then((s) => s.isDirectory(), () => false))) return null;
   if (folder) return 'guarded';
   // An absent control file of the workspace (`.mcp.json`) cannot be covered without leaving
   // one the user would see; an absent git-folder file can (sandbox.ts removes it after).

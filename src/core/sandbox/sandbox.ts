@@ -17,6 +17,7 @@ import { NetHolder } from './net-holder';
 import { quiet, release as releaseGuards, take, unchangedSince, type Held } from './covers';
 import { fsPolicy, type FsPolicy } from './fs-policy';
 import { DISABLED_NAME, neutraliseNestedRepos } from './nested-repos';
+import { AfterRunChecks } from './after-run';
 import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
 import { canonicalHost, domainMatches, isLoopback, shownHost } from './hosts';
 import { NetworkProxy } from './proxy';
@@ -95,8 +96,8 @@ export class CommandSandbox {
   private readonly answered = new Map<string, Promise<boolean>>();
   private readonly stop = new AbortController();
   private noticed = false;
-  /** Checks after commands (afterRun) still running. */
-  private readonly checks = new Set<Promise<void>>();
+  /** Checks after commands (afterRun), one at a time per checkout. */
+  private readonly checks = new AfterRunChecks((checkout, agents) => this.afterRun(agents, checkout));
   /** Read deny rules on files git tracks: said once (git-exposed.ts). */
   private readonly gitExposure = new GitExposure();
   private readonly base: string;
@@ -158,7 +159,7 @@ export class CommandSandbox {
     const release = async () => {
       await releaseGuards(held.paths);
       // Off the command's path (its result is not held for it); dispose() waits for it.
-      if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.track(this.afterRun(agent, fs.checkout));
+      if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.checks.request(agent, fs.checkout);
     };
     const forwarder = how.background && net ? new PortForwarder({ nsenter: st.engine.nsenter!, socat: st.engine.socat! }, net, (port, ok) => this.opts.notice('info', ok
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
@@ -218,21 +219,17 @@ export class CommandSandbox {
    * After a command that could write the git folder: a repository it made inside its folder
    * loses its `.git` (nested-repos.ts) and the user is told. Never fails.
    */
-  private async afterRun(agent: string, checkout: string): Promise<void> {
+  private async afterRun(agents: readonly string[], checkout: string): Promise<void> {
     const disabled = await neutraliseNestedRepos(checkout).catch(() => [] as string[]);
     if (disabled.length) {
-      this.opts.notice('warning', `A command of ${agent} made a git repository inside the folder (${disabled.join(', ')}): its .git was renamed to ${DISABLED_NAME} so that no git you run obeys its config or hooks. Rename it back only if you trust it (docs/security.md, "Nested repositories").`, agent);
+      const who = agents.length > 1 ? `one of ${agents.join(', ')}` : agents[0]!;
+      this.opts.notice('warning', `A command of ${who} made a git repository inside the folder (${disabled.join(', ')}): its .git was renamed to ${DISABLED_NAME} so that no git you run obeys its config or hooks. Rename it back only if you trust it (docs/security.md, "Nested repositories").`, agents.length === 1 ? agents[0] : undefined);
     }
   }
 
-  private track(p: Promise<void>): void {
-    this.checks.add(p);
-    void p.finally(() => this.checks.delete(p));
-  }
-
   /** Resolves once the checks after the commands that have ended are done. */
-  async settled(): Promise<void> {
-    while (this.checks.size) await Promise.all([...this.checks]);
+  settled(): Promise<void> {
+    return this.checks.settled();
   }
 
   /** Stops the proxies; commands still running lose the network. */
