@@ -54,6 +54,8 @@ export async function containerTeam(t: TestContext, engine: TestEngine, settings
   await gitIn(h.root, 'commit', '-q', '-m', 'first');
   // The team's containers go with the test (a host going away only leaves them running).
   t.after(async () => {
+    // Its agents first: a command still running would start the container again.
+    await h.rt.dispose();
     const docker = engineClient(engine);
     for (const c of await docker.listContainers({ all: true, filters: { label: [`agent-teams.workspace=${h.root}`] } })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   });

@@ -35,6 +35,7 @@ async function teamFinishes(t: TestContext, engine: TestEngine, host = engine.ho
   const ids = { ann: (await containersOf(engine, h, 'ann'))[0]?.Id, bo: (await containersOf(engine, h, 'bo'))[0]?.Id };
   assert.ok(ids.ann && ids.bo && ids.ann !== ids.bo, 'each container teammate has its own container');
   assert.deepEqual(await containersOf(engine, h, 'cal'), [], 'the worktree teammate has none');
+  for (const name of ['ann', 'bo']) assert.deepEqual((await containersOf(engine, h, name))[0]?.Mounts, [], `nothing of this machine is mounted in ${name}'s container`);
 
   h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'bo' }), toolUse('queue_merge', { teammate: 'cal' })), reply('Queued all three.'));
   await h.rt.askLead('Land their work.');
