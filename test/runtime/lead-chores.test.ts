@@ -10,7 +10,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { partsOf } from '../helpers/session-parts';
 import { reply, toolUse } from '../fake-api';
-import { waitFor } from '../helpers/tmp';
+import { tempDir, waitFor } from '../helpers/tmp';
+import { Team } from '../../src/core/team/team';
+import { TIDY_WAIT_MS, watchQuiet } from '../../src/core/runtime/quiet-team';
 import { harness, type Harness } from './harness';
 import { git, initRepo } from './git-helpers';
 
@@ -96,4 +98,24 @@ test('a teammate spawned with no task is not sent to the task board; one given a
   const task = await partsOf(h.rt).team.tasks.create({ subject: 'rename in y.js', owner: 'dee' });
   await waitFor(() => /You start on|reserved for you/.test(lastMsg(h, 'dee')), 8000, 'dee given the task');
   assert.match(lastMsg(h, 'dee'), new RegExp(`Task #${task.id} was reserved for you by name.*Mark it completed with task_update when done`));
+});
+
+test('a slow worktree removal does not hold the lead\'s wake; the team is not at rest until it is done', async (t) => {
+  const root = await tempDir(t);
+  const team = await new Team(root).init();
+  await team.spawnMember('ann', 'dev', {});
+  await team.roster.patch('ann', { status: 'idle' });
+  let finish = () => {};
+  const removal = new Promise<void>((r) => (finish = r));
+  let busy = true;
+  void removal.then(() => (busy = false));
+  const wakes: string[] = [];
+  const watch = await watchQuiet({ team, queue: async () => [], leadBusy: () => false, wake: (note) => wakes.push(note), tidy: () => removal, tidyBusy: () => busy, settleMs: 50 });
+  t.after(() => (watch.dispose(), team.dispose()));
+  await team.mailbox.send({ from: 'ann', to: 'lead', type: 'result', content: 'Done.', notice: true });
+  watch.recheck();
+  await waitFor(() => wakes.length === 1, TIDY_WAIT_MS + 3000, 'the lead woken while the removal still runs');
+  assert.equal((await watch.rest()).atRest, false, 'not at rest while a checkout is being deleted');
+  finish();
+  await waitFor(async () => (await watch.rest()).atRest, 3000, 'at rest once the removal is done');
 });

@@ -203,11 +203,12 @@ export class AgentRunner {
     await lead.restore();
     this.runnerHooks.sessionStart();
     this.subs.push(await this.team.mailbox.subscribe('lead', () => !here.leadRemote && lead.onMail()));
+    const tidy = worktreeTidier({ team: this.team, worktrees: this.worktrees, queue: () => this.mergeQueue.list(), emit: (e) => this.emit(e) });
     this.quiet = await watchQuiet({
       team: this.team, queue: () => this.mergeQueue.list(), leadBusy: () => here.leadRemote !== null || lead.busy,
       wake: (note, left) => !here.leadRemote && lead.onQuiet(note, left > 0),
       jobsBusy: () => this.jobs.waitedFor((owner) => owner !== 'lead'),
-      tidy: worktreeTidier({ team: this.team, worktrees: this.worktrees, queue: () => this.mergeQueue.list(), emit: (e) => this.emit(e) }),
+      tidy, tidyBusy: () => tidy.busy(),
     });
     lead.onRest = () => this.quiet?.recheck();
     this.subs.push(this.quiet);

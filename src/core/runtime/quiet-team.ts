@@ -15,6 +15,13 @@ import { queueBusy, workLeft, type LeftItem } from './work-left';
 export const QUIET_SETTLE_MS = 250;
 
 /**
+ * How long a wake waits for worktree removals, so the lead reads them in the same turn. Deleting
+ * a checkout with a copied node_modules took ~50 s on a loaded machine in the bridge runs: the
+ * lead is not kept waiting for that; the notice then comes with its next turn, waking nobody.
+ */
+export const TIDY_WAIT_MS = 1500;
+
+/**
  * Whether the team is quiet now: nobody working, nothing claimable by a live teammate. One
  * that waits for its plan's answer takes nothing from the board meanwhile (roles/plan-mode.ts).
  */
@@ -67,8 +74,10 @@ export interface QuietDeps {
   wake(note: string, left: number): void;
   /** Whether a teammate's background job is running that it waits for (jobs.ts waitedFor): not quiet then. */
   jobsBusy?(): boolean;
-  /** Removes the worktrees of shut-down teammates whose branches landed (worktree-tidy.ts), before the lead is woken. */
+  /** Removes the worktrees of shut-down teammates whose branches landed (worktree-tidy.ts); a wake waits for it a moment (TIDY_WAIT_MS). */
   tidy?(): Promise<unknown>;
+  /** Whether a removal is under way: not at rest then (a headless run does not end with a checkout half deleted). */
+  tidyBusy?(): boolean;
   settleMs?: number;
 }
 
@@ -116,15 +125,16 @@ export async function watchQuiet(d: QuietDeps): Promise<QuietWatch> {
     return { quiet, left, key: left.map((i) => i.key).join('\n'), news };
   };
   const due = (l: Look) => l.quiet && (l.news > wokenUpTo || (l.left.length > 0 && l.key !== toldKey));
+  const tidied = () => (d.tidy ? Promise.race([d.tidy(), new Promise((r) => setTimeout(r, TIDY_WAIT_MS).unref?.())]) : undefined);
   const check = async () => {
     // Whatever the lead is doing: a landed branch of a teammate that has gone costs it no call.
-    await d.tidy?.();
+    await tidied();
     if (d.leadBusy()) return;
     const answered = await shutdownsAnswered(team);
     // Not while the queue still tests a branch: the lead reads the answers and the landings in one turn.
     if (answered > wokenUpTo && !d.leadBusy() && !queueBusy(await d.queue().catch(() => []))) {
       // A branch that landed since the first look: its worktree goes before the lead reads the news.
-      await d.tidy?.();
+      await tidied();
       if (d.leadBusy()) return;
       wokenUpTo = answered;
       return d.wake(SHUTDOWNS_ANSWERED, 1);
@@ -135,7 +145,7 @@ export async function watchQuiet(d: QuietDeps): Promise<QuietWatch> {
       toldKey = l.key; // work that went away may come back: told again then
       return;
     }
-    await d.tidy?.();
+    await tidied();
     if (d.leadBusy()) return;
     wokenUpTo = Math.max(wokenUpTo, l.news);
     toldKey = l.key;
@@ -149,7 +159,7 @@ export async function watchQuiet(d: QuietDeps): Promise<QuietWatch> {
   return {
     recheck,
     async rest() {
-      if (d.leadBusy() || (await shutdownsAnswered(team)) > wokenUpTo) return { atRest: false, left: [] };
+      if (d.leadBusy() || d.tidyBusy?.() || (await shutdownsAnswered(team)) > wokenUpTo) return { atRest: false, left: [] };
       const l = await look();
       return { atRest: l.quiet && !due(l) && !d.leadBusy(), left: l.left };
     },

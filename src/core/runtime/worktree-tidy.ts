@@ -36,7 +36,14 @@ export function tidiedWords(names: readonly string[]): string {
  * removed. Calls made while one runs share it; a worktree whose removal was refused (an ignored
  * file the teammate made, say) is left to the user and not tried again by this runner.
  */
-export function worktreeTidier(d: TidyDeps): () => Promise<string[]> {
+export interface Tidier {
+  /** Removes what is removable now; resolves to the names removed. */
+  (): Promise<string[]>;
+  /** Whether a removal is under way. */
+  busy(): boolean;
+}
+
+export function worktreeTidier(d: TidyDeps): Tidier {
   let running: Promise<string[]> | null = null;
   const refused = new Set<string>();
   const tidy = async (): Promise<string[]> => {
@@ -63,5 +70,6 @@ export function worktreeTidier(d: TidyDeps): () => Promise<string[]> {
     await d.team.mailbox.send({ from: 'team', to: 'lead', type: 'message', content: tidiedWords(removed), notice: true, tidied: removed }).catch(() => undefined);
     return removed;
   };
-  return () => (running ??= tidy().catch(() => [] as string[]).finally(() => (running = null)));
+  const run = () => (running ??= tidy().catch(() => [] as string[]).finally(() => (running = null)));
+  return Object.assign(run, { busy: () => running !== null });
 }
