@@ -234,13 +234,15 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const model = m?.model ?? this.agents.defaultModel();
     const spend = spendWords(usage, model);
     const role = node.lead ? 'Lead' : (m?.role ?? '');
-    const parts = [role, detail ? `${status} (${detail})` : status];
+    // The lead's row is named "lead": saying "Lead" again only cuts the rest off in a narrow side bar.
+    const parts = [node.lead ? '' : role, detail ? `${status} (${detail})` : status];
     if (task) parts.push(`task #${task.id}`);
     const removable = !node.lead && s.removable.has(node.name);
     if (m?.branch) parts.push(removable ? `${m.branch} merged, worktree removable` : m.branch);
     if (spend) parts.push(spend);
-    // Every row names its provider and model: one team may mix vendors (docs/models.md).
-    parts.push(modelWords(model));
+    // A row names its provider and model where it is not the team's (one team may mix vendors,
+    // docs/models.md); every row's tooltip names it. Fits a 300 px side bar (issue 35).
+    if (model !== this.agents.defaultModel()) parts.push(modelWords(model));
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     const jobs = this.jobsOf(node.name).length;

@@ -82,4 +82,24 @@ describe('VS Code: views while the extension loads', () => {
     console.log(`after a reload: ${reload.length ? `shown from ${Math.min(...at)} to ${Math.max(...at)} ms after navigation` : 'never shown'}`);
     assert.ok(reload.every((x) => x.endsWith('(0 rows)')), reload.join('; '));
   });
+
+  it('the Team tree at 300 px wide (a screenshot to look at, AGENT_TEAMS_E2E_SHOTS)', async () => {
+    const page = wb!.page;
+    const bar = page.locator('.part.sidebar');
+    const box = (await bar.boundingBox())!;
+    // Drag the sash on the side bar's right edge to 300 px.
+    await page.mouse.move(box.x + box.width + 1, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 300, box.y + box.height / 2, { steps: 8 });
+    await page.mouse.up();
+    const width = (await bar.boundingBox())!.width;
+    assert.ok(Math.abs(width - 300) < 12, `side bar ${width} px wide`);
+    await wb!.treeRow(CONTAINER, 'alice, backend engineer').waitFor();
+    if (process.env.AGENT_TEAMS_E2E_SHOTS) await bar.screenshot({ path: join(process.env.AGENT_TEAMS_E2E_SHOTS, 'team-tree-300px.png') });
+    // The lead's and an idle teammate's rows are read whole, not cut with an ellipsis.
+    for (const who of ['lead, Lead', 'bob, tester']) {
+      const cut = await wb!.treeRow(CONTAINER, who).first().locator('.monaco-icon-label-container').evaluate((el) => el.scrollWidth > el.clientWidth + 1);
+      assert.equal(cut, false, `${who}'s row is cut at 300 px`);
+    }
+  });
 });
