@@ -241,8 +241,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     if (m?.branch) parts.push(removable ? `${m.branch} merged, worktree removable` : m.branch);
     if (spend) parts.push(spend);
     // A row names its provider and model where it is not the team's (one team may mix vendors,
-    // docs/models.md); every row's tooltip names it. Fits a 300 px side bar (issue 35).
-    if (model !== this.agents.defaultModel()) parts.push(modelWords(model));
+    // docs/models.md) or its provider lacks something (usage, prices); every tooltip names it.
+    // An Anthropic team's rows then fit a 300 px side bar.
+    if (model !== this.agents.defaultModel() || providerLacks(model)) parts.push(modelWords(model));
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     const jobs = this.jobsOf(node.name).length;
