@@ -235,7 +235,9 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const spend = spendWords(usage, model);
     const role = node.lead ? 'Lead' : (m?.role ?? '');
     // The lead's row is named "lead": saying "Lead" again only cuts the rest off in a narrow side bar.
-    const parts = [node.lead ? '' : role, detail ? `${status} (${detail})` : status];
+    // "shut down", as the notices say it: the roster's `shutdown` is a file value, not a word.
+    const said = status === 'shutdown' ? 'shut down' : status;
+    const parts = [node.lead ? '' : role, detail ? `${said} (${detail})` : said];
     if (task) parts.push(`task #${task.id}`);
     const removable = !node.lead && s.removable.has(node.name);
     if (m?.branch) parts.push(removable ? `${m.branch} merged, worktree removable` : m.branch);
@@ -262,7 +264,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
     item.accessibilityInformation = { label: spoken.filter(Boolean).join(', '), role: 'treeitem' };
-    item.tooltip = tooltip(node, status, detail, task, usage, model);
+    item.tooltip = tooltip(node, said, detail, task, usage, model);
     // A click opens what the agent is doing (its live transcript).
     item.command = { command: 'agentTeams.openTranscript', title: 'Open Transcript', arguments: [{ agent: node.name }] };
     return item;
