@@ -3,9 +3,10 @@
 // (docs/security.md, "Asking less"). Pure, so it is tested without VS Code.
 import type { SandboxReport } from '../core/session';
 
-/** "on: commands run isolated, without asking" / "off: commands run unisolated" / "not installed (bubblewrap): commands are refused". */
+/** "on: commands run isolated" / "off: commands run unisolated" / "not installed (bubblewrap): commands are refused". */
 export function sandboxWords(r: Pick<SandboxReport, 'active' | 'autoAllow' | 'mode' | 'missing'>): string {
-  if (r.active) return `on: commands run isolated${r.autoAllow ? ', without asking' : ''}`;
+  // Short enough for a 300 px side bar; whether it asks less is in the tooltip's report.
+  if (r.active) return 'on: commands run isolated';
   if (r.mode === 'off') return 'off: commands run unisolated';
   const missing = r.missing.length ? `not installed (${r.missing.join(', ')})` : 'not available here';
   return r.mode === 'required' ? `${missing}: commands are refused` : `${missing}: commands run unisolated`;

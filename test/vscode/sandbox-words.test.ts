@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { sandboxWords } from '../../src/vscode/sandbox-words';
 
 test('the Sandbox row says what happens to the agents\' commands', () => {
-  assert.equal(sandboxWords({ active: true, autoAllow: true, mode: 'auto', missing: [] }), 'on: commands run isolated, without asking');
+  assert.equal(sandboxWords({ active: true, autoAllow: true, mode: 'auto', missing: [] }), 'on: commands run isolated');
   assert.equal(sandboxWords({ active: true, autoAllow: false, mode: 'auto', missing: [] }), 'on: commands run isolated');
   assert.equal(sandboxWords({ active: false, autoAllow: true, mode: 'off', missing: [] }), 'off: commands run unisolated');
   assert.equal(sandboxWords({ active: false, autoAllow: true, mode: 'auto', missing: ['bubblewrap'] }), 'not installed (bubblewrap): commands run unisolated');
