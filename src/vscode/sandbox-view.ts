@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import { sandboxReportText, type SandboxReport } from '../core/session';
 import type { TeamSession } from '../core/session';
 import type { SandboxNode } from './nodes';
+import { sandboxWords } from './sandbox-words';
 
 export class SandboxStatus {
   report: SandboxReport | undefined;
@@ -19,14 +20,6 @@ export class SandboxStatus {
       this.log.warn(`could not read the sandbox's state: ${String(e)}`);
     }
   }
-}
-
-/** "bubblewrap, asks less" / "off" / "missing: bubblewrap, socat". */
-export function sandboxWords(r: SandboxReport): string {
-  if (r.active) return `${r.engine}${r.autoAllow ? ', asks less' : ''}`;
-  if (r.mode === 'off') return 'off';
-  const missing = r.missing.length ? `missing: ${r.missing.join(', ')}` : 'unavailable';
-  return r.mode === 'required' ? `${missing}: commands refused` : missing;
 }
 
 export function sandboxItem(node: SandboxNode): vscode.TreeItem {

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import { formatTokens, teamCost, teamTokens } from '../core/session';
 import type { TeamHost } from './team-host';
 import type { SandboxReport } from '../core/session';
-import { sandboxWords } from './sandbox-view';
+import { sandboxWords } from './sandbox-words';
 import { leadStatus } from './team-tree';
 import type { Activity } from '../core/session';
 

@@ -232,13 +232,18 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const model = m?.model ?? this.agents.defaultModel();
     const spend = spendWords(usage, model);
     const role = node.lead ? 'Lead' : (m?.role ?? '');
-    const parts = [role, detail ? `${status} (${detail})` : status];
+    // The lead's row is named "lead": saying "Lead" again only cuts the rest off in a narrow side bar.
+    // "shut down", as the notices say it: the roster's `shutdown` is a file value, not a word.
+    const said = status === 'shutdown' ? 'shut down' : status;
+    const parts = [node.lead ? '' : role, detail ? `${said} (${detail})` : said];
     if (task) parts.push(`task #${task.id}`);
     const removable = !node.lead && s.removable.has(node.name);
     if (m?.branch) parts.push(removable ? `${m.branch} merged, worktree removable` : m.branch);
     if (spend) parts.push(spend);
-    // Every row names its provider and model: one team may mix vendors (docs/models.md).
-    parts.push(modelWords(model));
+    // A row names its provider and model where it is not the team's (one team may mix vendors,
+    // docs/models.md) or its provider lacks something (usage, prices); every tooltip names it.
+    // An Anthropic team's rows then fit a 300 px side bar.
+    if (model !== this.agents.defaultModel() || providerLacks(model)) parts.push(modelWords(model));
     const item = new vscode.TreeItem(node.name);
     const children = requestsOf(s, node.name).length;
     const jobs = this.jobsOf(node.name).length;
@@ -257,7 +262,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       m?.branch ? `on branch ${m.branch}` : undefined,
       spend, children ? `${children} pending request${children > 1 ? 's' : ''}` : undefined];
     item.accessibilityInformation = { label: spoken.filter(Boolean).join(', '), role: 'treeitem' };
-    item.tooltip = tooltip(node, status, detail, task, usage, model);
+    item.tooltip = tooltip(node, said, detail, task, usage, model);
     // A click opens what the agent is doing (its live transcript).
     item.command = { command: 'agentTeams.openTranscript', title: 'Open Transcript', arguments: [{ agent: node.name }] };
     return item;

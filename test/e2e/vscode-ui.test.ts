@@ -143,6 +143,8 @@ describe('VS Code UI', () => {
     await until(async () => ((await options.allTextContents()).includes('To carol') ? true : undefined));
     await team.roster.setStatus('carol', 'shutdown');
     await until(async () => ((await options.allTextContents()).includes('To carol') ? undefined : true));
+    // The row says it in words, as the notices do: "shut down", not the file's `shutdown`.
+    await wb!.treeRow(CONTAINER, 'carol, reviewer, shutdown').locator('.label-description', { hasText: 'reviewer · shut down' }).waitFor();
   });
 
   it('sets a task\'s owner from the Tasks tree, picked from the roster', async () => {

@@ -58,9 +58,11 @@ function collectConsole(page: Page): () => string {
 }
 
 /** Opens the workbench at `url` in a fresh browser and waits for it to render. */
-export async function openWorkbench(url: string, opts: { headless?: boolean } = {}): Promise<Workbench> {
+export async function openWorkbench(url: string, opts: { headless?: boolean; initScript?: [(arg: string) => void, string] } = {}): Promise<Workbench> {
   const session = await launchBrowser(opts);
   try {
+    // Runs in every page load before the page's own scripts (a reload included).
+    if (opts.initScript) await session.context.addInitScript(opts.initScript[0], opts.initScript[1]);
     // Not waiting for 'load': that also waits on slow side requests and says nothing about the workbench.
     await session.page.goto(url, { waitUntil: 'commit', timeout: STARTUP_TIMEOUT_MS });
     await session.page.locator('.monaco-workbench').waitFor({ timeout: STARTUP_TIMEOUT_MS });
