@@ -5,7 +5,7 @@
 // path becomes a read-only mount over itself; a mount cannot be renamed or replaced, so
 // neither can a folder that holds one (`mv .git .x` fails). Absent names that host-side git
 // would obey are covered while the command runs (sandbox.ts makes and removes the covers).
-import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isInside } from '../exec/confine';
 import { findGit, type GitPaths } from '../worktree/git-folders';
@@ -93,6 +93,8 @@ async function gitFolder(git: GitPaths, policy: FsPolicy, wanted: Array<[string,
   if (!(await isRealDir(refDir, k))) return;
   policy.ownWritable.push(refDir);
   const others = await readdir(refDir).catch(() => [] as string[]);
+  const tb = GIT_FOLDER.teammateBranches;
+  if (refDir === join(k, 'refs', 'heads') && !others.includes(tb) && (await mkdir(join(refDir, tb)).then(() => true, () => false))) others.push(tb);
   const own = basename(ref);
   for (const n of others) if (n !== own && n !== `${own}.lock`) policy.ownReadOnly.push(join(refDir, n));
   for (const log of [join(k, 'logs', 'refs', 'heads', ...branch.split('/')), ...(main ? [join(k, 'logs', 'HEAD')] : [])]) {
