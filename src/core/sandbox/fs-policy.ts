@@ -92,7 +92,8 @@ async function gitFolder(git: GitPaths, policy: FsPolicy, wanted: Array<[string,
   const refDir = dirname(ref);
   if (!(await isRealDir(refDir, k))) return;
   policy.ownWritable.push(refDir);
-  const others = await readdir(refDir).catch(() => [] as string[]);
+  // A symbolic link a command left there cannot be bound (and git does not write through one).
+  const others = (await readdir(refDir, { withFileTypes: true }).catch(() => [])).filter((d) => !d.isSymbolicLink()).map((d) => d.name);
   const tb = GIT_FOLDER.teammateBranches;
   if (refDir === join(k, 'refs', 'heads') && !others.includes(tb) && (await mkdir(join(refDir, tb)).then(() => true, () => false))) others.push(tb);
   const own = basename(ref);
