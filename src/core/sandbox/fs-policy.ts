@@ -129,6 +129,9 @@ type GuardKind = 'readOnly' | 'guarded' | 'cover' | null;
 async function guard(p: string, cwd: string, folder: boolean): Promise<GuardKind> {
   if (isInside(p, cwd)) return null; // the agent's own checkout under .worktrees/
   const st = await lstat(p).catch(() => null);
+  // A link (`.mcp.json -> …`) is bound at what it leads to; a dangling one cannot be bound at all
+  // (it would fail every command), and counts as absent.
+  if (st?.isSymbolicLink()) return (await realpath(p).then(() => true, () => false)) ? 'readOnly' : null;
   if (st) return 'readOnly';
   if (!(await lstat(dirname(p)).then((s) => s.isDirectory(), () => false))) return null;
   if (folder) return 'guarded';
