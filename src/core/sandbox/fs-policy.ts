@@ -5,7 +5,7 @@
 // path becomes a read-only mount over itself; a mount cannot be renamed or replaced, so
 // neither can a folder that holds one (`mv .git .x` fails). Absent names that host-side git
 // would obey are covered while the command runs (sandbox.ts makes and removes the covers).
-import { lstat, readdir, readFile, realpath } from 'node:fs/promises';
+import { lstat, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { isInside } from '../exec/confine';
 import { findGit, type GitPaths } from '../worktree/git-folders';
@@ -93,7 +93,10 @@ async function gitFolder(git: GitPaths, policy: FsPolicy, wanted: Array<[string,
   const refDir = dirname(ref);
   if (!(await isRealDir(refDir, k))) return;
   policy.ownWritable.push(refDir);
-  const others = await readdir(refDir).catch(() => [] as string[]);
+  // A symbolic link a command left there cannot be bound (and git does not write through one).
+  const others = (await readdir(refDir, { withFileTypes: true }).catch(() => [])).filter((d) => !d.isSymbolicLink()).map((d) => d.name);
+  const tb = GIT_FOLDER.teammateBranches;
+  if (refDir === join(k, 'refs', 'heads') && !others.includes(tb) && (await mkdir(join(refDir, tb)).then(() => true, () => false))) others.push(tb);
   const own = basename(ref);
   for (const n of others) if (n !== own && n !== `${own}.lock`) policy.ownReadOnly.push(join(refDir, n));
   for (const log of [join(k, 'logs', 'refs', 'heads', ...branch.split('/')), ...(main ? [join(k, 'logs', 'HEAD')] : [])]) {
@@ -147,8 +150,11 @@ async function guard(p: string, cwd: string, folder: boolean, names: Listings): 
   if (isInside(p, cwd)) return null; // the agent's own checkout under .worktrees/
   const listed = await names(dirname(p));
   if (listed === null) return null;
-  const exists = listed ? listed.has(basename(p)) : (await lstat(p).catch(() => null)) !== null;
-  if (exists) return 'readOnly';
+  const st = listed && !listed.has(basename(p)) ? null : await lstat(p).catch(() => null);
+  // A link (`.mcp.json -> …`) is bound at what it leads to; a dangling one cannot be bound at all
+  // (it would fail every command), and counts as absent.
+  if (st?.isSymbolicLink()) return (await realpath(p).then(() => true, () => false)) ? 'readOnly' : null;
+  if (st) return 'readOnly';
   if (!listed && !(await lstat(dirname(p)).then((s) => s.isDirectory(), () => false))) return null;
   if (folder) return 'guarded';
   // An absent control file of the workspace (`.mcp.json`) cannot be covered without leaving

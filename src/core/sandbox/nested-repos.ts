@@ -4,7 +4,7 @@
 // repositories by itself) would obey outside the sandbox — `core.fsmonitor` runs a program on
 // the next `git status`. After a command ends, each new one has its `.git` renamed to
 // DISABLED_NAME (a name git never opens) and is reported; nothing else of it is touched.
-import { lstat, readdir, rename } from 'node:fs/promises';
+import { lstat, readdir, realpath, rename } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import { git, splitZ } from '../worktree/git';
 
@@ -43,9 +43,13 @@ export async function findNestedRepos(checkout: string): Promise<string[]> {
 /** Renames each nested repository's `.git` aside; returns the folders (relative to `checkout`) it disabled. */
 export async function neutraliseNestedRepos(checkout: string): Promise<string[]> {
   const done: string[] = [];
+  const top = await realpath(checkout).catch(() => checkout);
   for (const dir of await findNestedRepos(checkout)) {
     const rel = relative(checkout, dir);
     if (!rel || rel.startsWith('..')) continue;
+    // A folder reached through a link the command planted (a repository link staged at
+    // `sub -> ~/other-project`, or at `self -> .`) is not the command's: never renamed.
+    if ((await realpath(dir).catch(() => null)) !== join(top, rel)) continue;
     let target = join(dir, DISABLED_NAME);
     for (let i = 2; await lstat(target).then(() => true, () => false); i++) target = join(dir, `${DISABLED_NAME}-${i}`);
     if (await rename(join(dir, '.git'), target).then(() => true, () => false)) done.push(rel.split(sep).join('/'));

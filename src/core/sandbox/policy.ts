@@ -55,6 +55,12 @@ export const GIT_FOLDER = {
    * planted, it made the queue's landing write `.claude/`, `.vscode/` files past the gate.
    */
   coverFiles: { commondir: '.\n', 'config.worktree': '', 'packed-refs': '', MERGE_AUTOSTASH: '' } as Readonly<Record<string, string>>,
+  /**
+   * The teammates' branch folder (`refs/heads/wt`), made before a command runs when absent: a
+   * branch the host makes there later (a teammate spawned while a lead's job runs) is then
+   * inside a folder read-only to that job, not a new name in its writable `refs/heads`.
+   */
+  teammateBranches: 'wt',
   /** In a worktree's admin folder (`worktrees/<name>/`): read-only, absent ones covered. */
   worktreeAdminReadOnly: ['commondir', 'gitdir', 'config.worktree', 'MERGE_AUTOSTASH'],
 } as const;

@@ -5,6 +5,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decideFile } from '../../permissions/decide';
+import { configuredGitPaths } from '../../sandbox/git-config-paths';
+import { findGit } from '../../worktree/git-folders';
 import { ownedElsewhere, ownershipRefusal } from '../../team/file-ownership';
 import { fail, type AgentHandle, type ToolHost, type ToolResult } from './definition';
 
@@ -22,7 +24,22 @@ export function controlFileReason(rel: string): string | undefined {
   const r = rel.toLowerCase();
   if (r === '.mcp.json') return '.mcp.json decides which programs start as MCP servers, so changing it always asks';
   if (r === '.claude' || r.startsWith('.claude/')) return ".claude/ holds Claude Code's settings, hooks and agents, so changing it always asks";
+  if (r === '.devcontainer.json' || r === '.devcontainer' || r.startsWith('.devcontainer/')) {
+    return "the devcontainer decides the image teammates' containers run and what VS Code's Dev Containers runs on this machine, so changing it always asks";
+  }
   return undefined;
+}
+
+/**
+ * A file your git configuration runs or reads as configuration (a `core.hooksPath` folder such
+ * as husky's, an included config file: sandbox/git-config-paths.ts): your own `git commit` would
+ * run what an agent wrote there, so a change asks, as the sandbox keeps it read-only to commands.
+ */
+async function gitConfigReason(abs: string): Promise<string | undefined> {
+  const g = await findGit(path.dirname(abs)).catch(() => null);
+  if (!g) return undefined;
+  const hit = (await configuredGitPaths(g)).find((p) => abs === p.path || abs.startsWith(p.path + path.sep));
+  return hit ? `your git configuration runs or reads ${path.relative(g.top, hit.path) || hit.path} (e.g. as hooks on every commit), so changing it always asks` : undefined;
 }
 
 /** The file's path relative to the agent's folder (workspace or worktree: the same relative path). */
@@ -50,7 +67,7 @@ export async function fileGate(tool: 'Edit' | 'Write' | 'Read', userPath: string
   const root = await a.fs.resolve('.');
   const rel = path.relative(root, abs).split(path.sep).join('/');
   const ruled = tool === 'Read' ? await readDecision(root, rules, rel, abs) : noRules ? undefined : decideFile(rules, tool, rel, abs);
-  const control = tool === 'Read' || ruled?.verdict === 'deny' ? undefined : controlFileReason(rel);
+  const control = tool === 'Read' || ruled?.verdict === 'deny' ? undefined : controlFileReason(rel) ?? (await gitConfigReason(abs));
   const d = control ? { verdict: 'ask' as const, reason: control, rule: '' } : ruled;
   if (!d || d.verdict === 'allow') return undefined;
   if (d.verdict === 'deny') return fail(`Refused: ${d.reason}.`);
