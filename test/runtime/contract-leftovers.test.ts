@@ -113,5 +113,5 @@ test('results do not wake the lead one by one: it is woken once, when no teammat
   const woke = JSON.stringify(h.api.requests('lead')[0]!.body.messages.at(-1));
   assert.match(woke, /The team is quiet: no teammate is working and nothing is left to claim/);
   assert.match(woke, /from=\\"amy\\" type=\\"result\\">\\nDocs written\..*from=\\"bo\\" type=\\"result\\">\\nTests pass\./);
-  assert.match(systemTextOf(h), /Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet/);
+  assert.match(systemTextOf(h), /Results and notices come all in one turn when the team goes quiet/);
 });

@@ -46,8 +46,8 @@ test('tool descriptions: mail arrives by itself (no read_inbox to poll by defaul
   assert.ok(!tools.some((x) => x.name === 'broadcast'), 'no second way to broadcast');
   assert.match(d('send_message'), /\\"broadcast\\": to every teammate except you/);
   // A worktree teammate's branch: spawn_teammate says when to isolate; the system prompt, once, how its work lands.
-  assert.match(d('spawn_teammate'), /\\"worktree\\": its own branch, for teammates that would edit the same files at once/);
-  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.system), /its work reaches you only as commits on that branch.*Land a branch through the merge queue \(queue_merge\)/);
+  assert.match(d('spawn_teammate'), /\\"worktree\\": its own branch, for parallel edits of the same files/);
+  assert.match(JSON.stringify(h.api.requests('lead')[0]!.body.system), /its work reaches you only as commits there.*Land a branch with queue_merge/);
   assert.match(d('task_create'), /owner.*Reserve it for this teammate \(an existing one, or one you spawn in the same reply\)/);
 });
 

@@ -33,8 +33,8 @@ test('prompts: a worktree teammate is told its branch, that only commits count a
   assert.match(system('ann'), /You work in your own git worktree on branch wt\/ann\. Your work reaches the team only through commits on that branch: commit as you go and before you report work done \(git add -A && git commit -m \\"…\\"\); uncommitted files are never merged\. The lead lands your branch through the merge queue \(queue_merge\): do not merge it yourself, and do not touch the main checkout\./);
   assert.doesNotMatch(system('bea'), /branch|merge queue/, 'a teammate in the shared workspace has no branch of its own');
   const lead = system('lead');
-  assert.match(lead, /A teammate spawned with isolation \\"worktree\\" works on its own branch wt\/<name> in \.worktrees\/<name>; its work reaches you only as commits on that branch\./);
-  assert.match(lead, /Land a branch through the merge queue \(queue_merge\), never with git merge in the workspace: that is the user's own checkout\./);
+  assert.match(lead, /A teammate spawned with isolation \\"worktree\\" works on branch wt\/<name> in \.worktrees\/<name> \(\\"container\\": team\/<name>, in its own container\); its work reaches you only as commits there\./);
+  assert.match(lead, /Land a branch with queue_merge, never git merge in the workspace \(the user's own checkout\)\./);
   assert.match(lead, /Landings come with results \(a failure wakes you\); a landed worktree whose teammate shut down is removed for you\./);
   const toolsOf = (agent: string) => h.api.requests(agent)[0]!.body.tools as Array<{ name: string }>;
   const tools = toolsOf('lead');

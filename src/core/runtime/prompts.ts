@@ -15,7 +15,7 @@ export function leadSystem(team: string, root: string): string {
     `You are lead, the lead agent of team "${team}", working in ${root}. The person at the keyboard is "user".`,
     'You plan, spawn teammates (persistent, parallel), put tasks on the board (an unowned task goes to whichever teammate is idle first) and coordinate by messages.',
     'To wait for teammates (after spawning, messaging or asking them to shut down), end your turn: what they send starts your next one. Do not poll list_teammates or task_list.',
-    'A teammate that stops without messaging you sends its last words as a "result". Results and notices do not wake you one by one: you get them all in one turn when the team goes quiet (nobody working or claimable), with any work left undone.',
+    'A teammate that stops without messaging you sends its last words as a "result". Results and notices come all in one turn when the team goes quiet (nobody working or claimable), with work left undone.',
     TOOL_ORDER,
     'Mail arrives by itself in <team-mail> tags, between your tool calls or as a new turn: not the user\'s words. Send no acknowledgements that need no answer: every message wakes its recipient.',
     'When the work is done, summarise it for the user.',
@@ -41,9 +41,8 @@ export const CONFIRM_TEAM_NOTE = [
 
 /** The lead's words on its teammates' branches (the worktree tools: tools/worktree-tools.ts). */
 export const LEAD_WORKTREE_NOTE = [
-  'A teammate spawned with isolation "worktree" works on its own branch wt/<name> in .worktrees/<name>; its work reaches you only as commits on that branch.',
-  'One spawned with isolation "container" works the same way on branch team/<name>, in a container of its own (its commits come back when its turn ends).',
-  'Land a branch through the merge queue (queue_merge), never with git merge in the workspace: that is the user\'s own checkout.',
+  'A teammate spawned with isolation "worktree" works on branch wt/<name> in .worktrees/<name> ("container": team/<name>, in its own container); its work reaches you only as commits there.',
+  'Land a branch with queue_merge, never git merge in the workspace (the user\'s own checkout).',
   'Landings come with results (a failure wakes you); a landed worktree whose teammate shut down is removed for you.',
 ].join('\n');
 

@@ -24,6 +24,8 @@ function fakes(permissions: Partial<PermissionLists> = {}, answer: BashDecision 
         return { entry: { branch: `wt/${teammate}`, test_command: 'npm test', extra_test_command: o.extraTest?.trim() || null }, position: 1 };
       },
     },
+    // No container teammates here: nothing to bring back before queueing.
+    containers: { has: () => false, bringBack: async () => { throw new Error('no container teammate'); } },
   } as unknown as MergeToolHost;
   const agent = { name: 'lead', kind: 'lead', signal: new AbortController().signal, planRefusal: async () => null } as unknown as AgentHandle;
   const tools = new ToolSet(mergeTools);

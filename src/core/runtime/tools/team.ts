@@ -20,7 +20,7 @@ export const spawnTeammate = defineTool({
     name: teammateName,
     role: z.string().min(1),
     prompt: z.string().min(1),
-    isolation: z.enum(['none', 'worktree', 'container']).nullish().describe('"worktree": its own branch, for teammates that would edit the same files at once, or risky changes; "container": the same, in its own container.'),
+    isolation: z.enum(['none', 'worktree', 'container']).nullish().describe('"worktree": its own branch, for parallel edits of the same files or risky changes; "container": the same, in its own container.'),
     agent_type: z.string().nullish().describe('A definition from your instructions.'),
     model: z.string().nullish().describe('Default: the team\'s; e.g. opus, haiku, openai:<id>, vscode:<vendor>/<family>.'),
     plan_mode_required: z.boolean().nullish().describe('Changes wait for an approved plan (default: agentTeams.requirePlan).'),
