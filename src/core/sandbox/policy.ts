@@ -112,3 +112,15 @@ export const AFTER_RUN = {
 
 /** The sections of a nested repository's git folder that make git run programs: moved aside. */
 export const NESTED_REPO_EXECUTABLE = ['config', 'hooks', 'config.worktree', 'commondir', 'info', 'modules'] as const;
+
+/**
+ * Paths the file tools always ask about before changing, whatever the rules say (a deny rule
+ * still refuses; docs/permissions.md): each decides what runs with the user's rights. A name
+ * matches itself and, for a folder, everything under it.
+ */
+export const ALWAYS_ASK_PATHS: readonly { name: string; folder: boolean; why: string }[] = [
+  { name: '.mcp.json', folder: false, why: '.mcp.json decides which programs start as MCP servers' },
+  { name: '.claude', folder: true, why: ".claude/ holds Claude Code's settings, hooks and agents" },
+  { name: '.devcontainer.json', folder: false, why: "the devcontainer decides the image teammates' containers run and what VS Code's Dev Containers runs on this machine" },
+  { name: '.devcontainer', folder: true, why: "the devcontainer decides the image teammates' containers run and what VS Code's Dev Containers runs on this machine" },
+];

@@ -6,28 +6,20 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { decideFile } from '../../permissions/decide';
 import { configuredGitPaths } from '../../sandbox/git-config-paths';
+import { ALWAYS_ASK_PATHS } from '../../sandbox/policy';
 import { findGit } from '../../worktree/git-folders';
 import { ownedElsewhere, ownershipRefusal } from '../../team/file-ownership';
 import { fail, type AgentHandle, type ToolHost, type ToolResult } from './definition';
+import { readDecision } from './read-guard';
 
 /** What the file gates reach of the runner. */
 export type FileGateHost = Pick<ToolHost, 'team' | 'settings' | 'approver'>;
-import { readDecision } from './read-guard';
 
-/**
- * Files that decide what runs with the user's rights, outside any rule's reach: `.mcp.json`
- * (MCP servers the team starts) and `.claude/**` (Claude Code's settings, hooks, agents and
- * commands). The file tools ask the user before changing them, whatever the rules or
- * defaults say; a deny rule still refuses (docs/permissions.md).
- */
+/** Why changing `rel` always asks (the policy table's ALWAYS_ASK_PATHS), or undefined. */
 export function controlFileReason(rel: string): string | undefined {
   const r = rel.toLowerCase();
-  if (r === '.mcp.json') return '.mcp.json decides which programs start as MCP servers, so changing it always asks';
-  if (r === '.claude' || r.startsWith('.claude/')) return ".claude/ holds Claude Code's settings, hooks and agents, so changing it always asks";
-  if (r === '.devcontainer.json' || r === '.devcontainer' || r.startsWith('.devcontainer/')) {
-    return "the devcontainer decides the image teammates' containers run and what VS Code's Dev Containers runs on this machine, so changing it always asks";
-  }
-  return undefined;
+  const hit = ALWAYS_ASK_PATHS.find((p) => r === p.name || (p.folder && r.startsWith(`${p.name}/`)));
+  return hit ? `${hit.why}, so changing it always asks` : undefined;
 }
 
 /**
