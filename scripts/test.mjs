@@ -27,19 +27,22 @@ function runTests(args) {
     let partial = '';
     let pass = null;
     let fail = null;
+    let cancelled = 0;
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
       const lines = (partial + chunk.toString()).split('\n');
       partial = lines.pop() ?? '';
       for (const line of lines) {
-        const m = /^[ℹ#] (pass|fail) (\d+)\s*$/.exec(line.replace(/\x1b\[[0-9;]*m/g, ''));
+        const m = /^[ℹ#] (pass|fail|cancelled) (\d+)\s*$/.exec(line.replace(/\x1b\[[0-9;]*m/g, ''));
         if (m?.[1] === 'pass') pass = Number(m[2]);
         else if (m?.[1] === 'fail') fail = Number(m[2]);
+        // A cancelled test (a file that never exits times out as one) fails the run: counted so.
+        else if (m?.[1] === 'cancelled') cancelled = Number(m[2]);
       }
     });
     child.on('exit', (code, signal) => {
       totals.pass += pass ?? 0;
-      totals.fail += fail ?? (code ? 1 : 0);
+      totals.fail += fail === null ? (code ? 1 : 0) : fail + cancelled;
       resolve(code ?? (signal ? 1 : 0));
     });
   });

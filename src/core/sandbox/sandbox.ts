@@ -139,6 +139,8 @@ export class CommandSandbox {
       }
       return { file: '/bin/bash', args: ['-o', 'pipefail', '-c', command], env, sandboxed: false, release: none };
     }
+    // After dispose() nothing may make a box: its proxy would listen with nobody to close it.
+    if (this.stop.signal.aborted) return { refused: 'the session has ended' };
     const box = await this.box(how.box ?? agent);
     box.who = agent;
     await box.proxy;
@@ -268,6 +270,7 @@ export class CommandSandbox {
   }
 
   private box(agent: string): Promise<AgentBox> {
+    if (this.stop.signal.aborted) return Promise.reject(new Error('the session has ended'));
     const hit = this.boxes.get(agent);
     // A box is named by its agent (or a launch's `how.box`); `who` is whose command runs in it.
     if (hit) return Promise.resolve(hit);
