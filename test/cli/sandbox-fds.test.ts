@@ -43,7 +43,10 @@ test('a sandboxed command and a sandboxed job see only fds 0, 1 and 2, though th
   (child.stdio as unknown as Socket[])[EXTRA_FD]!.resume();
   const code = await new Promise<number | null>((r) => child.on('close', r));
   assert.equal(code, 0, err);
-  const listings = toolResults({ api }).filter((r) => r.includes('fd 0 '));
-  assert.equal(listings.length, 2, `both listings reached the model: ${toolResults({ api }).join('\n---\n')}`);
+  // The foreground listing is a tool result; the job's comes with its end message.
+  const lastMessages = JSON.parse(JSON.stringify(api.requests('lead').at(-1)!.body.messages)) as Array<{ content: unknown }>;
+  const said = lastMessages.flatMap((m) => (typeof m.content === 'string' ? [m.content] : (m.content as Array<{ text?: string }>).flatMap((b) => (b.text ? [b.text] : []))));
+  const listings = [...toolResults({ api }), ...said].filter((r) => r.includes('fd 0 '));
+  assert.equal(listings.length, 2, `both listings reached the model: ${[...toolResults({ api }), ...said].join('\n---\n')}`);
   for (const l of listings) assert.deepEqual(openFds(l), [0, 1, 2], l);
 });

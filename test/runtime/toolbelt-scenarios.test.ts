@@ -122,11 +122,28 @@ test('a background job returns at once, and its end wakes its idle teammate once
   await waitFor(() => h.api.requests('bob').length >= 4, 15_000, 'bob woken by the job and done');
   const r = toolResults(h, 'bob');
   assert.match(r[0]!, /^Started background job job-1\./);
-  assert.match(r.find((x) => x.includes('Job job-1'))!, /built\n\nJob job-1 ended: exit code 4\./);
+  // The wake carried the output, so a job_output after it has nothing new.
+  assert.match(JSON.stringify(h.api.requests('bob')[2]!.body.messages), /ended with exit code 4\. What it printed since it was last read:\\nbuilt/);
+  assert.match(r.find((x) => x.includes('Job job-1'))!, /^\(no new output\)\n\nJob job-1 ended: exit code 4\./);
   await new Promise((res) => setTimeout(res, 500));
   assert.equal(h.api.requests('bob').length, 4, 'woken once, not again');
   const wakes = JSON.stringify(h.api.requests('bob')[3]!.body.messages).split('[background job] job-1').length - 1;
   assert.equal(wakes, 1);
+});
+
+test('a foreground command still running at the time limit goes on as a job; its end wakes the teammate with its last lines', async (t) => {
+  const h = await harness(t, { bashTimeoutSeconds: 1 });
+  h.api.script('bob',
+    reply(toolUse('bash', { command: 'echo compiling; sleep 2.5; echo "FAIL adds: expected 3, got 4"; exit 1' })),
+    reply(toolUse('idle', {})),
+    (req) => (JSON.stringify(req.body.messages).includes('expected 3, got 4') ? reply(toolUse('idle', {})) : 'no wake'),
+  );
+  await h.rt.spawnTeammate({ name: 'bob', role: 'tester', prompt: 'Run the tests.' });
+  await waitFor(() => h.api.requests('bob').length >= 3, 20_000, 'bob woken by the job');
+  const [first] = toolResults(h, 'bob');
+  assert.match(first!, /^compiling\n\nStill running after 1 s: not killed, it goes on as background job job-1\./);
+  assert.match(JSON.stringify(h.api.requests('bob')[2]!.body.messages), /job-1 \(`echo compiling[^`]*`\) ended with exit code 1\. What it printed since it was last read:\\nFAIL adds: expected 3, got 4/);
+  assert.equal(toolResults(h, 'bob').filter((x) => /Timed out/.test(x)).length, 0, 'nothing was killed');
 });
 
 test('a job the user kills (Team tree Kill) tells its idle teammate so, once; no exit-code wake follows', async (t) => {

@@ -222,7 +222,7 @@ function within(p: Promise<void>, ms: number): Promise<void> {
 }
 
 /** Node reports a missing cwd as "spawn /bin/bash ENOENT", which misleads the model. */
-async function spawnErrorText(e: Error, cwd: string): Promise<string> {
+export async function spawnErrorText(e: Error, cwd: string): Promise<string> {
   if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
     const cwdOk = await stat(cwd).then((s) => s.isDirectory(), () => false);
     if (!cwdOk) return `working directory does not exist: ${cwd}`;

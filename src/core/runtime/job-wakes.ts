@@ -9,7 +9,12 @@ import type { Disposable, RuntimeEvent } from './types';
 export function wireJobs(jobs: JobManager, team: Team, emit: (e: RuntimeEvent) => void): Disposable[] {
   return [
     jobs.onEnded((j) => {
-      void team.mailbox.send({ from: j.owner, to: j.owner, type: 'message', content: jobEndedText(j), job_id: j.id, exit_code: j.exitCode })
+      // What it printed since it was last read comes along (all of it, or its last lines with
+      // the rest left for job_output), so the agent rarely needs another call.
+      const unread = (() => { try { return jobs.read(j.owner, j.id, { keep: true }).output; } catch { return ''; } })();
+      const text = jobEndedText(j, unread);
+      if (!text.includes(MORE_MARK)) try { jobs.read(j.owner, j.id); } catch { /* pruned meanwhile */ }
+      void team.mailbox.send({ from: j.owner, to: j.owner, type: 'message', content: text, job_id: j.id, exit_code: j.exitCode })
         .catch((err: Error) => emit({ type: 'notice', level: 'warning', agent: j.owner, message: `${j.owner}: background job ${j.id} ended, but the note could not be delivered: ${err.message}` }));
     }),
     jobs.onChange((owner) => emit({ type: 'jobs', agent: owner, jobs: jobs.list(owner) })),
@@ -31,8 +36,19 @@ export async function killJobForUser(jobs: JobManager, team: Team, owner: string
   return info;
 }
 
-export function jobEndedText(j: JobInfo): string {
+/** Lines of a job's unread output its end message carries (the last ones; a failing test's error is there). */
+export const ENDED_TAIL_LINES = 40;
+const ENDED_TAIL_CHARS = 4_000;
+const MORE_MARK = 'all of its output: job_output';
+
+export function jobEndedText(j: JobInfo, unread = ''): string {
   const how = j.exitCode !== null ? `with exit code ${j.exitCode}` : `killed by signal ${j.signal}`;
   const cmd = j.command.length > 200 ? `${j.command.slice(0, 200)}…` : j.command;
-  return `[background job] ${j.id} (\`${cmd}\`) ended ${how}. Its remaining output: job_output(job_id="${j.id}").`;
+  const head = `[background job] ${j.id} (\`${cmd}\`) ended ${how}.`;
+  const lines = unread.replace(/\n$/, '').split('\n');
+  if (!unread.trim()) return `${head} It printed nothing since it was last read.`;
+  let tail = lines.slice(-ENDED_TAIL_LINES).join('\n');
+  if (tail.length > ENDED_TAIL_CHARS) tail = `…${tail.slice(-ENDED_TAIL_CHARS)}`;
+  const cut = lines.length > ENDED_TAIL_LINES || tail.startsWith('…');
+  return `${head} ${cut ? `Its last lines (${MORE_MARK}(job_id="${j.id}"))` : 'What it printed since it was last read'}:\n${tail}`;
 }

@@ -5,7 +5,7 @@
 // its container, never on this machine (docs/containers.md).
 import { z } from 'zod';
 import { formatJobRead } from '../../exec/jobs';
-import { formatShellResult, runShell } from '../../exec/shell';
+import { formatShellResult } from '../../exec/shell';
 import { suggestRules } from '../../permissions/decide';
 import { decideCommand } from '../../sandbox/decide-command';
 import { toolFamily, fail, MAX_OUTPUT, ok, type AgentHandle, type ToolHost, type ToolResult } from './definition';
@@ -22,7 +22,7 @@ const both = ['lead', 'teammate'] as const;
 
 export const bash = defineTool({
   name: 'bash',
-  description: 'Run a shell command (bash -c, not interactive) in your working directory; it times out unless run_in_background.',
+  description: 'Run bash -c (not interactive) in your working directory; still running at the time limit, it goes on as a job.',
   input: z.object({
     command: z.string().min(1),
     run_in_background: z.boolean().nullish().describe('Run it as a job (servers, long tests) read with job_output; a message comes when it ends.'),
@@ -63,13 +63,18 @@ export const bash = defineTool({
       });
       return ok(`Started background job ${j.id}. Read its output with job_output(job_id="${j.id}"); stop it with job_kill. You will get a message when it ends.`);
     }
-    const r = await runShell(command, {
-      cwd: a.cwd, timeoutMs: s.bashTimeoutSeconds * 1000, maxOutputBytes: MAX_OUTPUT,
-      signal: a.signal, track: { registry: h.processes, owner: a.name }, plan,
-    });
-    return { text: formatShellResult(r), isError: r.exitCode !== 0 };
+    // Past the limit the command is not killed: it goes on as a background job (docs/tools.md).
+    const r = await h.jobs.runForeground(a.name, command, { cwd: a.cwd, plan, waitMs: s.bashTimeoutSeconds * 1000, maxOutputBytes: MAX_OUTPUT, signal: a.signal });
+    if ('job' in r) return ok(handedOverText(r.job.output, r.job.info.id, s.bashTimeoutSeconds));
+    return { text: formatShellResult(r.result), isError: r.result.exitCode !== 0 };
   },
 });
+
+/** The call's result for a command still running at the limit, handed over as a job. */
+export function handedOverText(output: string, id: string, seconds: number): string {
+  const body = output.length ? output.replace(/\n$/, '') : '(no output yet)';
+  return `${body}\n\nStill running after ${seconds} s: not killed, it goes on as background job ${id}. A message with its exit code and last lines comes when it ends; job_output(job_id="${id}") reads it sooner, job_kill stops it.`;
+}
 
 /**
  * A container teammate's command: judged by the same rules as one in the sandbox (the container
