@@ -8,6 +8,8 @@ export interface Command {
   /** Arguments and options after the words, for the usage line. */
   synopsis: string;
   summary: string;
+  /** More lines for `<command> --help` (options explained, examples), when the summary is not enough. */
+  details?: string;
   options: OptionSpec;
   run(ctx: CommandContext): Promise<number>;
   /** A file it reads that could not be read (or was corrupt) makes it exit 1, output still printed: the listing is incomplete. */

@@ -11,6 +11,7 @@ import { approve, broadcast, reject, send, shutdown, taskAdd, taskDone, taskUnbl
 import { mcpCommand } from './mcp-commands';
 import { queueAddCommand, queueApproveCommand, queueCancelCommand, queueCommand } from './queue-commands';
 import { sandboxCommand } from './sandbox-command';
+import { RUN_DETAILS } from './run-help';
 import { changesCommand, exportCommand, logCommand } from './watch-commands';
 import { worktreeDiff, worktreeKeep, worktreeMerge, worktreeRemove, worktrees } from './worktree-commands';
 
@@ -60,6 +61,7 @@ export const COMMANDS: Command[] = [
   {
     words: ['run'], synopsis: '<prompt…|-> | -p <prompt> | --prompt-file <file> [--with <name>[:<agent_type>]]... [--container] [--timeout <s>] [--output-format text|json|stream-json] [session options]',
     summary: 'headless: the lead works on the prompt with its team until done, then the team stops (exit 0 ok, 1 error or timeout; asks nothing)',
+    details: RUN_DETAILS,
     // Loaded on use, as the interactive session is (main.ts): the other commands never load the SDK.
     options: {}, run: (ctx) => (require('./run') as typeof import('./run')).runCommand(ctx),
   },

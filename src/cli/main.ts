@@ -63,7 +63,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     return 0;
   }
   if (parsed.values.help) {
-    writeLine(io.stdout, target ? `${usageOf(target)}\n  ${target.summary}` : helpText(await packageVersion()));
+    writeLine(io.stdout, target ? `${usageOf(target)}\n  ${target.summary}${target.details ?? ''}` : helpText(await packageVersion()));
     return 0;
   }
   // Corrupt files are moved aside by the engine; the user must hear about it.

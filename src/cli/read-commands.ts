@@ -35,11 +35,11 @@ export async function teamCommand(ctx: CommandContext): Promise<number> {
     ...m, tokens: usageTotal(m.usage), run_by: runBy(m),
     planning: isPlanning(m, plans),
   }));
-  ctx.emit({ team_name: config.team_name, lead: { tokens: usageTotal(leadUsage(config)) }, members, pending_requests: pending }, () => {
+  ctx.emit({ team_name: config.team_name, lead: { tokens: usageTotal(leadUsage(config)), model: config.lead?.model ?? null }, members, pending_requests: pending }, () => {
     const table = rosterTable(config, (m) => {
       const host = runBy(m);
       return host ? `${m.status} (host ${host})` : m.status;
-    }, '-', plans);
+    }, '-', plans, config.lead?.model ?? '-');
     return pending.length ? `${table}\nPending requests:\n${pending.map((r) => `  ${requestLine(r)}`).join('\n')}` : table;
   });
   return 0;

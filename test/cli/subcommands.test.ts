@@ -49,6 +49,9 @@ test('--help, help <command>, --version', async () => {
   const one = await runCli(['help', 'task', 'add']);
   assert.match(one.stdout, /^usage: agent-teams task add <subject> \[--description <text>\] \[--blocked-by <id,id…>\]/);
   assert.match((await runCli(['inbox', '--help'])).stdout, /usage: agent-teams inbox \[name\]/);
+  // A first headless run needs more than a usage line: each option, what is asked, exit codes, an example.
+  const run = (await runCli(['run', '--help'])).stdout;
+  for (const o of ['--prompt-file <file>', '--with <name>[:<agent_type>]', '--timeout <s>', '--output-format <f>', 'Exit codes: 0', 'Nothing is asked', 'agent-teams run "']) assert.ok(run.includes(o), `run --help names ${o}:\n${run}`);
   const v = await runCli(['--version']);
   assert.equal(v.code, 0);
   assert.match(v.stdout, /^\d+\.\d+\.\d+\n$/);

@@ -118,6 +118,7 @@ export class AgentRunner {
     this.compactor = new Compactor({ team, emit, compactAtTokens: () => this.s.compactAtTokens, recordUsage: (agent, r) => this.budget.record(agent, r) });
     this.workdirs = new AgentWorkdirs({ team, worktrees: this.worktrees, processes: this.processes, sandbox: this.sandbox, emit, hostSetup: () => this.s.worktreeSetup, agentNamed });
     this.leases = new LeaseKeeper(team.roster, opts.hostId, opts.heartbeatMs);
+    this.leases.leadModel = () => this.s.model;
     this.tenancy = new Tenancy({
       team, keeper: this.leases, processes: this.processes, worktrees: this.worktrees, emit, settings,
       lead: () => this.lead, make: (m) => this.makeTeammate(m), killOrphans: () => this.killOrphans(), disposed: () => this.disposed,

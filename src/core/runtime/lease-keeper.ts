@@ -5,9 +5,10 @@
 import type { Member } from '../../shared/schemas';
 import type { Roster } from '../team/roster';
 import {
-  claimLeadLease, claimMember, takeLeadLease, HEARTBEAT_MS, LeaseClock, liveForeignHost, makeLease, releaseLeases, renewLeases,
+  claimLeadLease, claimMember, leadRecord, takeLeadLease, HEARTBEAT_MS, LeaseClock, liveForeignHost, makeLease, releaseLeases, renewLeases,
   type Claim, type Renewal,
 } from './lease';
+import type { TeamConfig } from '../../shared/schemas';
 
 export class LeaseKeeper {
   private timer: NodeJS.Timeout | null = null;
@@ -17,8 +18,20 @@ export class LeaseKeeper {
   /** When the leases were last known to be held (a gap means this host was paused). */
   readonly clock: LeaseClock;
 
+  /**
+   * The model this host runs the lead with (and teammates without their own): kept in the
+   * roster's `lead` record while this host holds the lead, so `agent-teams team` can say it.
+   */
+  leadModel: () => string | undefined = () => undefined;
+
   constructor(private readonly roster: Roster, readonly hostId: string, readonly heartbeatMs = HEARTBEAT_MS) {
     this.clock = new LeaseClock(heartbeatMs);
+  }
+
+  private noteModel(c: TeamConfig): void {
+    const model = this.leadModel();
+    const rec = leadRecord(c);
+    if (model && rec.host?.id === this.hostId) rec.model = model;
   }
 
   /** A fresh lease record of this host. */
@@ -33,12 +46,20 @@ export class LeaseKeeper {
 
   /** Takes the lead's lease unless another live host holds it; returns that host. */
   claimLead(): Promise<string | null> {
-    return this.roster.update((c) => claimLeadLease(c, this.hostId, this.heartbeatMs));
+    return this.roster.update((c) => {
+      const foreign = claimLeadLease(c, this.hostId, this.heartbeatMs);
+      this.noteModel(c);
+      return foreign;
+    });
   }
 
   /** Takes the lead's lease whoever holds it (Take Over Lead); returns the host it was taken from. */
   takeLead(): Promise<string | null> {
-    return this.roster.update((c) => takeLeadLease(c, this.hostId));
+    return this.roster.update((c) => {
+      const from = takeLeadLease(c, this.hostId);
+      this.noteModel(c);
+      return from;
+    });
   }
 
   /** Takes `name`'s lease in one locked roster update, so two hosts starting together never both run it. */
@@ -48,7 +69,11 @@ export class LeaseKeeper {
 
   /** Renews the leases on `mine` (and the lead's); undefined when the roster could not be updated. */
   renew(mine: readonly string[], holdLead: boolean): Promise<Renewal | undefined> {
-    return this.roster.update((c) => renewLeases(c, this.hostId, mine, holdLead)).catch(() => undefined);
+    return this.roster.update((c) => {
+      const renewal = renewLeases(c, this.hostId, mine, holdLead);
+      if (holdLead) this.noteModel(c);
+      return renewal;
+    }).catch(() => undefined);
   }
 
   /** Gives up every lease this host holds (it is going away; the next host need not wait). */

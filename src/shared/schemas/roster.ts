@@ -67,6 +67,8 @@ export type Member = z.infer<typeof Member>;
  */
 export const LeadRecord = z.looseObject({
   usage: Usage.optional(),
+  /** The model the lead's host runs it with (and teammates without their own `model`). */
+  model: z.string().optional(),
   host: HostLease.nullable().optional(),
 });
 export type LeadRecord = z.infer<typeof LeadRecord>;
