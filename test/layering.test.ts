@@ -186,6 +186,16 @@ test('hosts construct no engine class: the session (TeamSession) is the one thin
   assert.deepEqual(bad, []);
 });
 
+test("hosts never hold the session's engine parts that are still public (its worktree manager, its merge queue): they read views and act through actions", async () => {
+  const { text } = await load();
+  const bad: string[] = [];
+  for (const [f, t] of text) {
+    if (!['vscode', 'cli'].includes(layerOf(f))) continue;
+    for (const m of t.matchAll(/\b(?:session|rt)\s*\.\s*(worktrees|mergeQueue)\b(?!\s*\()/g)) bad.push(`${relative(repo, f)}: .${m[1]}`);
+  }
+  assert.deepEqual(bad, []);
+});
+
 test('no engine imports the session: core/session is the door, built on the engine, never under it', async () => {
   const { edges } = await load();
   const door = join(src, 'core', 'session');

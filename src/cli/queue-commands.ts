@@ -42,14 +42,8 @@ export const queueCommand = actionCommand(ACTIONS.queueList, {
 
 /** --wait: this process works the queue until the entry settles (alongside any other host: one entry at a time). */
 async function waitFor(ctx: CommandContext, entry: MergeEntry): Promise<number> {
-  const q = ctx.session.mergeQueue;
-  q.start({ notify: () => undefined });
-  let done: MergeEntry | undefined;
-  while (!(done = (await q.list()).find((e) => e.id === entry.id && (e.state === 'merged' || e.state === 'failed' || e.state === 'cancelled')))) {
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  await q.dispose();
-  ctx.emit(done, () => `${entry.teammate}: ${entryWords(done!)}${done!.output_tail ? `\n${done!.output_tail}` : ''}`);
+  const done = await ctx.session.mergeUntilSettled(entry.id);
+  ctx.emit(done, () => `${entry.teammate}: ${entryWords(done)}${done.output_tail ? `\n${done.output_tail}` : ''}`);
   return done.state === 'merged' ? 0 : 1;
 }
 

@@ -54,7 +54,7 @@ export const QUEUE_COMMANDS: CommandSpec[] = [
     id: 'agentTeams.queueMerge', title: 'Queue Merge', runsAgents: true, startsAgents: true,
     fields: [{
       key: 'teammate',
-      ask: async (ctx) => pick('Queue Merge: whose branch?', (await ctx.session.worktrees.list()).map((w) => w.name)),
+      ask: async (ctx) => pick('Queue Merge: whose branch?', (await ctx.session.view.worktrees()).map((w) => w.name)),
     }],
     fromNode: teammateOf,
     after(r, a) {

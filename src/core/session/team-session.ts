@@ -10,7 +10,7 @@
 // inside (parts.ts: the session's own modules and tests only).
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
-import type { Member, RequestRecord, Task } from '../../shared/schemas';
+import type { Member, MergeEntry, RequestRecord, Task } from '../../shared/schemas';
 import type { JobInfo } from '../exec/jobs';
 import type { HookSpec } from '../hooks/config';
 import type { McpManager, McpServerInfo } from '../mcp/manager';
@@ -309,6 +309,25 @@ export class TeamSession {
   get mergeQueue(): MergeQueue {
     this.mq ??= new MergeQueue({ team: this.team, worktrees: this.worktrees, hostId: this.hostId, settings: () => this.s });
     return this.mq;
+  }
+
+  /**
+   * Works the merge queue in this process until entry `id` is merged, failed or cancelled
+   * (`agent-teams queue add --wait`), alongside any other host: one entry at a time.
+   */
+  async mergeUntilSettled(id: string): Promise<MergeEntry> {
+    const q = this.mergeQueue;
+    q.start({ notify: () => undefined });
+    try {
+      for (;;) {
+        const e = (await q.list()).find((x) => x.id === id);
+        if (!e) throw new Error(`no merge-queue entry ${id}`);
+        if (e.state === 'merged' || e.state === 'failed' || e.state === 'cancelled') return e;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    } finally {
+      await q.dispose();
+    }
   }
 
   /** Every worktree with where its branch stands and whether its removal is offered (core/worktree/in-use.ts). */
