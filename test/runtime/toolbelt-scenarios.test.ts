@@ -146,6 +146,29 @@ test('a foreground command still running at the time limit goes on as a job; its
   assert.equal(toolResults(h, 'bob').filter((x) => /Timed out/.test(x)).length, 0, 'nothing was killed');
 });
 
+test("the lead's foreground command handed over at the limit keeps the team from rest until it ends; its end wakes the lead", async (t) => {
+  const h = await harness(t, { bashTimeoutSeconds: 1 });
+  h.api.script('lead',
+    reply(toolUse('bash', { command: 'sleep 2.5; echo "42 passed"' })),
+    'The tests still run; I will report when they end.',
+    (req) => (JSON.stringify(req.body.messages).includes('42 passed') ? 'All 42 tests pass.' : 'no wake'),
+  );
+  await h.rt.askLead('Run the tests.');
+  // A headless run ends at rest: not while the lead waits for its own test run.
+  const running = () => h.rt.jobs('lead').some((j) => j.state === 'running');
+  assert.ok(running(), 'the command goes on as a job');
+  let looks = 0;
+  while (running()) {
+    const rest = await h.rt.rest();
+    if (running()) assert.equal(rest.atRest, false, 'not at rest while the handed-over command runs');
+    looks++;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(looks >= 3, `looked ${looks} times while it ran`);
+  await waitFor(() => h.api.requests('lead').length >= 3, 20_000, 'the lead woken by its job');
+  await waitFor(async () => (await h.rt.rest()).atRest || undefined, 10_000, 'at rest once the lead has answered');
+});
+
 test('a job the user kills (Team tree Kill) tells its idle teammate so, once; no exit-code wake follows', async (t) => {
   const h = await harness(t);
   h.api.script('bob',

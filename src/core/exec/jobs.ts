@@ -33,6 +33,8 @@ export interface JobInfo {
   signal: string | null;
   startedAt: number;
   endedAt: number | null;
+  /** A foreground command handed over at the time limit (runForeground): its agent waits for it. */
+  handedOver?: boolean;
 }
 
 export interface JobRead {
@@ -84,8 +86,8 @@ export class JobManager {
    * be waiting for: one started less than JOB_WAITED_FOR_MS ago. A job running longer (a dev
    * server) keeps nobody awake (docs/tools.md, "Background jobs").
    */
-  waitedFor(which: (owner: string) => boolean, now = Date.now()): boolean {
-    return this.list().some((j) => j.state === 'running' && which(j.owner) && now - j.startedAt < JOB_WAITED_FOR_MS);
+  waitedFor(which: (owner: string, job: JobInfo) => boolean, now = Date.now()): boolean {
+    return this.list().some((j) => j.state === 'running' && which(j.owner, j) && now - j.startedAt < JOB_WAITED_FOR_MS);
   }
 
   list(owner?: string): JobInfo[] {
@@ -133,6 +135,7 @@ export class JobManager {
       // Named as a job only now: a foreground command uses no job number.
       this.jobs.delete(job.info.id);
       job.info.id = `job-${++this.seq}`;
+      job.info.handedOver = true;
       this.jobs.set(job.info.id, job);
       job.hidden = false;
       this.changed(owner);

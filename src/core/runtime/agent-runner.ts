@@ -208,7 +208,9 @@ export class AgentRunner {
     this.quiet = await watchQuiet({
       team: this.team, queue: () => this.mergeQueue.list(), leadBusy: () => here.leadRemote !== null || lead.busy,
       wake: (note, left) => !here.leadRemote && lead.onQuiet(note, left > 0),
-      jobsBusy: () => this.jobs.waitedFor((owner) => owner !== 'lead'),
+      // The lead's own jobs keep nobody busy (it hears when one ends), but for a foreground
+      // command handed over at the time limit: the lead was waiting for its result.
+      jobsBusy: () => this.jobs.waitedFor((owner, j) => owner !== 'lead' || !!j.handedOver),
       tidy, tidyBusy: () => tidy.busy(),
     });
     lead.onRest = () => this.quiet?.recheck();
