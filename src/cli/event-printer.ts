@@ -43,6 +43,7 @@ export function describeEvent(e: RuntimeEvent): string | null {
     case 'tool_start':
     case 'transcript':
     case 'jobs':
+    case 'container': // its progress is the teammate's activity; /status and `containers` say the rest
       return null;
   }
 }

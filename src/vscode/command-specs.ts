@@ -47,7 +47,7 @@ export const COMMANDS: CommandSpec[] = [
         ask: async (_c, s) => (s.agent_type ? String(s.agent_type) : askText({ title: 'Spawn Teammate', prompt: 'Role', placeHolder: 'backend engineer' })),
       },
       { key: 'prompt', ask: (_c, s) => askFirstPrompt(s) },
-      { key: 'model', optional: true, ask: async (ctx, s) => spawnOptions((await ctx.team()).root, s) },
+      { key: 'model', optional: true, ask: async (ctx, s) => spawnOptions((await ctx.team()).root, s, () => ctx.session.containerProblem()) },
     ],
   }),
   actionSpec(ACTIONS.requestPlan, {

@@ -55,7 +55,7 @@ export function startEngine(shell: Shell): Engine {
   const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
   const agents = {
     activity: (a: string) => session.activity(a), defaultModel, mcpServers: () => runtime.mcpServers(), jobs: (a: string) => session.jobs(a),
-    sandbox: () => sandbox.report, hooks: () => session.hooks(),
+    sandbox: () => sandbox.report, hooks: () => session.hooks(), container: (a: string) => session.containerState(a),
     removableWorktrees: async () => (await session.worktreeViews()).filter((w) => w.removable).map((w) => w.name),
   };
   const teamTree = new TeamTreeProvider(host, agents);
@@ -124,7 +124,7 @@ export function startEngine(shell: Shell): Engine {
     runtime.onMcpChange(() => host.fire(['activity'])),
     runtime.onEvent((e) => {
       // Usage lands in the roster file (its watcher says 'roster'); activity is only in memory.
-      if (e.type === 'activity' || e.type === 'jobs') host.fire(['activity']);
+      if (e.type === 'activity' || e.type === 'jobs' || e.type === 'container') host.fire(['activity']);
       showNotice(e, log, () => session.activity('lead').kind === 'remote');
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => {

@@ -2,7 +2,7 @@
 // team's own words — activity, tokens, spend — are the core's: core/session/team-words.ts). Tree
 // elements are also what menu commands receive, so commands map them to argument objects
 // (see commands.ts `fromNode`).
-import type { HookSpec, JobInfo, McpServerInfo, SandboxReport } from '../core/session';
+import type { ContainerState, HookSpec, JobInfo, McpServerInfo, SandboxReport } from '../core/session';
 import type { Member, RequestRecord, Task, TaskStatus } from '../shared/schemas';
 import type { MergeEntry } from '../shared/schemas/merge-queue';
 
@@ -18,7 +18,9 @@ export type MergeEntryNode = { nodeKind: 'mergeEntry'; entry: MergeEntry; positi
 export type SandboxNode = { nodeKind: 'sandbox'; report: SandboxReport };
 /** The folder's hooks as this window's agents run them (docs/hooks.md). */
 export type HooksNode = { nodeKind: 'hooks'; hooks: readonly HookSpec[] };
-export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | SandboxNode | HooksNode | MergeEntryNode;
+/** A container teammate's container (docs/containers.md); `state` undefined: not started in this window. */
+export type ContainerNode = { nodeKind: 'container'; agent: string; state?: ContainerState };
+export type TreeNode = MemberNode | RequestNode | JobNode | TaskGroupNode | TaskNode | McpServerNode | SandboxNode | HooksNode | MergeEntryNode | ContainerNode;
 
 export function isTreeNode(value: unknown): value is TreeNode {
   return !!value && typeof value === 'object' && typeof (value as { nodeKind?: unknown }).nodeKind === 'string';

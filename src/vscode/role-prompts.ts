@@ -1,8 +1,10 @@
 // The Spawn Teammate command's questions, kept few: one input for "name: role" (a role that
 // names an agent definition uses it), the first instructions (Enter: a sensible default), and
 // one menu whose first row starts the teammate — Enter — while the other rows change the
-// optional choices (definition, model, plan first, worktree) and come back to it. The
-// definitions are read from the team folder each time, so a file just added is offered.
+// optional choices (definition, model, plan first, where it works: shared checkout, worktree or
+// container) and come back to it. The definitions are read from the team folder each time, so a
+// file just added is offered; whether a container can start is asked of the engine while the
+// menu shows, so the picker says why not before the user chooses it (docs/containers.md).
 import * as vscode from 'vscode';
 import { type AgentDefinition, loadTeamDefinitions, resolveModel } from '../core/session';
 import { CANCEL, validateName, type Asked } from './prompts';
@@ -63,31 +65,37 @@ export async function askFirstPrompt(s: Sofar): Promise<Asked<string>> {
   return v.trim() || DEFAULT_FIRST_PROMPT;
 }
 
-type MenuRow = vscode.QuickPickItem & { value: 'start' | 'definition' | 'model' | 'plan' | 'worktree' };
+type MenuRow = vscode.QuickPickItem & { value: 'start' | 'definition' | 'model' | 'plan' | 'where' };
+type Where = 'none' | 'worktree' | 'container';
+const WHERE_WORDS: Record<Where, string> = { none: 'shared checkout', worktree: 'own worktree', container: 'in a container' };
 
 /**
  * The optional choices as one menu: Enter on its first row starts the teammate with what the
  * rows say; another row changes that choice and comes back. Sets `agent_type`,
  * `plan_mode_required` and `isolation` on `s`; returns the model ('' = the default).
  */
-export async function spawnOptions(root: string | undefined, s: Sofar): Promise<Asked<string>> {
+export async function spawnOptions(root: string | undefined, s: Sofar, containerProblem: () => Promise<string | null> = async () => null): Promise<Asked<string>> {
   const { definitions, skipped } = await definitionsIn(root);
   const settings = readSettings();
   let model = typeof s.model === 'string' ? s.model : '';
   let plan = typeof s.plan_mode_required === 'boolean' ? s.plan_mode_required : settings.requirePlan === 'always';
-  let worktree = s.isolation === 'worktree';
+  // Unset: the definition's isolation, until the user chooses.
+  let chosen = typeof s.isolation === 'string' ? s.isolation as Where : undefined;
+  // Asked now, answered while the user reads the menu.
+  const engine = containerProblem().catch((e: Error) => e.message);
   for (;;) {
     const def = definitions.find((d) => d.name === s.agent_type);
+    const where: Where = chosen ?? def?.isolation ?? 'none';
     const modelWords = model || (def?.model ? `${def.model} (its definition's)` : `${settings.model} (the team's)`);
     const rows: MenuRow[] = [
       {
         label: `$(play) Spawn ${String(s.name)}`, value: 'start',
-        description: [def ? `from ${def.name}` : String(s.role), modelWords.replace(/ \(.*\)$/, ''), plan ? 'plans first' : 'works at once', worktree ? 'own worktree' : 'shared checkout'].join(' · '),
+        description: [def ? `from ${def.name}` : String(s.role), modelWords.replace(/ \(.*\)$/, ''), plan ? 'plans first' : 'works at once', WHERE_WORDS[where]].join(' · '),
       },
       ...(definitions.length ? [{ label: '$(person) Agent definition', description: def ? `${def.name} — ${def.description}` : 'none (a free role)', value: 'definition' as const }] : []),
       { label: '$(chip) Model', description: modelWords, value: 'model' },
       { label: '$(checklist) Plan first', description: plan ? 'yes: read-only until you approve its plan (per task)' : 'no: may edit files and run commands at once', value: 'plan' },
-      { label: '$(git-branch) Own git worktree', description: worktree ? `yes: branch wt/${String(s.name)} in .worktrees/` : 'no: edits the shared checkout', value: 'worktree' },
+      { label: '$(git-branch) Where it works', description: whereDetail(where, String(s.name)), value: 'where' },
     ];
     const picked = await vscode.window.showQuickPick(rows, {
       title: `Spawn ${String(s.name)}: Enter to start, or change a choice${skipped ? ` (${skipped} definition${skipped === 1 ? '' : 's'} skipped: see agent-teams agents)` : ''}`,
@@ -96,11 +104,14 @@ export async function spawnOptions(root: string | undefined, s: Sofar): Promise<
     if (!picked) return CANCEL;
     if (picked.value === 'start') {
       s.plan_mode_required = plan;
-      s.isolation = worktree ? 'worktree' : 'none';
+      s.isolation = where;
       return model;
     }
     if (picked.value === 'plan') plan = !plan;
-    else if (picked.value === 'worktree') worktree = !worktree;
+    else if (picked.value === 'where') {
+      const w = await pickWhere(String(s.name), where, engine);
+      if (w !== CANCEL) chosen = w;
+    }
     else if (picked.value === 'definition') {
       const t = await pickAgentType(definitions);
       if (t !== CANCEL) s.agent_type = t || undefined;
@@ -109,6 +120,50 @@ export async function spawnOptions(root: string | undefined, s: Sofar): Promise<
       if (m !== CANCEL) model = m;
     }
   }
+}
+
+function whereDetail(where: Where, name: string): string {
+  if (where === 'worktree') return `own git worktree: branch wt/${name} in .worktrees/`;
+  if (where === 'container') return `in a container: branch team/${name} cloned into it`;
+  return 'the shared checkout';
+}
+
+/**
+ * Shared checkout, worktree or container. The container row says whether an engine answers;
+ * chosen when none does, it is refused here with what to set (not at the spawn).
+ */
+async function pickWhere(name: string, now: Where, engine: Promise<string | null>): Promise<Asked<Where>> {
+  const q = vscode.window.createQuickPick<vscode.QuickPickItem & { value: Where }>();
+  const rows = (problem: string | null | undefined) => [
+    { label: 'Shared checkout', description: 'edits the files you have open', value: 'none' as const },
+    { label: 'Own git worktree', description: `branch wt/${name} in .worktrees/`, value: 'worktree' as const },
+    {
+      label: 'In a container', value: 'container' as const,
+      description: problem === undefined ? 'asking the container engine…' : problem === null ? `branch team/${name} cloned into its own container (docs/containers.md)` : 'unavailable: no container engine or image',
+      ...(problem ? { detail: `${problem} — set agentTeams.container.host (and .image, or a .devcontainer/)` } : {}),
+    },
+  ];
+  q.title = `Spawn ${name}: where does it work?`;
+  q.ignoreFocusOut = true;
+  q.items = rows(undefined);
+  q.activeItems = q.items.filter((i) => i.value === now);
+  q.busy = true;
+  let problem: string | null | undefined;
+  void engine.then((p) => { problem = p; q.busy = false; const active = q.activeItems[0]?.value; q.items = rows(p); q.activeItems = q.items.filter((i) => i.value === active); });
+  const picked = await new Promise<Where | undefined>((resolve) => {
+    q.onDidAccept(() => resolve(q.selectedItems[0]?.value));
+    q.onDidHide(() => resolve(undefined));
+    q.show();
+  });
+  q.dispose();
+  if (!picked) return CANCEL;
+  if (picked !== 'container') return picked;
+  problem = await engine;
+  if (problem === null) return picked;
+  void vscode.window.showWarningMessage(`${name} cannot run in a container: ${problem}`, 'Open Settings').then((a) => {
+    if (a) void vscode.commands.executeCommand('workbench.action.openSettings', 'agentTeams.container');
+  });
+  return CANCEL;
 }
 
 /** "" = no definition (a free role). */

@@ -4,17 +4,18 @@
 import * as vscode from 'vscode';
 import {
   type Activity, activityWords, type HookSpec, isPlanning, type JobInfo, leadUsage, type McpServerInfo, modelWords, PLANNING_WORDS, positions, providerLacks,
-  type SandboxReport, shownEntries, spendWords,
+  type SandboxReport, shownEntries, spendWords, type ContainerState,
 } from '../core/session';
 import type { Member, RequestRecord, Task, Usage } from '../shared/schemas';
 import { mcpServerItem } from './mcp-commands';
-import { ago, requestLabel, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode, type SandboxNode } from './nodes';
+import { containerItem } from './container-row';
+import { ago, requestLabel, type ContainerNode, type HooksNode, type JobNode, type McpServerNode, type MemberNode, type MergeEntryNode, type RequestNode, type SandboxNode } from './nodes';
 import { hooksItem } from './hooks-row';
 import { sandboxItem } from './sandbox-view';
 import type { TeamHost } from './team-host';
 import { mergeEntryItem } from './merge-entry-item';
 
-type Node = MemberNode | RequestNode | McpServerNode | JobNode | SandboxNode | HooksNode | MergeEntryNode;
+type Node = MemberNode | RequestNode | McpServerNode | JobNode | SandboxNode | HooksNode | MergeEntryNode | ContainerNode;
 type RowNode = MemberNode | McpServerNode | SandboxNode | HooksNode;
 
 interface Snapshot {
@@ -45,6 +46,8 @@ export interface ActivitySource {
   sandbox?(): SandboxReport | undefined;
   /** The hooks this window's agents run (docs/hooks.md; none before the team runs). */
   hooks?(): readonly HookSpec[];
+  /** Where a container teammate's container stands here (docs/containers.md). */
+  container?(agent: string): ContainerState | undefined;
 }
 
 /** How long the removable worktrees (a few git calls each) are reused while the shut-down teammates stay the same. */
@@ -112,9 +115,10 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
       const jobs = this.jobsOf(m.name).map((j) => { const i = jobItem(j); return [i.id, i.description]; });
       const merge = s.merges.get(m.name);
       const mergeRow = merge ? [merge.entry.id, merge.entry.state, merge.entry.waiting, merge.position, merge.entry.updated_at] : null;
-      const shape = [item.id, requests.map((r) => r[0]), jobs.map((j) => j[0]), merge ? 'merge' : ''];
+      const box = this.containerOf(m);
+      const shape = [item.id, requests.map((r) => r[0]), jobs.map((j) => j[0]), merge ? 'merge' : '', box ? 'container' : ''];
       return { key: rowKey(m), node: m, shape, brief: JSON.stringify([item.description, item.contextValue, item.accessibilityInformation?.label,
-        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs, mergeRow]) };
+        (item.iconPath as vscode.ThemeIcon).id, (item.tooltip as vscode.MarkdownString).value, requests, jobs, mergeRow, box ? containerItem(box).description : null]) };
     });
     const mcp = this.mcpNodes(s).map((n) => {
       const i = mcpServerItem(n);
@@ -198,11 +202,21 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const s = await this.load();
     if (!node) return [...this.rootRows(s), ...this.mcpNodes(s), ...this.sandboxNodes(s), ...this.hooksNodes(s)];
     if (node.nodeKind !== 'member') return [];
+    const box = this.containerOf(node);
     return [
+      ...(box ? [box] : []),
       ...requestsOf(s, node.name).map((record): RequestNode => ({ nodeKind: 'request', record })),
       ...this.jobsOf(node.name).map((job): JobNode => ({ nodeKind: 'job', job })),
       ...(s.merges.has(node.name) ? [s.merges.get(node.name)!] : []),
     ];
+  }
+
+  /** The row under a container teammate; its state is this window's (a shut-down one's container is stopped). */
+  private containerOf(node: MemberNode): ContainerNode | undefined {
+    const m = node.member;
+    if (!m?.container) return undefined;
+    const state = this.agents.container?.(m.name) ?? (m.status === 'shutdown' ? { state: 'stopped' as const } : undefined);
+    return { nodeKind: 'container', agent: m.name, ...(state ? { state } : {}) };
   }
 
   private jobsOf(agent: string): JobInfo[] {
@@ -215,6 +229,7 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     if (node.nodeKind === 'mergeEntry') return mergeEntryItem(node);
     if (node.nodeKind === 'sandbox') return sandboxItem(node);
     if (node.nodeKind === 'hooks') return hooksItem(node);
+    if (node.nodeKind === 'container') return containerItem(node);
     return node.nodeKind === 'member' ? this.memberItem(node, s) : node.nodeKind === 'job' ? jobItem(node.job) : requestItem(node.record);
   }
 
@@ -248,10 +263,11 @@ export class TeamTreeProvider implements vscode.TreeDataProvider<Node>, vscode.D
     const children = requestsOf(s, node.name).length;
     const jobs = this.jobsOf(node.name).length;
     const merge = s.merges.has(node.name);
-    item.collapsibleState = children || jobs || merge ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
+    const box = !!m?.container;
+    item.collapsibleState = children || jobs || merge || box ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None;
     // A row that gains children needs a new id: VS Code keeps a known row's collapse state, so
     // a former leaf would stay collapsed and hide its new pending request.
-    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}${merge ? ':merge' : ''}`;
+    item.id = `${node.lead ? 'lead' : `member:${node.name}`}${children ? ':requests' : ''}${jobs ? ':jobs' : ''}${merge ? ':merge' : ''}${box ? ':container' : ''}`;
     item.description = parts.filter(Boolean).join(' · ');
     item.iconPath = statusIcon(status);
     // `.wt` marks a teammate with its own worktree (menus add diff / merge / keep / remove);

@@ -21,8 +21,8 @@ export interface ContainerBackendOptions {
   root: string;
   teamName: string;
   settings(): ContainerSettings;
-  /** What a starting container is doing (image pull/build lines, "cloning…"), for the Team tree. */
-  progress?(agent: string, line: string): void;
+  /** What a starting container is doing (image pull/build lines, "cloning…"), for the Team tree; `host` once placed. */
+  progress?(agent: string, line: string, host?: string): void;
   /** How to reach the engines (an ssh key other than the agent's or ~/.ssh/id_*). */
   engineOptions?: EngineOptions;
 }
@@ -116,11 +116,12 @@ export class ContainerBackend {
   }
 
   private async attach(agent: string, branch: string): Promise<Attached> {
-    const say = (line: string) => this.opts.progress?.(agent, line);
+    let host: string | undefined;
+    const say = (line: string) => this.opts.progress?.(agent, line, host);
+    say('placing the container…');
     const hosts = await this.hosts();
     const loads = await measureLoads(hosts, (u) => this.engine(u));
     // A container of this agent already on a reachable engine is reattached, wherever it is.
-    let host: string | undefined;
     for (const l of loads) {
       if (l.running === undefined) continue;
       if ((await listContainers(await this.engine(l.url), this.team, agent)).length) { host = l.url; break; }
@@ -129,16 +130,18 @@ export class ContainerBackend {
     if (!host) throw new Error(`no container engine answered: ${loads.map((l) => `${l.url}: ${l.error}`).join('; ')}`);
     const engine = await this.engine(host);
     const settings = this.opts.settings();
-    say('starting container…');
+    say(`checking the image on ${host}…`);
     const src = await resolveImageSource(this.opts.root, settings.image);
     if ('refused' in src) throw new Error(src.refused);
     const image = await ensureImage(engine, src, say);
+    say(`image ${image.made === 'present' ? 'cached' : image.made}: ${image.ref}`);
+    say('creating the container…');
     const { container, created } = await ensureContainer(engine, { team: this.team, agent, branch, workspace: this.opts.root, image: image.ref, settings });
     await ensureHostBranch(this.opts.root, branch);
     const loop = await CommandLoop.start(container, containerCommandEnv());
     say(created ? 'cloning the branch…' : 'reattached');
     const clone = await cloneIn(container, loop, this.opts.root, branch, agent);
-    return { info: { agent, host, id: container.id, created, clone, image: image.ref }, branch, engine, loop };
+    return { info: { agent, host: host!, id: container.id, created, clone, image: image.ref }, branch, engine, loop };
   }
 
   /** Runs `command` in the agent's container. A lost engine is an error result, not a throw. */

@@ -12,6 +12,7 @@ import { readTeamSettings } from '../team/team-settings';
 import { ensureHostBranch, type BroughtBack } from './code';
 import type { ContainerBackend, ContainerExecOptions, StartedContainer } from './backend';
 import { ContainerFs } from './container-fs';
+import { stepOf, type ContainerState } from './container-state';
 import { NO_IMAGE, resolveImageSource } from './image';
 import { resolveContainerSettings, type ContainerSettings } from './settings';
 
@@ -33,6 +34,8 @@ export interface SeatsDeps {
   progress(agent: string, line: string): void;
   /** An error on that teammate (its container cannot start). */
   notice(agent: string, message: string): void;
+  /** Its container's state changed (the Team tree's row); null: removed. */
+  changed?(agent: string, state: ContainerState | null): void;
 }
 
 /** How long a file tool's command in the container may take. */
@@ -42,8 +45,28 @@ export class ContainerSeats implements TeammateContainers {
   private readonly seated = new Set<string>();
   private backend: Promise<ContainerBackend> | null = null;
   private current: ContainerSettings = resolveContainerSettings();
+  private readonly states = new Map<string, ContainerState>();
 
   constructor(private readonly d: SeatsDeps) {}
+
+  /** Where `agent`'s container stands, as this host knows it (undefined: not started here). */
+  state(agent: string): ContainerState | undefined {
+    return this.states.get(agent);
+  }
+
+  private set(agent: string, next: ContainerState | null): void {
+    const was = this.states.get(agent);
+    if (next) this.states.set(agent, next);
+    else this.states.delete(agent);
+    if (JSON.stringify(was) !== JSON.stringify(next ?? undefined)) this.d.changed?.(agent, next);
+  }
+
+  /** A progress line of a start: passed on as activity, and a step of the row when it is one. */
+  private progress(agent: string, line: string, host?: string): void {
+    this.d.progress(agent, line);
+    const step = stepOf(line);
+    if (step) this.set(agent, { state: 'starting', detail: step, ...(host ? { host } : {}) });
+  }
 
   has(agent: string): boolean {
     return this.seated.has(agent);
@@ -66,7 +89,7 @@ export class ContainerSeats implements TeammateContainers {
   private engine(): Promise<ContainerBackend> {
     this.backend ??= (async () => {
       const { ContainerBackend: Backend } = require('./backend') as typeof import('./backend');
-      return new Backend({ root: this.d.root, teamName: await this.d.teamName(), settings: () => this.current, progress: (a, l) => this.d.progress(a, l) });
+      return new Backend({ root: this.d.root, teamName: await this.d.teamName(), settings: () => this.current, progress: (a, l, h) => this.progress(a, l, h) });
     })();
     return this.backend;
   }
@@ -116,14 +139,29 @@ export class ContainerSeats implements TeammateContainers {
   async start(agent: string): Promise<StartedContainer> {
     this.seat(agent);
     await this.refresh();
-    return (await this.engine()).start(agent);
+    return this.up(agent);
+  }
+
+  /** The backend's start (a no-op when attached), its outcome kept as the agent's state. */
+  private async up(agent: string): Promise<StartedContainer> {
+    const b = await this.engine();
+    const t0 = Date.now();
+    try {
+      const c = await b.start(agent);
+      if (this.states.get(agent)?.state !== 'running') this.set(agent, { state: 'running', host: c.host, startMs: Date.now() - t0 });
+      return c;
+    } catch (e) {
+      const host = this.states.get(agent)?.host;
+      this.set(agent, { state: 'unreachable', detail: (e as Error).message, ...(host ? { host } : {}) });
+      throw e;
+    }
   }
 
   /** A command in the agent's container; a container that cannot be reached is an error result, never a run here. */
   async exec(agent: string, command: string, opts: ContainerExecOptions): Promise<ShellResult> {
     const b = await this.engine();
     try {
-      await b.start(agent);
+      await this.up(agent);
     } catch (e) {
       return { exitCode: null, signal: null, output: '', truncated: false, timedOut: false, timeoutMs: opts.timeoutMs, aborted: false, durationMs: 0, error: `the container of ${agent} is not reachable: ${(e as Error).message}` };
     }
@@ -135,18 +173,16 @@ export class ContainerSeats implements TeammateContainers {
     return new ContainerFs({
       run: (command, maxOutputBytes) => this.exec(agent, command, { timeoutMs: FILE_COMMAND_MS, maxOutputBytes }),
       put: async (abs, data) => {
-        const b = await this.engine();
-        await b.start(agent);
-        return b.putFile(agent, abs, data);
+        await this.up(agent);
+        return (await this.engine()).putFile(agent, abs, data);
       },
     });
   }
 
   async bringBack(agent: string): Promise<BroughtBack | null> {
     if (!this.has(agent)) return null;
-    const b = await this.engine();
-    await b.start(agent);
-    return b.bringBack(agent);
+    await this.up(agent);
+    return (await this.engine()).bringBack(agent);
   }
 
   /** Shutdown: its work brought back first (when the engine answers), then the container stopped. */
@@ -155,13 +191,16 @@ export class ContainerSeats implements TeammateContainers {
     const b = await this.engine();
     const back = await this.bringBack(agent).then(() => null, (e: Error) => e.message);
     this.seated.delete(agent);
+    const host = this.states.get(agent)?.host;
     await b.stop(agent);
+    this.set(agent, { state: 'stopped', ...(host ? { host } : {}) });
     return back;
   }
 
   /** The teammate is removed: so is its container (its branch stays on the host). */
   async remove(agent: string): Promise<boolean> {
     this.seated.delete(agent);
+    this.set(agent, null);
     return (await this.engine()).remove(agent);
   }
 

@@ -110,6 +110,7 @@ export class AgentRunner {
       root: this.root, teamName: async () => (await team.roster.read()).team_name, hostSettings: () => this.s.container,
       progress: (agent, line) => this.agentNamed(agent)?.setActivity({ kind: 'tool', tool: `container: ${line.slice(0, 120)}` }),
       notice: (agent, message) => this.emit({ type: 'notice', level: 'error', agent, message }),
+      changed: (agent, container) => this.emit({ type: 'container', agent, container }),
     });
     this.budget = new UsageBudget({
       team, emit, budget: () => this.s.tokenBudget, raiseBudget: opts.raiseBudget,

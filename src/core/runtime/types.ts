@@ -7,6 +7,7 @@ import type { TranscriptEntry } from './transcript';
 import type { WorktreeSetup } from '../worktree/setup-config';
 import { DEFAULT_SANDBOX, type SandboxSettings } from '../../shared/sandbox-schemas';
 import type { ContainerFile } from '../../shared/container-schemas';
+import type { ContainerState } from '../container/container-state';
 import type { NetworkDecision } from '../sandbox/sandbox';
 
 export type PlanApprover = 'user' | 'lead';
@@ -169,7 +170,9 @@ export type RuntimeEvent =
   | { type: 'notice'; level: 'info' | 'warning' | 'error'; message: string; agent?: string; mcpServer?: string }
   | { type: 'usage'; agent: string; total: number }
   /** An agent's background jobs changed (started, ended, killed). */
-  | { type: 'jobs'; agent: string; jobs: JobInfo[] };
+  | { type: 'jobs'; agent: string; jobs: JobInfo[] }
+  /** A container teammate's container changed state (docs/containers.md); null: removed. */
+  | { type: 'container'; agent: string; container: ContainerState | null };
 
 export interface Disposable {
   dispose(): void;

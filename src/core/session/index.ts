@@ -44,6 +44,8 @@ export { resolveModel } from '../roles/models';
 export { loadTeamDefinitions } from '../roles/roles';
 export type { AgentDefinition } from '../roles/agent-definitions';
 export type { JobInfo } from '../exec/jobs';
+export type { ContainerState } from '../container/container-state';
+export { containerWords, engineWords } from './container-words';
 export { HOOK_EVENTS, loadHookConfig, type HookSpec } from '../hooks/config';
 export { describeSandbox, sandboxReportText, type SandboxReport } from '../sandbox/describe';
 export { gitExposureWarning, trackedHidden } from '../sandbox/git-exposed';

@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import type { Member, MergeEntry, RequestRecord, Task } from '../../shared/schemas';
 import type { JobInfo } from '../exec/jobs';
+import type { ContainerState } from '../container/container-state';
 import type { HookSpec } from '../hooks/config';
 import type { McpManager, McpServerInfo } from '../mcp/manager';
 import type { AgentRunner } from '../runtime/agent-runner';
@@ -182,6 +183,28 @@ export class TeamSession {
   /** What `agent` is doing here; `stopped` for an agent this host does not run. */
   activity(agent: string): Activity {
     return this.current?.activity(agent) ?? { kind: 'stopped' };
+  }
+
+  /** Where `agent`'s container stands, as this host knows it (undefined: not started here; docs/containers.md). */
+  containerState(agent: string): ContainerState | undefined {
+    return this.current?.containers.state(agent);
+  }
+
+  /**
+   * Whether a container spawn would pass its checks now (an image, an engine that answers):
+   * null, or why not — for a picker to say before the user chooses it.
+   */
+  async containerProblem(): Promise<string | null> {
+    const { ContainerSeats: Seats } = require('../container/seats') as typeof import('../container/seats');
+    const seats = new Seats({ root: this.root, teamName: async () => 'check', hostSettings: () => this.s.container, progress: () => undefined, notice: () => undefined });
+    try {
+      await seats.check();
+      return null;
+    } catch (e) {
+      return (e as Error).message;
+    } finally {
+      void seats.dispose();
+    }
   }
 
   /** Background commands of this host's agents (all, or `owner`'s), for the views and /jobs. */
