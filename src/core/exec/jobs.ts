@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { OutputBuffer } from './output-buffer';
 import { DEFAULT_KILL_GRACE_MS, killGroup, type ProcessRegistry } from './process-group';
-import { nextSpawnTurn, spawnCommand, spawnErrorText, type ShellResult, type SpawnPlan } from './shell';
+import { MAX_TIMER_MS, nextSpawnTurn, spawnCommand, spawnErrorText, type ShellResult, type SpawnPlan } from './shell';
 
 export const MAX_JOBS_PER_AGENT = 8;
 /** Output kept between two job_output calls. */
@@ -16,8 +16,6 @@ export const JOB_OUTPUT_BYTES = 30_000;
 const KEEP_ENDED = 20;
 /** How long to keep reading after the leader exits (as in shell.ts). */
 const DRAIN_MS = 300;
-/** setTimeout fires at once for delays beyond this. */
-const MAX_WAIT_MS = 2 ** 31 - 1;
 
 export type JobState = 'running' | 'exited' | 'killed';
 
@@ -126,12 +124,12 @@ export class JobManager {
     const stop = () => void this.stopJob(job);
     opts.signal.addEventListener('abort', stop, { once: true });
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), Math.min(opts.waitMs, MAX_WAIT_MS)); });
+    const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), Math.min(opts.waitMs, MAX_TIMER_MS)); });
     const first = await Promise.race([job.ended.then(() => 'ended' as const), late]);
     clearTimeout(timer);
     opts.signal.removeEventListener('abort', stop);
     const overrun = first === 'late' && job.info.state === 'running';
-    if (overrun && this.list(owner).filter((j) => j.state === 'running').length < MAX_JOBS_PER_AGENT) {
+    if (overrun && this.running(owner) < MAX_JOBS_PER_AGENT) {
       // Named as a job only now: a foreground command uses no job number.
       this.jobs.delete(job.info.id);
       job.info.id = `job-${++this.seq}`;
@@ -154,8 +152,12 @@ export class JobManager {
     };
   }
 
+  private running(owner: string): number {
+    return this.list(owner).filter((j) => j.state === 'running').length;
+  }
+
   private roomFor(owner: string): void {
-    const running = this.list(owner).filter((j) => j.state === 'running').length;
+    const running = this.running(owner);
     if (running >= MAX_JOBS_PER_AGENT) {
       throw new JobError(`you already have ${running} background jobs running; stop one with job_kill first`);
     }

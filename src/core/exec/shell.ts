@@ -16,7 +16,7 @@ export { ProcessRegistry, killGroup, type TrackedProcess } from './process-group
  */
 const DRAIN_MS = 200;
 /** setTimeout fires at once for delays beyond this, so larger means "no timeout". */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * spawn() forks synchronously on the loop thread: 1-10 ms each, more on a busy

@@ -13,7 +13,7 @@ export function wireJobs(jobs: JobManager, team: Team, emit: (e: RuntimeEvent) =
       // the rest left for job_output), so the agent rarely needs another call.
       const unread = (() => { try { return jobs.read(j.owner, j.id, { keep: true }).output; } catch { return ''; } })();
       const text = jobEndedText(j, unread);
-      if (!text.includes(MORE_MARK)) try { jobs.read(j.owner, j.id); } catch { /* pruned meanwhile */ }
+      if (!endedTail(unread)?.cut) try { jobs.read(j.owner, j.id); } catch { /* pruned meanwhile */ }
       void team.mailbox.send({ from: j.owner, to: j.owner, type: 'message', content: text, job_id: j.id, exit_code: j.exitCode })
         .catch((err: Error) => emit({ type: 'notice', level: 'warning', agent: j.owner, message: `${j.owner}: background job ${j.id} ended, but the note could not be delivered: ${err.message}` }));
     }),
@@ -39,16 +39,20 @@ export async function killJobForUser(jobs: JobManager, team: Team, owner: string
 /** Lines of a job's unread output its end message carries (the last ones; a failing test's error is there). */
 export const ENDED_TAIL_LINES = 40;
 const ENDED_TAIL_CHARS = 4_000;
-const MORE_MARK = 'all of its output: job_output';
+/** What of `unread` an end message carries; `cut`: not all of it (the rest stays for job_output). Null: nothing printed. */
+function endedTail(unread: string): { tail: string; cut: boolean } | null {
+  if (!unread.trim()) return null;
+  const lines = unread.replace(/\n$/, '').split('\n');
+  const tail = lines.slice(-ENDED_TAIL_LINES).join('\n');
+  if (tail.length > ENDED_TAIL_CHARS) return { tail: `…${tail.slice(-ENDED_TAIL_CHARS)}`, cut: true };
+  return { tail, cut: lines.length > ENDED_TAIL_LINES };
+}
 
 export function jobEndedText(j: JobInfo, unread = ''): string {
   const how = j.exitCode !== null ? `with exit code ${j.exitCode}` : `killed by signal ${j.signal}`;
   const cmd = j.command.length > 200 ? `${j.command.slice(0, 200)}…` : j.command;
   const head = `[background job] ${j.id} (\`${cmd}\`) ended ${how}.`;
-  const lines = unread.replace(/\n$/, '').split('\n');
-  if (!unread.trim()) return `${head} It printed nothing since it was last read.`;
-  let tail = lines.slice(-ENDED_TAIL_LINES).join('\n');
-  if (tail.length > ENDED_TAIL_CHARS) tail = `…${tail.slice(-ENDED_TAIL_CHARS)}`;
-  const cut = lines.length > ENDED_TAIL_LINES || tail.startsWith('…');
-  return `${head} ${cut ? `Its last lines (${MORE_MARK}(job_id="${j.id}"))` : 'What it printed since it was last read'}:\n${tail}`;
+  const t = endedTail(unread);
+  if (!t) return `${head} It printed nothing since it was last read.`;
+  return `${head} ${t.cut ? `Its last lines (all of its output: job_output(job_id="${j.id}"))` : 'What it printed since it was last read'}:\n${t.tail}`;
 }

@@ -29,6 +29,7 @@ import type { FileEvent, FileKind } from '../team/team-files';
 import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager, type WorktreeManagerOptions } from '../worktree/manager';
 import { MergeQueue } from '../merge/merge-queue';
+import { isOpen } from '../../shared/schemas/merge-queue';
 import { hostLabel } from './team-words';
 import { describeSandbox, type SandboxReport } from '../sandbox/describe';
 import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from '../worktree/in-use';
@@ -345,7 +346,7 @@ export class TeamSession {
       for (;;) {
         const e = (await q.list()).find((x) => x.id === id);
         if (!e) throw new Error(`no merge-queue entry ${id}`);
-        if (e.state === 'merged' || e.state === 'failed' || e.state === 'cancelled') return e;
+        if (!isOpen(e)) return e;
         await new Promise((r) => setTimeout(r, 200));
       }
     } finally {

@@ -71,7 +71,7 @@ export const bash = defineTool({
 });
 
 /** The call's result for a command still running at the limit, handed over as a job. */
-export function handedOverText(output: string, id: string, seconds: number): string {
+function handedOverText(output: string, id: string, seconds: number): string {
   const body = output.length ? output.replace(/\n$/, '') : '(no output yet)';
   return `${body}\n\nStill running after ${seconds} s: not killed, it goes on as background job ${id}. A message with its exit code and last lines comes when it ends; job_output(job_id="${id}") reads it sooner, job_kill stops it.`;
 }
