@@ -1,8 +1,8 @@
 // The plan gate from the roster and the request records alone (what every host reads).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { planGateOf } from '../../src/core/roles/plan-mode';
-import type { Member, RequestRecord } from '../../src/shared/schemas';
+import { ANSWER_MAIL_GRACE_MS, answerInTransit, planGateOf } from '../../src/core/roles/plan-mode';
+import type { Member, Message, RequestRecord } from '../../src/shared/schemas';
 
 const member = (extra: Partial<Member> = {}): Member => ({ name: 'ada', role: 'dev', status: 'working', incarnation: 2, current_task: 7, ...extra });
 const plan = (extra: Partial<RequestRecord>): RequestRecord => ({
@@ -34,4 +34,14 @@ test('plan gate: in plan mode only an approved plan of this incarnation, plan mo
   // No task: the approval is for "no task".
   assert.equal(planGateOf(member({ plan_mode: mode, current_task: null }), [plan({ task: null })]).open, true);
   assert.equal(planGateOf(member({ plan_mode: mode, current_task: null }), [plan({})]).open, false);
+});
+
+test("a decided plan whose answer's mail is not in the inbox yet is still waited for, a few seconds at most", () => {
+  const now = 1_767_000_000_000;
+  const decided = { request_id: 'req_1', kind: 'plan', from: 'ada', to: 'user', subject: 'ada', status: 'approved', created_at: now / 1000 - 60, updated_at: now / 1000 - 0.05 } as RequestRecord;
+  const answer = { id: 'm1', type: 'plan_approval_response', from: 'user', to: 'ada', content: 'ok', timestamp: now / 1000, request_id: 'req_1' } as unknown as Message;
+  assert.equal(answerInTransit(decided, [], now), true, 'decided, mail not here: wait for it');
+  assert.equal(answerInTransit(decided, [answer], now), false, 'the mail is here: it wakes the teammate');
+  assert.equal(answerInTransit({ ...decided, status: 'pending' }, [], now), false, 'still pending is awaitingAnswer, not this');
+  assert.equal(answerInTransit(decided, [], now + ANSWER_MAIL_GRACE_MS + 100), false, 'a mail that never came is not waited for forever');
 });

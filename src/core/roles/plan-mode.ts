@@ -50,6 +50,19 @@ export function awaitingAnswer(gate: PlanGate): boolean {
   return !gate.open && gate.pending !== null;
 }
 
+/** How long a decided plan's answer may take to reach the inbox before the waiter stops waiting for it. */
+export const ANSWER_MAIL_GRACE_MS = 5_000;
+
+/**
+ * Whether the answer to plan request `r` is on its way: decided on the request, its mail not in
+ * `unread` yet. Team.decidePlan writes the request, then the mail; a waiter that looked between
+ * the two would otherwise be handed its task again before it reads the answer.
+ */
+export function answerInTransit(r: RequestRecord, unread: readonly Message[], now = Date.now()): boolean {
+  if (r.status === 'pending' || unread.some((m) => (m as { request_id?: string }).request_id === r.request_id)) return false;
+  return now / 1000 - (r.updated_at ?? r.created_at) < ANSWER_MAIL_GRACE_MS / 1000;
+}
+
 /**
  * Whether `m` wakes a teammate that waits for its plan's answer: the answer, a shutdown
  * request, or a message the lead or the user sent to it. Anything else (a teammate's message,

@@ -1,7 +1,7 @@
 // A teammate's life: spawn → working → idle → working … → shutdown (docs/file-formats.md, "Requests" and "Tasks").
 // Idle is event-driven: mail or a task-board change wakes it within milliseconds (file
 // watching), a slow poll is only the fallback, and an idle teammate makes no model calls.
-import type { Task } from '../../shared/schemas';
+import type { Message, Task } from '../../shared/schemas';
 import type { Disposable } from '../team/dir-watcher';
 import { isDiskFull } from '../util/io-faults';
 import { LockLostError } from '../util/file-lock';
@@ -11,7 +11,7 @@ import { enterBound } from '../team/bound-claim';
 import { TASK_FILE } from '../team/task-view';
 import { finalWords, idledOutWords, reportedToLead } from './phase-report';
 import { identityBlock, taskPrompt, type TaskArrival } from './prompts';
-import { awaitingAnswer, planGate, planRefusal, PLANNING_WORDS, wakesPlanWaiter } from '../roles/plan-mode';
+import { answerInTransit, awaitingAnswer, planGate, planRefusal, PLANNING_WORDS, wakesPlanWaiter } from '../roles/plan-mode';
 
 type Wake = { kind: 'mail' } | { kind: 'task'; task: Task; how: TaskArrival } | { kind: 'timeout' } | { kind: 'stopped' };
 
@@ -21,6 +21,8 @@ export class Teammate extends Agent {
   private subs: Disposable[] = [];
   /** Last own task we resumed without any other news, to avoid re-prompting it forever. */
   private lastResumed: number | null = null;
+  /** The plan request it last waited on, until its answer's mail is here (answerInTransit). */
+  private awaitedPlan: string | null = null;
   /** The task it was last given (claimed or resumed). */
   private taskInHand: number | null = null;
   done: Promise<void> = Promise.resolve();
@@ -272,6 +274,15 @@ export class Teammate extends Agent {
     return true;
   }
 
+  /** Its plan was decided but the answer's mail is not here yet: it waits for the mail, not the board. */
+  private async answerComing(unread: readonly Message[]): Promise<boolean> {
+    const id = this.awaitedPlan;
+    const r = id ? await this.env.team.requests.get(id).catch(() => undefined) : undefined;
+    if (r && answerInTransit(r, unread)) return true;
+    this.awaitedPlan = null;
+    return false;
+  }
+
   /** Mail first, then its own task, then the lowest claimable task, else wait. */
   private async idleWait(): Promise<Wake> {
     const team = this.env.team;
@@ -283,7 +294,9 @@ export class Teammate extends Agent {
       // Notices (a merge that landed) need nothing from it: read with the next mail or task, never a wake alone.
       const wakers = mail.messages.filter((m) => !(m as { notice?: boolean }).notice);
       // Waiting for its plan's answer, it wakes for that (or a shutdown, or the lead's or user's word) alone.
-      const waiting = awaitingAnswer(await planGate(team, this.name));
+      const gate = await planGate(team, this.name);
+      if (!gate.open && gate.pending) this.awaitedPlan = gate.pending.request_id;
+      const waiting = awaitingAnswer(gate) || (await this.answerComing(mail.messages));
       if (wakers.length && (!waiting || wakers.some(wakesPlanWaiter))) return { kind: 'mail' };
       // With the key rejected, work from the board would only fail again: mail still wakes it.
       const canWork = !waiting && !this.env.keys.rejected(this.model.provider ?? 'anthropic');
