@@ -59,9 +59,14 @@ describe('VS Code roles: spawn from a definition, plan mode, approve from the no
 
       await wb.treeRow(CONTAINER, 'planning — waiting for approval').first().waitFor({ timeout: 30_000 });
       // Its transcript panel says so in its header, in the same words.
-      await wb.treeRow(CONTAINER, 'ari, architect').first().click();
+      // A click that lands while the tree redraws the row is lost on a loaded machine: clicked again until the panel opens.
+      let clickedAt = 0;
       const header = await until('the transcript panel of ari', async () => {
         for (const f of wb.page.frames()) if (await f.locator('#activity').count().catch(() => 0)) return f.locator('#activity');
+        if (Date.now() - clickedAt > 5_000) {
+          clickedAt = Date.now();
+          await wb.treeRow(CONTAINER, 'ari, architect').first().click().catch(() => undefined);
+        }
         return undefined;
       });
       await until('the panel says planning', async () => /planning — waiting for approval/.test(await header.textContent() ?? ''), 30_000);
