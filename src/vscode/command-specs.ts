@@ -131,13 +131,11 @@ export const COMMANDS: CommandSpec[] = [
       { key: 'subject', ask: () => askText({ title: 'Create Task', prompt: 'Subject' }) },
       { key: 'description', optional: true, ask: () => askText({ title: 'Create Task', prompt: 'Description (optional)', optional: true }) },
       { key: 'blockedBy', optional: true, ask: async (ctx) => pickTasks(await ctx.team(), 'Create Task: blocked by') },
-      // Asked once the board uses file ownership (a task lists files); until then one question
-      // fewer for everyone, and `files` still comes in the argument object (README, "Merge queue").
+      // Always offered (Enter skips it): file ownership starts from here as well as from the
+      // lead's task_create and the CLI's --files (README, "Integrating parallel work").
       {
         key: 'files', optional: true,
-        ask: async (ctx) => ((await (await ctx.team()).tasks()).some((t) => t.files?.length)
-          ? askText({ title: 'Create Task', prompt: 'Files it may change, as globs separated by commas (optional): nobody else edits them while it is in progress', placeHolder: 'src/parser/**, docs/parser.md', optional: true })
-          : ''),
+        ask: () => askText({ title: 'Create Task', prompt: 'Files it may change, as globs separated by commas (optional): nobody else edits them while it is in progress', placeHolder: 'src/parser/**, docs/parser.md', optional: true }),
       },
     ],
   }),
