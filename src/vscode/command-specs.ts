@@ -15,6 +15,7 @@ import { askFirstPrompt, askNameAndRole, spawnOptions } from './role-prompts';
 import { WORKTREE_COMMANDS } from './worktree-commands';
 import { QUEUE_COMMANDS } from './queue-commands';
 import { LEAD_COMMANDS } from './lead-commands';
+import { DOCS, openDoc, pickDoc } from './open-doc';
 
 // Ask Lead's prompt, trimmed (the action table's Text keeps a message's spacing).
 const text = z.string().trim().min(1, 'must not be empty');
@@ -161,6 +162,12 @@ export const COMMANDS: CommandSpec[] = [
   spec({
     id: 'agentTeams.gettingStarted', title: 'Get Started', fields: [], schema: z.object({}),
     run: async () => openWalkthrough(),
+  }),
+  spec({
+    id: 'agentTeams.openDoc', title: 'Open Documentation',
+    fields: [{ key: 'doc', ask: () => pickDoc() }],
+    schema: z.object({ doc: z.enum(DOCS) }),
+    run: (a) => openDoc(a.doc),
   }),
   spec({
     id: 'agentTeams.showLog', title: 'Show Log', fields: [], schema: z.object({}),

@@ -124,4 +124,14 @@ export const commandCases: Case[] = [
     assert.deepEqual(COMMANDS.map((c) => c.id).sort(), contributed.filter((id) => !rowOnly.includes(id)));
     for (const id of contributed) assert.ok(all.has(id), id);
   }],
+  ['openDoc {doc} opens a document shipped in the extension; a name that is not one opens nothing', async () => {
+    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
+    await run('agentTeams.openDoc', { doc: 'security' });
+    await waitFor(() => tabs().some((l) => /security\.md/.test(l)), 10_000, 'a tab of docs/security.md');
+    const before = tabs().length;
+    assert.equal(await run('agentTeams.openDoc', { doc: '../package' }), undefined);
+    assert.equal(await run('agentTeams.openDoc', { doc: '/etc/passwd' }), undefined);
+    assert.equal(tabs().length, before, 'nothing opened for a name that is not a shipped document');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  }],
 ];
