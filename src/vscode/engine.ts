@@ -9,6 +9,7 @@ import { createApprover } from './approver';
 import { BashAsks } from './bash-asks';
 import { ChangesProvider } from './changes-view';
 import { windowScope } from './window-scope';
+import { TeamFolderDecorations } from './team-folders';
 import { TranscriptPanels } from './transcript-panel';
 import { changeCommands } from './watch-commands';
 import { createCommandContext, type CommandContext } from './command-context';
@@ -111,6 +112,7 @@ export function startEngine(shell: Shell): Engine {
   const chat = chatHandler({ session, scope: ctx.scope, agents: () => runtime.ensure(), asks, log });
   context.subscriptions.push(
     plans, vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, plans),
+    vscode.window.registerFileDecorationProvider(new TeamFolderDecorations(vscode.Uri.file(root))),
     host.onDidChange((what) => { if (what.has('requests')) plans.refresh(); }),
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../../src/vscode/command-specs';
+import { TeamFolderDecorations } from '../../../src/vscode/team-folders';
 import { waitFor } from '../../helpers/tmp';
 import { inboxPath, readJson, readLines, type Case, type Env } from './index';
 
@@ -133,5 +134,18 @@ export const commandCases: Case[] = [
     assert.equal(await run('agentTeams.openDoc', { doc: '/etc/passwd' }), undefined);
     assert.equal(tabs().length, before, 'nothing opened for a name that is not a shipped document');
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  }],
+  ['the team\'s folders at the workspace\'s top say in the Explorer what they are; the same names deeper down do not', async ({ root }: Env) => {
+    const d = new TeamFolderDecorations(vscode.Uri.file(root));
+    for (const f of ['.team', '.tasks', '.worktrees']) {
+      const dec = d.provideFileDecoration(vscode.Uri.file(join(root, f)));
+      assert.equal(dec?.badge, 'AT', f);
+      assert.match(dec?.tooltip ?? '', /^Agent Teams: /, f);
+    }
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(join(root, 'src', '.team'))), undefined);
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(join(root, '.team', 'inbox'))), undefined);
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(`${root}-other/.team`)), undefined);
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(`${root}x.team`)), undefined);
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(join(root, 'constructor'))), undefined);
   }],
 ];
