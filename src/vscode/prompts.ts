@@ -54,7 +54,8 @@ export async function pickOwner(team: TeamView, title: string): Promise<Asked<st
 export async function pickPendingPlan(team: TeamView, title: string): Promise<Asked<string>> {
   const pending = await team.requests({ status: 'pending', kind: 'plan' });
   return pickOne(title, pending.map((r) => ({
-    label: `${r.from}: ${firstLine(r.plan ?? '')}`, description: r.request_id, detail: r.plan?.slice(0, 300), value: r.request_id,
+    // The plan's words, not its request id (the protocol's, which tells a reader nothing).
+    label: `${r.from}: ${firstLine(r.plan ?? '')}`, detail: r.plan?.slice(0, 300), value: r.request_id,
   })), 'No plan is waiting for approval.');
 }
 

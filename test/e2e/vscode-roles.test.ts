@@ -13,6 +13,7 @@ import type { Workbench } from './harness/browser';
 import { openSuiteWorkbench, type SuiteWorkbench } from './harness/suite';
 import { failureReport } from './harness/failure-report';
 import { until } from './harness/until';
+import { repoRoot } from './harness/paths';
 
 const CONTAINER = 'agentTeams';
 
@@ -70,18 +71,38 @@ describe('VS Code roles: spawn from a definition, plan mode, approve from the no
         return undefined;
       });
       await until('the panel says planning', async () => /planning — waiting for approval/.test(await header.textContent() ?? ''), 30_000);
+      // Looked at by a person (issue: screenshots of a transcript and the plan review): test/.tmp.
+      const shots = join(repoRoot(), 'test', '.tmp');
+      await mkdir(shots, { recursive: true });
+      await wb.screenshot(join(shots, 'transcript.png'));
       const first = await until('ari asked the model', async () => api.requests('ari')[0]);
       assert.equal((first.body as { model: string }).model, 'claude-opus-4-5');
       assert.match(JSON.stringify(first.body.system), /ARCHITECT-RULES/);
       await until('the write refused', async () => /a plan must be approved first/.test(JSON.stringify(api.requests('ari')[1]?.body.messages.at(-1) ?? '')));
       await assert.rejects(readFile(join(s.workspace, 'design.md'), 'utf8'));
 
+      // Review Plan shows the plan as a document, its words and not a request id in the picker.
+      await wb.runCommand('Agent Teams: Review Plan');
+      await wb.asked('Review Plan');
+      const planRow = wb.page.locator('.quick-input-list .monaco-list-row', { hasText: 'ari: 1. write design.md' }).first();
+      await planRow.waitFor();
+      assert.doesNotMatch(await planRow.textContent() ?? '', /req_/);
+      await wb.quickInput().press('Enter');
+      await wb.page.locator('.monaco-editor .view-lines', { hasText: 'write design.md' }).first().waitFor({ timeout: 30_000 });
+      await wb.screenshot(join(shots, 'plan-review.png'));
+      // The plan took the transcript's place in the editor group: its tab shows the panel again (a new frame).
+      await wb.page.locator('.tabs-container .tab', { hasText: 'ari · transcript' }).first().click();
+      const panel = async () => {
+        for (const f of wb.page.frames()) if (await f.locator('#activity').count().catch(() => 0)) return f.locator('#activity');
+        return undefined;
+      };
+
       const toast = wb.notification('ari submitted a plan');
       await toast.waitFor({ timeout: 30_000 });
       await toast.getByRole('button', { name: 'Approve', exact: true }).click();
       await until('design.md written after approval', async () => (await readFile(join(s.workspace, 'design.md'), 'utf8').catch(() => '')) === '# design\n', 30_000);
       await until('the row no longer says planning', async () => (await wb.treeRow(CONTAINER, 'planning — waiting for approval').count()) === 0, 30_000);
-      await until('the panel no longer says planning', async () => !/planning/.test(await header.textContent() ?? 'planning'), 30_000);
+      await until('the panel no longer says planning', async () => !/planning/.test(await (await panel())?.textContent().catch(() => null) ?? 'planning'), 30_000);
     } catch (err) {
       await failureReport(err, { ...s, server: s.vs?.server });
     }
