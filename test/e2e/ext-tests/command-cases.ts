@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { COMMANDS } from '../../../src/vscode/command-specs';
+import { COMMANDS } from '../../../src/vscode/commands/command-table';
 import { waitFor } from '../../helpers/tmp';
 import { inboxPath, readJson, readLines, type Case, type Env } from './index';
 

@@ -6,8 +6,8 @@ import type { McpServerInfo } from '../../../src/core/mcp/manager';
 import type { McpServerState } from '../../../src/core/mcp/state';
 import { TeamView } from '../../../src/core/session/team-view';
 import { WorktreeManager } from '../../../src/core/worktree/manager';
-import type { HostChange } from '../../../src/vscode/team-host';
-import { TeamTreeProvider } from '../../../src/vscode/team-tree';
+import type { HostChange } from '../../../src/vscode/host/team-host';
+import { TeamTreeProvider } from '../../../src/vscode/views/team/team-tree';
 import type { Case, Env } from './index';
 
 type Provider = vscode.TreeDataProvider<unknown>;
