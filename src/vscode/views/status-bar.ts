@@ -4,7 +4,7 @@ import { formatTokens, teamCost, teamTokens } from '../../core/session';
 import type { TeamHost } from '../host/team-host';
 import type { SandboxReport } from '../../core/session';
 import { sandboxWords } from './sandbox-words';
-import { leadStatus } from './team/team-tree';
+import { leadStatus } from './team/member-row';
 import type { Activity } from '../../core/session';
 
 export class TeamStatusBar implements vscode.Disposable {

@@ -5,10 +5,25 @@
 import * as vscode from 'vscode';
 import { containerWords } from '../../../core/session';
 import type { ContainerNode } from '../nodes';
+import type { ChildRows } from './row-kind';
 
 const ICONS: Record<string, string> = { starting: 'loading~spin', running: 'vm-running', stopped: 'vm-outline', unreachable: 'warning' };
 
-export function containerItem(node: ContainerNode): vscode.TreeItem {
+export const containerRows: ChildRows<ContainerNode> = {
+  kind: 'container',
+  // Its state is this window's (a shut-down teammate's container is stopped).
+  under: (node, _s, agents) => {
+    const m = node.member;
+    if (!m?.container) return [];
+    const state = agents.container?.(m.name) ?? (m.status === 'shutdown' ? { state: 'stopped' as const } : undefined);
+    return [{ nodeKind: 'container', agent: m.name, ...(state ? { state } : {}) }];
+  },
+  key: () => 'container',
+  item: containerItem,
+  brief: (n) => containerItem(n).description,
+};
+
+function containerItem(node: ContainerNode): vscode.TreeItem {
   const s = node.state;
   const item = new vscode.TreeItem('container', vscode.TreeItemCollapsibleState.None);
   item.id = `container:${node.agent}`;

@@ -5,8 +5,19 @@
 import * as vscode from 'vscode';
 import { HOOK_EVENTS, type HookSpec } from '../../../core/session';
 import type { HooksNode } from '../nodes';
+import type { RootRows } from './row-kind';
 
-export function hooksItem(node: HooksNode): vscode.TreeItem {
+export const hooksRows: RootRows<HooksNode> = {
+  kind: 'hooks',
+  roots: (s, agents) => {
+    const hooks = s.hasTeam ? agents.hooks?.() ?? [] : [];
+    return hooks.length ? [{ nodeKind: 'hooks', hooks }] : [];
+  },
+  key: () => 'hooks',
+  item: (n) => hooksItem(n),
+};
+
+function hooksItem(node: HooksNode): vscode.TreeItem {
   const hooks = node.hooks;
   const events = HOOK_EVENTS.filter((e) => hooks.some((h) => h.event === e));
   const item = new vscode.TreeItem('Hooks', vscode.TreeItemCollapsibleState.None);

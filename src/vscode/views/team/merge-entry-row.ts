@@ -5,13 +5,22 @@
 import * as vscode from 'vscode';
 import { entryWords, preparedWords } from '../../../core/session';
 import type { MergeEntryNode } from '../nodes';
+import type { ChildRows } from './row-kind';
 
 const ICONS: Record<string, [string, string?]> = {
   queued: ['clock'], testing: ['sync~spin', 'charts.yellow'], waiting: ['watch', 'charts.yellow'],
   merged: ['git-merge', 'charts.green'], failed: ['error', 'charts.red'], cancelled: ['circle-slash'],
 };
 
-export function mergeEntryItem(n: MergeEntryNode): vscode.TreeItem {
+export const mergeEntryRows: ChildRows<MergeEntryNode> = {
+  kind: 'mergeEntry',
+  under: (m, s) => (s.merges.has(m.name) ? [s.merges.get(m.name)!] : []),
+  key: () => 'merge',
+  item: mergeEntryItem,
+  brief: (n) => [n.entry.id, n.entry.state, n.entry.waiting, n.position, n.entry.updated_at],
+};
+
+function mergeEntryItem(n: MergeEntryNode): vscode.TreeItem {
   const e = n.entry;
   const words = entryWords(e, n.position);
   const item = new vscode.TreeItem(`Merge queue: ${e.branch}`, vscode.TreeItemCollapsibleState.None);
