@@ -143,7 +143,7 @@ export function findCommand(words: string[]): Command | undefined {
   return best;
 }
 
-export function helpText(version: string): string {
+export function helpText(version: string, docs: string | null): string {
   return [
     `agent-teams ${version}: a lead agent and named teammates working in a folder, from the terminal.`,
     '',
@@ -163,5 +163,6 @@ export function helpText(version: string): string {
     "  -m, --message  worktree merge/keep: commit the worktree's uncommitted changes with this text first",
     '',
     'Exit codes: 0 ok, 1 the operation failed (unknown task, recipient shut down, merge conflict…; tasks and inbox: a file could not be read, the listing is incomplete), 2 usage error.',
+    ...(docs ? ['', `The documents named here (docs/<name>.md) are in ${docs}`] : []),
   ].join('\n');
 }

@@ -30,7 +30,7 @@ export type TranscriptItem =
   /** A tool call and, once it ran, its result. `input` is JSON text. */
   | (Base & { kind: 'tool'; tool: string; input: string; result?: string; resultChars?: number; isError?: boolean; running: boolean })
   /** Mail delivered to this agent, with its sender and type (provenance). */
-  | (Base & { kind: 'mail_in'; from: string; type: string; content: string; requestId?: string })
+  | (Base & { kind: 'mail_in'; from: string; type: string; content: string; requestId?: string; approve?: boolean })
   | (Base & { kind: 'notice'; what: NoticeWhat; level: 'info' | 'warning' | 'error'; text: string; detail?: string })
   /** Tokens of one model call (a round). */
   | (Base & { kind: 'usage'; input: number; output: number; cacheRead: number; cacheWrite: number });

@@ -111,6 +111,24 @@ function prettyJson(s: string): string {
   }
 }
 
+/**
+ * What a typed message is, in words (its type and request id are the protocol's: the id
+ * answers nothing a reader asks, and the Team tree and notifications name requests by what
+ * they ask).
+ */
+function mailWords(type: string, approve: boolean | undefined): string {
+  switch (type) {
+    case 'message': return '';
+    case 'broadcast': return 'to everyone';
+    case 'shutdown_request': return 'asks to shut down';
+    case 'shutdown_response': return approve === false ? 'declines to shut down' : 'agrees to shut down';
+    case 'plan_approval_request': return 'plan for approval';
+    case 'plan_approval_response': return approve === false ? 'plan rejected' : approve ? 'plan approved' : 'answer to the plan';
+    case 'result': return 'result';
+    default: return type.replace(/_/g, ' ');
+  }
+}
+
 const num = (n: number): string => n.toLocaleString('en-US');
 
 /** How one item reads in `mode`, or null when the mode hides it. */
@@ -123,7 +141,7 @@ export function presentItem(item: TranscriptItem, mode: TranscriptMode, agent: s
       return { ...base, kind: 'text', label: agent, head: '', body: item.text, format: 'markdown', fold: 'none', tone: 'normal', streaming: item.streaming };
     case 'mail_in':
       return {
-        ...base, kind: 'mail_in', label: `mail from ${item.from}`, head: item.type === 'message' ? '' : item.type + (item.requestId ? ` ${item.requestId}` : ''),
+        ...base, kind: 'mail_in', label: `mail from ${item.from}`, head: mailWords(item.type, item.approve),
         body: item.content, format: 'markdown', fold: 'none', tone: 'normal',
       };
     case 'notice': {
@@ -136,7 +154,8 @@ export function presentItem(item: TranscriptItem, mode: TranscriptMode, agent: s
       };
     }
     case 'usage':
-      if (mode === 'summary') return null;
+      // Tokens per round are for a close look: the panel's header has the agent's total and cost.
+      if (mode !== 'verbose') return null;
       return {
         ...base, kind: 'usage', label: 'tokens', format: 'plain', fold: 'none', tone: 'muted',
         head: `${num(item.input)} in · ${num(item.output)} out · ${num(item.cacheRead)} cache read · ${num(item.cacheWrite)} cache write`,

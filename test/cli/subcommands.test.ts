@@ -1,7 +1,7 @@
 // The scriptable subcommands as a script sees them: exit codes, usage errors, --json output,
 // and changes that an engine instance in another process (this test) observes at once.
 import assert from 'node:assert/strict';
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { test } from 'node:test';
@@ -46,6 +46,10 @@ test('--help, help <command>, --version', async () => {
   assert.equal(help.code, 0);
   for (const c of ['team', 'tasks', 'task add', 'task done', 'send', 'inbox']) assert.match(help.stdout, new RegExp(`agent-teams ${c} `));
   assert.match(help.stdout, /Exit codes: 0 ok, 1 .*, 2 usage error/);
+  // The docs/*.md help names are found where the build is (the .vsix ships docs/ too).
+  const docs = /The documents named here \(docs\/<name>\.md\) are in (.+)/.exec(help.stdout)?.[1];
+  assert.ok(docs, help.stdout);
+  assert.match(await readFile(join(docs, 'security.md'), 'utf8'), /^# /);
   const one = await runCli(['help', 'task', 'add']);
   assert.match(one.stdout, /^usage: agent-teams task add <subject> \[--description <text>\] \[--blocked-by <id,id…>\]/);
   assert.match((await runCli(['inbox', '--help'])).stdout, /usage: agent-teams inbox \[name\]/);

@@ -164,6 +164,7 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       await wb.runCommand('Agent Teams: Create Task');
       await wb.answer('Subject', 'Long job');
       await wb.answer('Description (optional)', '');
+      await wb.answer('Files it may change', '');
       await until('task 1 written', async () => JSON.parse(await s.file('.tasks/task_1.json')).status === 'pending');
 
       await wb.runCommand('Agent Teams: Spawn Teammate');

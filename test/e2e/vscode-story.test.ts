@@ -163,6 +163,7 @@ describe('VS Code story: a team run through the UI', () => {
       await wb!.runCommand('Agent Teams: Create Task');
       await wb!.answer('Subject', 'Write schema');
       await wb!.answer('Description (optional)', '');
+      await wb!.answer('Files it may change', '');
       await until('task 1 claimed', async () => model.claimedAt.has(1));
       await wb!.runCommand('Agent Teams: Create Task');
       await wb!.answer('Subject', 'Write API');
@@ -170,6 +171,7 @@ describe('VS Code story: a team run through the UI', () => {
       const blocker = page.locator('.quick-input-list .monaco-list-row', { hasText: 'Write schema' });
       await blocker.click();
       await wb!.quickInput().press('Enter');
+      await wb!.answer('Files it may change', '');
       await until('task 2 written', async () => (await readTask(2)).blockedBy.includes(1));
       await row('task 1, Write schema, in progress, owned by').waitFor();
       await row('task 2, Write API, pending, unowned, blocked by task 1').waitFor();

@@ -181,10 +181,13 @@ describe('VS Code UI', () => {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Test the parser' }).waitFor();
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Test the parser' }).click();
     await page.keyboard.press('Enter');
+    // File ownership starts here too, on a board where no task lists files yet.
+    await wb!.answer('Files it may change', 'release/**, CHANGELOG.md');
     const task = await until(async () => JSON.parse(await readFile(join(workspace, '.tasks', 'task_3.json'), 'utf8')) as Record<string, unknown>);
     assert.equal(task.subject, 'Ship the release');
     assert.equal(task.description, 'Tag v1 and publish');
     assert.deepEqual(task.blockedBy, [2]);
+    assert.deepEqual(task.files, ['release/**', 'CHANGELOG.md']);
     await wb!.treeRow(CONTAINER, 'task 3, Ship the release, pending, unowned, blocked by task 2').waitFor();
   });
 

@@ -11,6 +11,7 @@ import { ItemBuilder } from '../../src/core/watch/transcript-items';
 import { allItems } from '../../src/core/watch/transcript-reader';
 import type { TranscriptItem } from '../../src/shared/transcript-items';
 import { toRows } from '../../src/shared/transcript-rows';
+import { formatMail, identityBlock } from '../../src/core/runtime/prompts';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { harness } from './harness';
@@ -51,7 +52,7 @@ test('a teammate\'s transcript reads back with its words, tool calls and results
   assert.equal(summary.find((r) => r.kind === 'mail_out')?.body, 'notes.md is ready');
   const normal = toRows(fromFile, 'normal', 'alice');
   assert.equal(normal.filter((r) => r.kind === 'tool').length, 4);
-  assert.equal(normal.filter((r) => r.kind === 'usage').length, 4);
+  assert.equal(toRows(fromFile, 'verbose', 'alice').filter((r) => r.kind === 'usage').length, 4);
 
   // Both writes are recorded, with the task alice was working on and the content either side.
   const log = new ChangeLog(h.root);
@@ -115,4 +116,25 @@ test('a planted symbolic link in .team/changes is never written through', async 
   // The write itself went through; its record was refused rather than appended to the link's target.
   assert.equal(await readFile(join(h.root, 'x.txt'), 'utf8'), 'x');
   assert.equal(await readFile(outside, 'utf8'), 'keep\n');
+});
+
+test('a transcript reads in the reader\'s words: no identity line, no request ids, typed mail said in words, tokens only in the verbose view', () => {
+  const b = new ItemBuilder('ari');
+  const id = { name: 'ari', role: 'architect', team: 'demo' };
+  const mail = (m: Record<string, unknown>) => ({ kind: 'msg', message: { role: 'user', content: [{ type: 'text', text: formatMail({ id: `m${Math.random()}`, from: 'lead', to: 'ari', timestamp: 1, content: '', ...m } as never) }] } });
+  const lines = [
+    { kind: 'msg', message: { role: 'user', content: `${identityBlock(id)}\nDesign the cache.` } },
+    mail({ type: 'plan_approval_response', request_id: 'req_123abc', approve: true, content: 'Go ahead.' }),
+    mail({ type: 'plan_approval_response', request_id: 'req_456def', approve: false, content: 'Too broad.' }),
+    mail({ type: 'shutdown_request', request_id: 'req_789', content: 'Wrap up.' }),
+    { kind: 'event', event: { type: 'usage', input: 10, output: 2, cache_read: 0, cache_write: 0 } },
+  ];
+  const items = lines.flatMap((l) => b.entry(l)).flatMap((c) => (c.op === 'put' ? [c.item] : []));
+  const normal = toRows(items, 'normal', 'ari');
+  const prompt = normal.find((r) => r.kind === 'prompt');
+  assert.equal(prompt?.body, 'Design the cache.', 'the identity line is the model\'s, not the reader\'s');
+  assert.deepEqual(normal.filter((r) => r.kind === 'mail_in').map((r) => r.head), ['plan approved', 'plan rejected', 'asks to shut down']);
+  assert.ok(!JSON.stringify(normal).includes('req_'), 'no request id is shown');
+  assert.equal(normal.filter((r) => r.kind === 'usage').length, 0, 'no token row after every step (the header has the total)');
+  assert.equal(toRows(items, 'verbose', 'ari').filter((r) => r.kind === 'usage').length, 1);
 });

@@ -60,8 +60,8 @@ describe('package.json contributions', () => {
   it('hide internal commands from the palette', async () => {
     const m = await load();
     const hidden = new Set(m.contributes.menus.commandPalette!.filter((e) => e.when === 'false').map((e) => e.command));
-    // Besides SPEC §7, the worktree commands are for users too (palette and tree menu).
-    const worktree = ['agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove',
+    // Besides SPEC §7, the worktree commands and Open Documentation are for users too (palette and tree menu).
+    const worktree = ['agentTeams.openDoc', 'agentTeams.worktreeDiff', 'agentTeams.worktreeMerge', 'agentTeams.worktreeKeep', 'agentTeams.worktreeRemove',
       'agentTeams.queueMerge', 'agentTeams.retryMerge', 'agentTeams.cancelMerge', 'agentTeams.approveMerge'];
     for (const id of m.contributes.commands.map((c) => c.command)) {
       const isPublic = id.replace('agentTeams.', '') in SPEC_TITLES || worktree.includes(id);
@@ -137,5 +137,24 @@ describe('package.json contributions', () => {
       assert.ok(s.media.markdown!.startsWith('media/'), 'shipped in the .vsix (media/** is in .vscodeignore\'s allowlist)');
       assert.ok(!/SPEC/.test(page), 'no internal document named');
     }
+  });
+
+  it('settings name documents as links that open the copy shipped in the extension, and never an internal document', async () => {
+    const m = await load();
+    const shipped = (await readFile(join(repo, '.vscodeignore'), 'utf8')).split('\n');
+    assert.ok(shipped.includes('!docs/**'), 'docs/ is in the .vsix');
+    let links = 0;
+    for (const [key, p] of Object.entries(m.contributes.configuration.properties)) {
+      const text = `${p.description ?? ''} ${p.markdownDescription ?? ''}`;
+      assert.ok(!/\bSPEC\b/.test(text), `${key} names an internal document`);
+      assert.ok(!/docs\/[a-z-]+\.md(?!\]\(command:)/.test(text.replace(/\[docs\/[a-z-]+\.md\]\(command:[^)]*\)/g, '')), `${key} names a document without a link`);
+      for (const l of text.matchAll(/\]\(command:agentTeams\.openDoc\?([^)]*)\)/g)) {
+        const { doc } = JSON.parse(decodeURIComponent(l[1]!)) as { doc: string };
+        await readFile(join(repo, 'docs', `${doc}.md`), 'utf8');
+        links++;
+      }
+    }
+    assert.ok(links >= 5, `${links} links`);
+    assert.ok(m.contributes.commands.some((c) => c.command === 'agentTeams.openDoc' && c.title === 'Open Documentation'));
   });
 });

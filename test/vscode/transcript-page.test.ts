@@ -17,6 +17,9 @@ describe('transcript page', () => {
     assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval|\*/);
     assert.doesNotMatch(html, /\son[a-z]+=/i, 'no inline handlers');
   });
+  it('does not say "Nothing yet" before the transcript has been read (a restored panel flashed it)', () => {
+    assert.match(html, /<div id="empty"[^>]* hidden>Nothing yet/);
+  });
 });
 
 describe('transcript panel → host messages', () => {

@@ -23,6 +23,9 @@ interface Block {
 
 const MAIL = /^<team-mail from="([^"]*)" type="([^"]*)"([^>]*)>\n([\s\S]*)\n<\/team-mail>$/;
 
+/** `<identity>…</identity>` at the start of a prompt, and the line break after it. */
+const IDENTITY = /^<identity>[^<]*<\/identity>\n?/;
+
 const unattr = (s: string): string => s.replace(/&quot;/g, '"').replace(/&lt;/g, '<').replace(/&amp;/g, '&');
 
 function blocksOf(content: unknown): Block[] {
@@ -145,9 +148,15 @@ export class ItemBuilder {
       const m = MAIL.exec(b.text);
       if (m) {
         const req = /request_id="([^"]*)"/.exec(m[3]!);
-        out.push({ op: 'put', item: { kind: 'mail_in', key, ts, from: unattr(m[1]!), type: m[2]!, content: bounded(m[4]!, MAX_TEXT_CHARS), ...(req ? { requestId: unattr(req[1]!) } : {}) } });
+        const approve = /approve="(true|false)"/.exec(m[3]!);
+        out.push({ op: 'put', item: {
+          kind: 'mail_in', key, ts, from: unattr(m[1]!), type: m[2]!, content: bounded(m[4]!, MAX_TEXT_CHARS),
+          ...(req ? { requestId: unattr(req[1]!) } : {}), ...(approve ? { approve: approve[1] === 'true' } : {}),
+        } });
       } else {
-        out.push({ op: 'put', item: { kind: 'prompt', key, ts, text: bounded(b.text, MAX_TEXT_CHARS) } });
+        // The identity line the engine puts first (runtime/prompts.ts identityBlock) is for the model, not the reader.
+        const text = b.text.replace(IDENTITY, '');
+        if (text.trim()) out.push({ op: 'put', item: { kind: 'prompt', key, ts, text: bounded(text, MAX_TEXT_CHARS) } });
       }
     });
     return out;

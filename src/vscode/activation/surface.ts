@@ -9,6 +9,7 @@ import { createApprover } from '../approvals/approver';
 import { BashAsks } from '../approvals/bash-asks';
 import { ChangesProvider } from '../views/changes-view';
 import { windowScope } from '../host/window-scope';
+import { TeamFolderDecorations } from '../views/team-folders';
 import { TranscriptPanels } from '../webviews/transcript-panel';
 import { changeCommands } from '../commands/watch-commands';
 import { createCommandContext, type CommandContext } from '../commands/command-context';
@@ -111,6 +112,7 @@ export function startEngine(shell: Shell): Engine {
   const chat = chatHandler({ session, scope: ctx.scope, agents: () => runtime.ensure(), asks, log });
   context.subscriptions.push(
     plans, vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, plans),
+    vscode.window.registerFileDecorationProvider(new TeamFolderDecorations(vscode.Uri.file(root))),
     host.onDidChange((what) => { if (what.has('requests')) plans.refresh(); }),
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {

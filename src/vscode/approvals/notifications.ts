@@ -10,6 +10,7 @@ import type { CommandContext } from '../commands/command-context';
 import { errorText } from '../host/log';
 import { askText, CANCEL } from '../commands/questions';
 import { TAKE_OVER_LEAD } from '../commands/lead-commands';
+import { docNamed } from '../commands/open-doc';
 import type { TeamHost } from '../host/team-host';
 
 export class RequestNotifier implements vscode.Disposable {
@@ -98,7 +99,10 @@ export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel, leadEl
   // transcript of the agent the notice is about, where it happened.
   const agent = e.agent;
   const takeOver = agent === 'lead' && leadElsewhere();
-  const actions = [...(e.mcpServer ? ['Restart'] : []), ...(takeOver ? [TAKE_OVER] : []), ...(agent ? ['Show'] : []), 'Show Log'];
+  // A document the notice names opens from the extension (commands/open-doc.ts), not from a path the user must find.
+  const doc = docNamed(text);
+  const read = doc && `Read docs/${doc}.md`;
+  const actions = [...(e.mcpServer ? ['Restart'] : []), ...(takeOver ? [TAKE_OVER] : []), ...(agent ? ['Show'] : []), ...(read ? [read] : []), 'Show Log'];
   // A toast shows the first line: a long tail (an MCP server's stderr) would fill the corner
   // and hide the toasts after it, such as the next approval. The whole notice is in the log.
   const [first = '', ...more] = text.split('\n');
@@ -107,6 +111,7 @@ export function showNotice(e: RuntimeEvent, log: vscode.LogOutputChannel, leadEl
     if (b === TAKE_OVER) void vscode.commands.executeCommand(TAKE_OVER_LEAD);
     else if (b === 'Restart') void vscode.commands.executeCommand('agentTeams.mcpRestart', { server: e.mcpServer });
     else if (b === 'Show' && agent) void vscode.commands.executeCommand('agentTeams.openTranscript', { agent });
+    else if (b && b === read) void vscode.commands.executeCommand('agentTeams.openDoc', { doc });
     else if (b) log.show(true);
   });
 }

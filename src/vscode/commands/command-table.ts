@@ -15,6 +15,7 @@ import { askFirstPrompt, askNameAndRole, spawnOptions } from './spawn-questions'
 import { WORKTREE_COMMANDS } from './worktree-commands';
 import { QUEUE_COMMANDS } from './queue-commands';
 import { LEAD_COMMANDS } from './lead-commands';
+import { DOCS, openDoc, pickDoc } from './open-doc';
 
 // Ask Lead's prompt, trimmed (the action table's Text keeps a message's spacing).
 const text = z.string().trim().min(1, 'must not be empty');
@@ -131,13 +132,11 @@ export const COMMANDS: CommandSpec[] = [
       { key: 'subject', ask: () => askText({ title: 'Create Task', prompt: 'Subject' }) },
       { key: 'description', optional: true, ask: () => askText({ title: 'Create Task', prompt: 'Description (optional)', optional: true }) },
       { key: 'blockedBy', optional: true, ask: async (ctx) => pickTasks(await ctx.team(), 'Create Task: blocked by') },
-      // Asked once the board uses file ownership (a task lists files); until then one question
-      // fewer for everyone, and `files` still comes in the argument object (README, "Merge queue").
+      // Always offered (Enter skips it): file ownership starts from here as well as from the
+      // lead's task_create and the CLI's --files (README, "Integrating parallel work").
       {
         key: 'files', optional: true,
-        ask: async (ctx) => ((await (await ctx.team()).tasks()).some((t) => t.files?.length)
-          ? askText({ title: 'Create Task', prompt: 'Files it may change, as globs separated by commas (optional): nobody else edits them while it is in progress', placeHolder: 'src/parser/**, docs/parser.md', optional: true })
-          : ''),
+        ask: () => askText({ title: 'Create Task', prompt: 'Files it may change, as globs separated by commas (optional): nobody else edits them while it is in progress', placeHolder: 'src/parser/**, docs/parser.md', optional: true }),
       },
     ],
   }),
@@ -163,6 +162,12 @@ export const COMMANDS: CommandSpec[] = [
   spec({
     id: 'agentTeams.gettingStarted', title: 'Get Started', fields: [], schema: z.object({}),
     run: async () => openWalkthrough(),
+  }),
+  spec({
+    id: 'agentTeams.openDoc', title: 'Open Documentation',
+    fields: [{ key: 'doc', ask: () => pickDoc() }],
+    schema: z.object({ doc: z.enum(DOCS) }),
+    run: (a) => openDoc(a.doc),
   }),
   spec({
     id: 'agentTeams.showLog', title: 'Show Log', fields: [], schema: z.object({}),

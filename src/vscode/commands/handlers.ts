@@ -12,6 +12,7 @@ import { errorText } from '../host/log';
 import { isTreeNode } from '../views/nodes';
 import { planRequestOf } from '../approvals/plan-review';
 import { CANCEL } from './questions';
+import { isDocName, openDoc, pickDoc } from './open-doc';
 
 /** The complete, validated argument object, or undefined when the user cancelled. */
 export async function collectArgs(spec: CommandSpec, ctx: CommandContext, given: unknown): Promise<Record<string, unknown> | undefined> {
@@ -61,10 +62,21 @@ export function commandHandlers(ctx: CommandContext): [string, CommandHandler][]
 
 /** Without a folder every command but Show Log explains that one is needed. */
 export function withoutFolderHandlers(log: vscode.LogOutputChannel): [string, CommandHandler][] {
-  return COMMANDS.map((spec) => [spec.id, () => {
+  return COMMANDS.map((spec) => [spec.id, (given?: unknown) => {
     if (spec.id === 'agentTeams.showLog') return log.show(true);
     if (spec.id === 'agentTeams.gettingStarted') return openWalkthrough();
+    // Settings' and the walkthrough's links work before a folder is open too.
+    if (spec.id === 'agentTeams.openDoc') return openDocFrom(given, log);
     void vscode.window.showWarningMessage(`Agent Teams: ${spec.title} needs an open folder: the team lives in the workspace.`);
     return undefined;
   }]);
+}
+
+async function openDocFrom(given: unknown, log: vscode.LogOutputChannel): Promise<void> {
+  const doc = given && typeof given === 'object' ? (given as { doc?: unknown }).doc : await pickDoc();
+  if (!isDocName(doc)) return;
+  await openDoc(doc).catch((e: unknown) => {
+    log.error(`Open Documentation: ${errorText(e)}`);
+    void vscode.window.showErrorMessage(`Agent Teams: Open Documentation failed: ${errorText(e)}`);
+  });
 }

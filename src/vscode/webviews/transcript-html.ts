@@ -21,7 +21,7 @@ export function transcriptHtml(o: PageAssets): string {
 </header>
 <div id="skipped" class="note" hidden></div>
 <main id="rows" aria-label="Transcript"></main>
-<div id="empty" class="note">Nothing yet: the transcript appears here as the agent works.</div>
+<div id="empty" class="note" hidden>Nothing yet: the transcript appears here as the agent works.</div>
 <section id="pending" hidden aria-label="Waiting for you"></section>
 <footer>
   <div id="error" class="error" hidden role="alert"></div>

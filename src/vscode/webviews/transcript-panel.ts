@@ -198,7 +198,8 @@ class TranscriptPanel implements vscode.Disposable {
     // Held by plan mode: said first, in the tree's words (docs/file-formats.md, "Plan mode").
     const plans = m?.plan_mode ? await this.d.host.view.requests({ kind: 'plan' }).catch(() => []) : [];
     const status: PanelStatus = {
-      activity: [m && isPlanning(m, plans) ? PLANNING_WORDS : '', activityWords(activity)].filter(Boolean).join(', '),
+      // A teammate that has shut down says so in the Team tree's words, not "stopped".
+      activity: [m && isPlanning(m, plans) ? PLANNING_WORDS : '', m?.status === 'shutdown' && activity?.kind === 'stopped' ? 'shut down' : activityWords(activity)].filter(Boolean).join(', '),
       status: this.agent === 'lead' ? 'lead' : m?.status ?? 'unknown',
       tokens: usageTotal(usage),
       cost: formatCost(estimateCost(model, usage)),

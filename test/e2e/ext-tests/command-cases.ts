@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { COMMANDS } from '../../../src/vscode/commands/command-table';
+import { TeamFolderDecorations } from '../../../src/vscode/views/team-folders';
 import { waitFor } from '../../helpers/tmp';
 import { inboxPath, readJson, readLines, type Case, type Env } from './index';
 
@@ -123,5 +124,28 @@ export const commandCases: Case[] = [
     for (const id of rowOnly) assert.ok(hidden.has(id), `${id} is contributed but neither a palette command nor hidden from the palette`);
     assert.deepEqual(COMMANDS.map((c) => c.id).sort(), contributed.filter((id) => !rowOnly.includes(id)));
     for (const id of contributed) assert.ok(all.has(id), id);
+  }],
+  ['openDoc {doc} opens a document shipped in the extension; a name that is not one opens nothing', async () => {
+    const tabs = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs).map((t) => t.label);
+    await run('agentTeams.openDoc', { doc: 'security' });
+    await waitFor(() => tabs().some((l) => /security\.md/.test(l)), 10_000, 'a tab of docs/security.md');
+    const before = tabs().length;
+    assert.equal(await run('agentTeams.openDoc', { doc: '../package' }), undefined);
+    assert.equal(await run('agentTeams.openDoc', { doc: '/etc/passwd' }), undefined);
+    assert.equal(tabs().length, before, 'nothing opened for a name that is not a shipped document');
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  }],
+  ['the team\'s folders at the workspace\'s top say in the Explorer what they are; the same names deeper down do not', async ({ root }: Env) => {
+    const d = new TeamFolderDecorations(vscode.Uri.file(root));
+    for (const f of ['.team', '.tasks', '.worktrees']) {
+      const dec = d.provideFileDecoration(vscode.Uri.file(join(root, f)));
+      assert.equal(dec?.badge, 'AT', f);
+      assert.match(dec?.tooltip ?? '', /^Agent Teams: /, f);
+    }
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(join(root, 'src', '.team'))), undefined);
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(join(root, '.team', 'inbox'))), undefined);
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(`${root}-other/.team`)), undefined);
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(`${root}x.team`)), undefined);
+    assert.equal(d.provideFileDecoration(vscode.Uri.file(join(root, 'constructor'))), undefined);
   }],
 ];
