@@ -58,12 +58,12 @@ const zodEnglishOnly = {
 };
 
 // The first bundle (extension.js) is activation's: views and commands on screen, nothing
-// else. It requires the engine (everything else: the team session, the providers, zod, yaml…)
-// from dist/engine.js right after activation, so no module is in both (docs/activation.md).
+// else. It requires the engine (src/vscode/activation/surface.ts and everything else: the team
+// session, the providers, zod, yaml…) from dist/engine.js right after activation, so no module is in both (docs/activation.md).
 const engineApart = {
   name: 'engine-apart',
   setup(build) {
-    build.onResolve({ filter: /^\.\/engine$/ }, () => ({ path: './engine.js', external: true }));
+    build.onResolve({ filter: /^\.\/surface$/ }, () => ({ path: './engine.js', external: true }));
   },
 };
 
@@ -81,8 +81,8 @@ const containerApart = {
 const JSONC_ESM = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 
 const nodeBundles = [
-  { in: 'src/vscode/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [engineApart], meta: 'extension' },
-  { in: 'src/vscode/engine.ts', out: join(distDir, 'engine.js'), external: ['vscode'], plugins: [sdkApart, mcpSdkApart, containerApart, zodEnglishOnly], meta: 'engine' },
+  { in: 'src/vscode/activation/extension.ts', out: join(distDir, 'extension.js'), external: ['vscode'], plugins: [engineApart], meta: 'extension' },
+  { in: 'src/vscode/activation/surface.ts', out: join(distDir, 'engine.js'), external: ['vscode'], plugins: [sdkApart, mcpSdkApart, containerApart, zodEnglishOnly], meta: 'engine' },
   // *.node: ssh2's optional native addons, loaded in a try.
   { in: 'src/core/container/backend.ts', out: join(distDir, 'container-backend.js'), external: ['*.node'] },
   // The bash parser behind permission rules (mvdan-sh, 1.5 MB) loads and parses in this worker
@@ -90,8 +90,8 @@ const nodeBundles = [
   { in: 'src/core/permissions/shell-worker.ts', out: join(distDir, 'shell-worker.js'), external: [] },
   // list_dir / glob / grep run in this worker thread (src/core/exec/search/search.ts finds it next to the bundle).
   { in: 'src/core/exec/search/search-worker.ts', out: join(distDir, 'search-worker.js'), external: [] },
-  { in: 'src/vscode/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },
-  { in: 'src/vscode/openai-sdk.ts', out: join(distDir, 'openai-sdk.js'), external: [] },
+  { in: 'src/vscode/models/anthropic-sdk.ts', out: join(distDir, 'anthropic-sdk.js'), external: [] },
+  { in: 'src/vscode/models/openai-sdk.ts', out: join(distDir, 'openai-sdk.js'), external: [] },
   { in: 'src/core/mcp/sdk-entry.ts', out: join(distDir, 'mcp-sdk.js'), external: [] },
   // *.node: ssh2's optional native addons (through dockerode, `agent-teams containers`), loaded in a try.
   { in: 'src/cli/main.ts', out: join(distDir, 'cli.js'), external: ['*.node'], plugins: [containerApart, zodEnglishOnly], banner: '#!/usr/bin/env node' },

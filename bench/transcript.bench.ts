@@ -18,7 +18,7 @@ import { createModelClient } from '../src/core/model';
 import { ItemBuilder } from '../src/core/watch/transcript-items';
 import type { TranscriptItem } from '../src/shared/transcript-items';
 import { FIRST_ITEMS, OLDER_CHUNK } from '../src/shared/transcript-protocol';
-import { transcriptHtml } from '../src/vscode/transcript-html';
+import { transcriptHtml } from '../src/vscode/webviews/transcript-html';
 import { launchBrowser } from '../test/e2e/harness/browser';
 import { repoRoot } from '../test/e2e/harness/paths';
 import { bench, latency, note } from './lib/report';

@@ -1,11 +1,11 @@
-// The Changes view's file row (src/vscode/change-sides.ts): a click runs Open Change over the
+// The Changes view's file row (src/vscode/views/change-sides.ts): a click runs Open Change over the
 // span of the agent's changes to the file, whose diff reads the content before the first and
 // after the last — real change records, written as the file tools write them.
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { ChangeLog } from '../../src/core/watch/change-log';
-import { fileRowCommand, sideText, spanOf } from '../../src/vscode/change-sides';
+import { fileRowCommand, sideText, spanOf } from '../../src/vscode/views/change-sides';
 import { tempDir } from '../helpers/tmp';
 
 test('a file row carries Open Change from before its first change to after its last; the diff sides read those contents', async (t) => {

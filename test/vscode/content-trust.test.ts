@@ -7,7 +7,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { ControlFileChange } from '../../src/core/session';
-import { contentQuestion, keepTrusted, setContentTrustScope, untrustedFiles, type ContentAnswer, type TrustState } from '../../src/vscode/content-trust';
+import { contentQuestion, keepTrusted, setContentTrustScope, untrustedFiles, type ContentAnswer, type TrustState } from '../../src/vscode/approvals/content-trust';
 import { tempDir } from '../helpers/tmp';
 
 function memento(): TrustState & { data: Map<string, unknown> } {

@@ -1,5 +1,5 @@
 // Activation stays lean (docs/activation.md): the first bundle (dist/extension.js) holds only
-// the VS Code layer's activation modules — no core, no shared schemas, no node_modules (zod,
+// the VS Code layer's activation modules (src/vscode/activation/) — no core, no shared schemas, no node_modules (zod,
 // yaml, the SDKs) — and requires nothing but `vscode` and the engine; no module is in both
 // bundles, so no class or module-level state exists twice. Reads the esbuild metafiles that
 // `node esbuild.mjs` writes to dist/meta/ (every test run builds dist/ first).
@@ -25,8 +25,8 @@ const LEAN_MAX_BYTES = 12 * 1024;
 describe('the first bundle', () => {
   it('holds only activation modules of the VS Code layer', async () => {
     const inputs = Object.keys((await meta('extension')).inputs);
-    assert.deepEqual(inputs.filter((p) => !p.startsWith('src/vscode/')), [], 'no core, shared or node_modules module at activation');
-    assert.ok(inputs.includes('src/vscode/extension.ts'));
+    assert.deepEqual(inputs.filter((p) => !p.startsWith('src/vscode/activation/')), [], 'no core, shared, node_modules or other VS Code module at activation');
+    assert.ok(inputs.includes('src/vscode/activation/extension.ts'));
     assert.ok(inputs.length <= 4, `few modules: ${inputs.join(', ')}`);
   });
 
@@ -44,6 +44,6 @@ describe('the first bundle', () => {
     const engine = new Set(Object.keys((await meta('engine')).inputs));
     const both = Object.keys((await meta('extension')).inputs).filter((p) => engine.has(p));
     assert.deepEqual(both, []);
-    assert.ok(engine.has('src/vscode/engine.ts') && engine.has('src/core/session/team-session.ts'));
+    assert.ok(engine.has('src/vscode/activation/surface.ts') && engine.has('src/core/session/team-session.ts'));
   });
 });

@@ -2,7 +2,7 @@
 // alone, no "asks less" (issue 35).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sandboxWords } from '../../src/vscode/sandbox-words';
+import { sandboxWords } from '../../src/vscode/views/sandbox-words';
 
 test('the Sandbox row says what happens to the agents\' commands', () => {
   assert.equal(sandboxWords({ active: true, autoAllow: true, mode: 'auto', missing: [] }), 'on: commands run isolated');

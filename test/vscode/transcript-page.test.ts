@@ -3,7 +3,7 @@
 // exactly as a full rebuild would draw them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { transcriptHtml } from '../../src/vscode/transcript-html';
+import { transcriptHtml } from '../../src/vscode/webviews/transcript-html';
 import { TranscriptToHost } from '../../src/shared/transcript-protocol';
 import { stripAnsi, type TranscriptItem } from '../../src/shared/transcript-items';
 import { RowList, toRows } from '../../src/shared/transcript-rows';

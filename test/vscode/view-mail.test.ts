@@ -1,4 +1,4 @@
-// Mail from the Inbox and the transcript panels (src/vscode/view-requests.ts) goes through the
+// Mail from the Inbox and the transcript panels (src/vscode/webviews/view-requests.ts) goes through the
 // session's `send` action, like the Send Message command and the CLI: the recipient is checked
 // before the team's folders are made (a refused message leaves no `.team/`, which a window
 // would take for a team), a shut-down teammate is refused, and a panel's Stop is the `stop`
@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sessionScope, TeamSession } from '../../src/core/session';
-import { mailFromView, stopFromView } from '../../src/vscode/view-requests';
+import { mailFromView, stopFromView } from '../../src/vscode/webviews/view-requests';
 import { partsOf } from '../helpers/session-parts';
 import { tempDir } from '../helpers/tmp';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { WebviewToHost } from '../../src/shared/webview-protocol';
-import { inboxHtml, nonce } from '../../src/vscode/inbox-html';
+import { inboxHtml, nonce } from '../../src/vscode/webviews/inbox-html';
 
 describe('inbox page', () => {
   const html = inboxHtml({ nonce: 'N0nce', cspSource: 'https://res.example', script: 'https://res.example/inbox.js', style: 'https://res.example/inbox.css' });

@@ -2,7 +2,7 @@
 // version (kept in workspace state) become permission rules in the workspace settings.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import { createApprover } from '../../../src/vscode/approver';
+import { createApprover } from '../../../src/vscode/approvals/approver';
 import type { Case } from './index';
 
 /** A workspace-state stand-in: the approver only gets and updates keys. */

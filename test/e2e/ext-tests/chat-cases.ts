@@ -12,7 +12,7 @@ import { agentOf, fakeLm } from './models';
 
 interface Recorded { markdown: string[]; progress: string[]; buttons: vscode.Command[] }
 
-function recorder(): Recorded & { stream: Parameters<NonNullable<import('../../../src/vscode/extension').ExtensionApi['chat']>>[2] } {
+function recorder(): Recorded & { stream: Parameters<NonNullable<import('../../../src/vscode/activation/extension').ExtensionApi['chat']>>[2] } {
   const r: Recorded = { markdown: [], progress: [], buttons: [] };
   return {
     ...r,

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { COMMANDS } from '../../../src/vscode/command-specs';
-import { TeamFolderDecorations } from '../../../src/vscode/team-folders';
+import { COMMANDS } from '../../../src/vscode/commands/command-table';
+import { TeamFolderDecorations } from '../../../src/vscode/views/team-folders';
 import { waitFor } from '../../helpers/tmp';
 import { inboxPath, readJson, readLines, type Case, type Env } from './index';
 

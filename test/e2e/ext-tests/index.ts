@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Team } from '../../../src/core/team/team';
-import type { ExtensionApi } from '../../../src/vscode/extension';
+import type { ExtensionApi } from '../../../src/vscode/activation/extension';
 import { approverCases } from './approver-cases';
 import { taskTreeRedrawCases, treeCases } from './tree-cases';
 import { watchCases } from './watch-cases';

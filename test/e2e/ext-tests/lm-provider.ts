@@ -4,7 +4,7 @@
 // API, a tool offered and its call returned, a tool result sent back in the user turn.
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
-import type { ExtensionApi } from '../../../src/vscode/extension';
+import type { ExtensionApi } from '../../../src/vscode/activation/extension';
 
 export async function run(): Promise<void> {
   const ext = vscode.extensions.getExtension<ExtensionApi>('agent-teams.agent-teams');

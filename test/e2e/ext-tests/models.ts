@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Team } from '../../../src/core/team/team';
-import type { ExtensionApi } from '../../../src/vscode/extension';
+import type { ExtensionApi } from '../../../src/vscode/activation/extension';
 import { waitFor } from '../../helpers/tmp';
 import { chatCases } from './chat-cases';
 import { readLines, runCases, type Case } from './index';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import { readSettings } from '../../../src/vscode/settings';
+import { readSettings } from '../../../src/vscode/host/settings';
 import type { Case } from './index';
 
 /** Writes the workspace's settings.json as a user would and waits until VS Code has read it. */

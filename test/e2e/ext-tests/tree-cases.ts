@@ -6,8 +6,8 @@ import type { McpServerInfo } from '../../../src/core/mcp/manager';
 import type { McpServerState } from '../../../src/core/mcp/state';
 import { TeamView } from '../../../src/core/session/team-view';
 import { WorktreeManager } from '../../../src/core/worktree/manager';
-import type { HostChange } from '../../../src/vscode/team-host';
-import { TeamTreeProvider } from '../../../src/vscode/team-tree';
+import type { HostChange } from '../../../src/vscode/host/team-host';
+import { TeamTreeProvider } from '../../../src/vscode/views/team/team-tree';
 import type { Case, Env } from './index';
 
 type Provider = vscode.TreeDataProvider<unknown>;
@@ -44,7 +44,7 @@ export const treeCases: Case[] = [
     const rows = await items(api.teamTree as Provider);
     assert.deepEqual(rows.map((r) => label(r.item)), ['lead', 'alice', 'bob']);
     const alice = rows[1]!.item;
-    assert.equal(alice.id, 'member:alice:requests'); // it has a pending plan (see team-tree.ts)
+    assert.equal(alice.id, 'member:alice:requests'); // it has a pending plan (see views/team/member-row.ts)
     assert.match(String(alice.description), /backend engineer · working · task #1 · 16k tokens/);
     assert.match(alice.accessibilityInformation!.label, /^alice, backend engineer, working, working on task 1: Write the parser/);
     assert.equal(alice.contextValue, 'member.teammate.working');

@@ -1,6 +1,6 @@
 // The shape of one user action (ARCHITECTURE.md "The action table"): its id, its zod
 // arguments, what it runs on the session and how it describes its result. Each host
-// derives its own form from the definition — a VS Code command (src/vscode/command-specs.ts),
+// derives its own form from the definition — a VS Code command (src/vscode/commands/command-table.ts),
 // a CLI subcommand (src/cli/commands.ts), a REPL slash command (src/cli/repl-commands.ts) —
 // adding only its wording: titles, questions, usage lines, flags.
 import { z } from 'zod';
