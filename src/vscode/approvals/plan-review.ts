@@ -8,7 +8,7 @@ import type { RequestRecord } from '../../shared/schemas';
 export const PLAN_SCHEME = 'agent-teams-plan';
 
 const STATUS_WORDS: Record<RequestRecord['status'], string> = {
-  pending: 'Waiting for your answer: **Approve Plan** or **Reject Plan** in this editor\'s title bar.',
+  pending: 'Waiting for your answer: **Approve Plan** or **Reject Plan** in this editor\'s title bar',
   approved: 'Approved',
   rejected: 'Rejected',
   expired: 'No longer current (the teammate was restarted or moved on)',
