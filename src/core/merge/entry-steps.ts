@@ -130,14 +130,41 @@ async function merged(c: EntryCtx, r: { into: string; commit: string; files: str
     });
     return e ? { ...e } : undefined;
   });
-  if (done) await tellMerged(c.w, done, already).catch(() => undefined);
+  if (done) {
+    await tellMerged(c.w, done, already).catch(() => undefined);
+    await shutDownAgain(c, done).catch(() => undefined);
+  }
   return 'done';
+}
+
+/**
+ * A teammate the queue brought back to fix its branch (queue-notes.ts) had shut down at the
+ * lead's request: once the fixed branch lands, it is asked again, on the lead's behalf, so
+ * the lead spends no call on it.
+ */
+async function shutDownAgain(c: EntryCtx, landed: MergeEntry): Promise<void> {
+  const mine = (await c.w.store.read()).filter((e) => e.teammate === landed.teammate);
+  const before = mine[mine.findIndex((e) => e.id === landed.id) - 1];
+  if (!before?.revived || before.state !== 'failed') return;
+  const m = await c.w.team.roster.get(landed.teammate);
+  if (m && m.status !== 'shutdown') await c.w.team.requestShutdown('lead', landed.teammate);
 }
 
 export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<'done'> {
   // `files` is what a conflict lists (written with it in `extra`), not what the merge changed.
   if (await mine(c, { state: 'failed', worker: null, waiting: null, commit: null, files: undefined, reason, ...extra })) {
-    await tellFailed(c.w, { ...c.e, ...extra, reason, state: 'failed' });
+    // Marked before the teammate starts again (it could fix and land before a later write).
+    const mark = (revived: boolean) => c.w.store.update((entries) => {
+      const e = entries.find((x) => x.id === c.e.id);
+      if (e) e.revived = revived;
+    });
+    const bringBack = c.w.bringBack && (async (teammate: string, prompt: string) => {
+      await mark(true);
+      const ok = await c.w.bringBack!(teammate, prompt).catch(() => false);
+      if (!ok) await mark(false);
+      return ok;
+    });
+    await tellFailed({ ...c.w, bringBack }, { ...c.e, ...extra, reason, state: 'failed' });
   }
   return 'done';
 }

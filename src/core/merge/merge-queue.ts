@@ -146,13 +146,21 @@ export class MergeQueue {
     return this.again(last, by, last.control);
   }
 
-  /** agentTeams.merge.auto = onTaskComplete: a completed task of a worktree teammate queues its branch. */
+  /**
+   * A completed task of a worktree teammate queues its branch: when the task's last entry failed
+   * with the branch at fault (it went back to the teammate to fix), always — the branch was
+   * already asked to land; otherwise with agentTeams.merge.auto = onTaskComplete.
+   */
   async onTaskCompleted(task: Task): Promise<{ entry?: MergeEntry; refused?: string } | null> {
-    const s = await mergeSettings(this.opts.team.root, this.opts.settings());
-    if (s.auto !== 'onTaskComplete') return null;
     const who = task.worktree ?? task.owner;
-    if (!who || !(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
+    if (!who) return null;
+    const last = (await this.latestByTeammate()).get(who);
+    const fixed = last?.state === 'failed' && last.task === task.id && last.failure?.fault === 'branch' && !last.control?.length;
+    const s = await mergeSettings(this.opts.team.root, this.opts.settings());
+    if (!fixed && s.auto !== 'onTaskComplete') return null;
+    if (!(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
     try {
+      if (fixed) return { entry: (await this.again(last, 'fix')).entry };
       return { entry: (await this.add(who, { by: 'auto', task: task.id })).entry };
     } catch (err) {
       if (err instanceof MergeQueueError) return { refused: err.message };
@@ -174,7 +182,7 @@ export class MergeQueue {
     const s = this.opts.settings;
     // Without the host's sandbox the tests run in one of the queue's own, over the queue's settings.
     this.own = host.sandbox ? null : new CommandSandbox({ root: this.opts.worktrees.root, settings: () => s().sandbox ?? DEFAULT_SANDBOX, rules: () => s().permissions, notice: notify });
-    this.worker = new QueueWorker({ ...this.opts, store: this.store, git: this.git, processes: host.processes, tests: host.sandbox ?? this.own!, notify, askChange: host.askChange });
+    this.worker = new QueueWorker({ ...this.opts, store: this.store, git: this.git, processes: host.processes, tests: host.sandbox ?? this.own!, notify, askChange: host.askChange, bringBack: host.bringBack });
     this.worker.kick();
   }
 

@@ -11,6 +11,8 @@ import { fileList } from '../worktree/errors';
 interface NoteHost {
   team: Team;
   notify: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
+  /** Starts a teammate that has shut down again (same name: conversation and worktree resumed); false when it could not. Absent where no agents run here. */
+  bringBack?: (teammate: string, prompt: string) => Promise<boolean>;
 }
 
 const shortSha = (c: string | null | undefined): string => (c ? c.slice(0, 10) : '?');
@@ -41,21 +43,33 @@ function details(e: MergeEntry): string {
   return `\n${lines.join('\n')}`;
 }
 
-export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
+/**
+ * A failed entry told: returns whether its teammate, which had shut down, was brought back to
+ * fix its branch (the entry is marked so: once its fixed branch lands, it is asked to shut
+ * down again — entry-steps.ts). A branch at fault whose entry has a task is queued again by
+ * itself when that task is completed again (merge-queue.ts onTaskCompleted): nothing is left
+ * for the lead to do, so the lead is told without being woken.
+ */
+export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<{ revived: boolean }> {
   const into = e.into ?? 'the workspace branch';
-  if (e.control?.length) return tellHeld(h, e, into);
+  if (e.control?.length) {
+    await tellHeld(h, e, into);
+    return { revived: false };
+  }
   const notMerged = `${e.branch} was not merged into ${into}: it ${e.reason}. Nothing was merged.`;
   h.notify('warning', `Merge queue: ${e.teammate}'s ${notMerged}`, e.teammate);
   if (e.failure?.fault === 'environment') {
     // Nothing the teammate's branch can fix: it is told without being woken, its task stays as it is.
     await note(h.team, e.teammate, `[merge queue] Your branch ${notMerged} The cause is the environment, not your branch (${e.failure.why}): do not change your branch for it; the lead was told.`, false);
     await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged} The branch is not at fault: fix the environment (a missing program, the test command, worktree.setup) or tell the user, then retry it (/queue retry ${e.teammate}).${details(e)}`, e.by !== 'user');
-    return;
+    return { revived: false };
   }
   let taskLine = '';
+  let task: number | null = null;
   if (e.task !== null) {
     const back = await h.team.tasks.update(e.task, { status: 'in_progress' }, 'lead').catch(() => null);
     if (back) {
+      task = back.id;
       taskLine = ` Task #${back.id} is back in progress.`;
       if (back.owner === e.teammate) await h.team.roster.patch(e.teammate, { current_task: back.id }).catch(() => undefined);
     }
@@ -63,13 +77,25 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
   const fix = e.files?.length && e.failure?.step !== 'test'
     ? `Bring ${into} into your branch (git merge ${into}), resolve the conflicts in ${fileList(e.files, 20)}, and commit.`
     : 'Fix it in your worktree and commit.';
-  await note(h.team, e.teammate, `[merge queue] Your branch ${notMerged}${taskLine} ${fix} Then mark the task completed and tell the lead, who queues it again.${details(e)}`, true);
-  // A teammate that has shut down reads nothing: the lead is told to bring it back, and woken for it.
+  const then = task !== null
+    ? `Then mark task #${task} completed (task_update): the merge queue takes your branch again by itself; the lead need not queue it.`
+    : 'Then tell the lead, who queues it again.';
+  // A teammate that has shut down (the lead asked it to with the queue_merge) reads nothing:
+  // it is brought back to fix its own branch — the lead cannot write in its worktree.
   const gone = (await h.team.roster.get(e.teammate).catch(() => null))?.status === 'shutdown';
-  const back = gone
-    ? ` ${e.teammate} has shut down, so nobody is fixing it: spawn_teammate "${e.teammate}" again (same name: its conversation and worktree are resumed, this note is waiting for it) or fix it yourself.`
-    : ` It went back to ${e.teammate}.`;
-  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged}${back}${taskLine}`, gone || e.by !== 'user');
+  const said = `[merge queue] Your branch ${notMerged}${taskLine} ${fix} ${then}${details(e)}`;
+  // Brought back, it reads the note as its first prompt (mail to a teammate that has shut down is refused).
+  const revived = gone && !!h.bringBack && await h.bringBack(e.teammate, `You had shut down; the merge queue brought you back. ${said}`).catch(() => false);
+  if (!gone) await note(h.team, e.teammate, said, true);
+  const outcome = revived
+    ? ` ${e.teammate} had shut down: the merge queue brought it back to fix it${task !== null ? `; its branch is queued again when it completes task #${task}, and it is asked to shut down again once it lands` : ''}.`
+    : gone
+      ? ` ${e.teammate} has shut down, so nobody is fixing it: spawn_teammate "${e.teammate}" again (same name: its conversation and worktree are resumed) and tell it what failed: ${fix}${details(e)}`
+      : ` It went back to ${e.teammate}${task !== null ? `, and is queued again by itself when task #${task} is completed` : ''}.`;
+  // Woken only when the lead has something to do: bring a teammate back by hand, or queue a branch without a task again.
+  const act = (gone && !revived) || (task === null && e.by !== 'user');
+  await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged}${outcome}${revived || !gone ? taskLine : ''}`, act);
+  return { revived };
 }
 
 /** Held at the gate (control-gate.ts): nothing for the teammate to fix; only the user can let it land. */

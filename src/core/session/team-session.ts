@@ -118,7 +118,11 @@ export class TeamSession {
     this.current = runner;
     // The host whose agents run works the merge queue; its test commands die with the host's agents.
     const ask = runner.approver.fileChange;
-    this.mergeQueue.start({ processes: runner.processes, sandbox: runner.sandbox, askChange: ask && ((agent, change, signal) => ask.call(runner.approver, agent, change, signal)), notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }) });
+    this.mergeQueue.start({
+      processes: runner.processes, sandbox: runner.sandbox, askChange: ask && ((agent, change, signal) => ask.call(runner.approver, agent, change, signal)),
+      notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }),
+      bringBack: (name, prompt) => this.bringBack(name, prompt),
+    });
     return runner;
   }
 
@@ -284,6 +288,21 @@ export class TeamSession {
    */
   takeOverLead(): Promise<string | null> {
     return this.need('take the lead over').takeOverLead();
+  }
+
+  /**
+   * A teammate that has shut down started again as it was (same name: its conversation and
+   * worktree resumed; role, model, definition and isolation from the roster) — the merge
+   * queue's, to fix a branch that did not land. False when it is not shut down or cannot start.
+   */
+  private async bringBack(name: string, prompt: string): Promise<boolean> {
+    const m = await this.team.roster.get(name).catch(() => undefined);
+    if (m?.status !== 'shutdown') return false;
+    await this.spawnTeammate({
+      name, role: m.role, prompt, isolation: m.container ? 'container' : m.worktree || m.branch ? 'worktree' : 'none',
+      agent_type: m.agent_type ?? undefined, model: m.model ?? undefined,
+    }, 'team');
+    return true;
   }
 
   spawnTeammate(input: SpawnInput, by = 'user'): Promise<Member> {

@@ -51,7 +51,7 @@ export const MergeEntry = z.looseObject({
   /** The teammate's task the work is for; back in progress when the entry fails. */
   task: z.number().int().nullable(),
   state: MergeState,
-  /** Who queued it: `lead`, `user`, or `auto` (agentTeams.merge.auto). */
+  /** Who queued it: `lead`, `user`, `auto` (agentTeams.merge.auto), or `fix` (queued again when the teammate completed the task its failed entry sent back). */
   by: z.string(),
   queued_at: z.number(),
   updated_at: z.number(),
@@ -77,6 +77,8 @@ export const MergeEntry = z.looseObject({
   /** How the scratch checkout the test ran in was prepared. */
   prepared: Prepared.nullable().optional(),
   failure: Failure.nullable().optional(),
+  /** A failed entry whose teammate had shut down and was brought back by the queue to fix it: asked to shut down again once its fixed branch lands. */
+  revived: z.boolean().optional(),
   /** The end of the test command's output (failed test). */
   output_tail: z.string().nullable().optional(),
 });
