@@ -1,7 +1,7 @@
 // Runtime events as terminal lines: the lead's words in full, tool calls as one line with
 // the first lines of their result, teammates' chatter shortened, and only the activity
-// changes a person would want to know about (retries, pauses, remote hosts).
-import type { RuntimeEvent } from '../core/session';
+// changes a person would want to know about (retries, pauses, remote hosts, a container's start).
+import { containerWords, type RuntimeEvent } from '../core/session';
 
 const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
@@ -43,7 +43,9 @@ export function describeEvent(e: RuntimeEvent): string | null {
     case 'tool_start':
     case 'transcript':
     case 'jobs':
-    case 'container': // its progress is the teammate's activity; /status and `containers` say the rest
       return null;
+    case 'container':
+      // Each step of a start (building the image… can take minutes), running, stopped, unreachable: as the Team tree says it.
+      return e.container ? `· ${e.agent}'s container ${containerWords(e.container)}` : null;
   }
 }

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { stepOf } from '../../src/core/container/container-state';
 import { containerWords, engineWords } from '../../src/core/session';
+import { describeEvent } from '../../src/cli/event-printer';
 
 test('the backend\'s progress lines map to the steps a row shows; an image build\'s own lines are no step', () => {
   assert.equal(stepOf('placing the container…'), 'choosing an engine…');
@@ -25,4 +26,12 @@ test('a row says the engine shortly, the step, running with its start time, stop
   assert.equal(containerWords({ state: 'stopped' }), 'stopped');
   assert.equal(containerWords({ state: 'unreachable', host: 'tcp://h:2375', detail: 'connect ECONNREFUSED' }), 'engine unreachable: connect ECONNREFUSED');
   assert.equal(containerWords(undefined), 'not started in this window');
+});
+
+test('the CLI prints each step of a container\'s start, running and stopped in the same words (it printed nothing)', () => {
+  const line = (container: Parameters<typeof containerWords>[0] | null) => describeEvent({ type: 'container', agent: 'cy', container: container ?? null });
+  assert.equal(line({ state: 'starting', host: 'unix:///a/podman.sock', detail: 'building the image…' }), '· cy\'s container on podman.sock: building the image…');
+  assert.equal(line({ state: 'running', host: 'unix:///a/podman.sock', startMs: 5400 }), '· cy\'s container on podman.sock: running (started in 5.4 s)');
+  assert.equal(line({ state: 'unreachable', host: 'ssh://me@box', detail: 'ssh: connection refused' }), '· cy\'s container engine unreachable: ssh: connection refused');
+  assert.equal(line(null), null);
 });
