@@ -58,6 +58,7 @@ export class ApprovalsModel {
     const shutdown = /type="shutdown_request" request_id="([^"]+)"/.exec(text);
     if (shutdown) return reply(toolUse('shutdown_response', { request_id: shutdown[1], approve: true, reason: 'Chores done.' }));
     if (text.includes(SAM_PROMPT)) return reply(toolUse('bash', { command: CMD_ALLOW }));
+    if (text.includes('The user restarted you')) return reply('BACK-AGAIN: the chores are done already.', toolUse('idle', {}));
     if (text.includes('OUT-ALLOWED')) return reply(toolUse('bash', { command: CMD_DENY }));
     if (text.includes(DENIED)) return reply(toolUse('bash', { command: CMD_ALWAYS }));
     if (text.includes('OUT-ALWAYS') && allText(r).split('OUT-ALWAYS').length - 1 === 1) return reply(toolUse('bash', { command: CMD_ALWAYS }));

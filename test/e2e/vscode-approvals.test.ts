@@ -153,6 +153,24 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       await wb.contextMenu(s.row('sam, shell runner, idle'), 'Request Shutdown');
       await s.row('sam, shell runner, shutdown').waitFor();
       await wb.notification('sam shut down: Chores done.').waitFor();
+
+      // Restart Teammate from the shut-down row: the same sam, its conversation resumed, its transcript going on.
+      await wb.contextMenu(s.row('sam, shell runner, shutdown'), 'Restart Teammate');
+      const back = await api.waitForRequest((r) => r.agent === 'sam' && newest(r).includes('The user restarted you'), WAIT_MS);
+      assert.ok(allText(back).includes('OUT-LONG'), 'the conversation is resumed, not started over');
+      await s.row('sam, shell runner, idle').waitFor();
+      const rows = await until('sam\'s transcript panel', async () => {
+        for (const f of wb.page.frames()) if (await f.locator('#rows').count().catch(() => 0)) return f.locator('#rows');
+        await s.row('sam, shell runner, idle').first().click().catch(() => undefined);
+        return undefined;
+      });
+      await until('the transcript shows the work before the shutdown and after the restart', async () => {
+        const text = await rows.innerText().catch(() => '');
+        return text.includes('BACK-AGAIN') && text.includes('The user restarted you') && text.includes('OUT-ALLOWED');
+      });
+      // Shut down again: an idle sam would be handed the next test's task.
+      await wb.contextMenu(s.row('sam, shell runner, idle'), 'Request Shutdown');
+      await s.row('sam, shell runner, shutdown').waitFor();
     } catch (err) {
       await s.diagnose(err);
     }
