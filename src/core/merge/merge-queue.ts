@@ -175,6 +175,24 @@ export class MergeQueue {
     return (open ?? mine.at(-1))?.id ?? null;
   }
 
+  /**
+   * Works the queue in this process until entry `id` is merged, failed or cancelled
+   * (`agent-teams queue add --wait`), alongside any other host: one entry at a time.
+   */
+  async untilSettled(id: string): Promise<MergeEntry> {
+    this.start({ notify: () => undefined });
+    try {
+      for (;;) {
+        const e = (await this.list()).find((x) => x.id === id);
+        if (!e) throw new Error(`no merge-queue entry ${id}`);
+        if (!isOpen(e)) return e;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    } finally {
+      await this.dispose();
+    }
+  }
+
   /** This host works the queue from now on (the host whose agents run); idempotent. */
   start(host: WorkerHost = {}): void {
     if (this.worker) return this.worker.kick();

@@ -85,3 +85,4 @@ export { checkName } from '../worktree/context';
 
 // ── folder trust: what the user trusted, by content (docs/security.md, "Folder trust") ──
 export { changeLines, controlFilesOf, fingerprints, hooksUsable, readControlFiles, untrustedChanges, type ControlFile, type ControlFileChange } from '../trust/control-files';
+export { respawnInput } from './respawn';

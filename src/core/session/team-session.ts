@@ -29,12 +29,12 @@ import type { FileEvent, FileKind } from '../team/team-files';
 import type { TaskUpdate } from '../team/task-board';
 import { WorktreeManager, type WorktreeManagerOptions } from '../worktree/manager';
 import { MergeQueue } from '../merge/merge-queue';
-import { isOpen } from '../../shared/schemas/merge-queue';
 import { hostLabel } from './team-words';
 import { describeSandbox, type SandboxReport } from '../sandbox/describe';
 import { WorktreeInUseError, worktreeUsers, worktreeViews, type WorktreeView } from '../worktree/in-use';
 import { registerParts } from './parts';
 import { TeamView } from './team-view';
+import { respawnInput } from './respawn';
 
 export interface TeamSessionOptions {
   root: string;
@@ -118,11 +118,8 @@ export class TeamSession {
     this.current = runner;
     // The host whose agents run works the merge queue; its test commands die with the host's agents.
     const ask = runner.approver.fileChange;
-    this.mergeQueue.start({
-      processes: runner.processes, sandbox: runner.sandbox, askChange: ask && ((agent, change, signal) => ask.call(runner.approver, agent, change, signal)),
-      notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }),
-      bringBack: (name, prompt) => this.bringBack(name, prompt),
-    });
+    this.mergeQueue.start({ processes: runner.processes, sandbox: runner.sandbox, askChange: ask && ((agent, change, signal) => ask.call(runner.approver, agent, change, signal)),
+      notify: (level, message, agent) => this.events.emit({ type: 'notice', level, message, ...(agent ? { agent } : {}) }), bringBack: (name, prompt) => this.bringBack(name, prompt) });
     return runner;
   }
 
@@ -290,18 +287,11 @@ export class TeamSession {
     return this.need('take the lead over').takeOverLead();
   }
 
-  /**
-   * A teammate that has shut down started again as it was (same name: its conversation and
-   * worktree resumed; role, model, definition and isolation from the roster) — the merge
-   * queue's, to fix a branch that did not land. False when it is not shut down or cannot start.
-   */
+  /** The merge queue's: a shut-down teammate started again (respawn.ts) to fix its branch; false when it is not shut down. */
   private async bringBack(name: string, prompt: string): Promise<boolean> {
     const m = await this.team.roster.get(name).catch(() => undefined);
     if (m?.status !== 'shutdown') return false;
-    await this.spawnTeammate({
-      name, role: m.role, prompt, isolation: m.container ? 'container' : m.worktree || m.branch ? 'worktree' : 'none',
-      agent_type: m.agent_type ?? undefined, model: m.model ?? undefined,
-    }, 'team');
+    await this.spawnTeammate(respawnInput(m, prompt), 'team');
     return true;
   }
 
@@ -358,19 +348,8 @@ export class TeamSession {
    * Works the merge queue in this process until entry `id` is merged, failed or cancelled
    * (`agent-teams queue add --wait`), alongside any other host: one entry at a time.
    */
-  async mergeUntilSettled(id: string): Promise<MergeEntry> {
-    const q = this.mergeQueue;
-    q.start({ notify: () => undefined });
-    try {
-      for (;;) {
-        const e = (await q.list()).find((x) => x.id === id);
-        if (!e) throw new Error(`no merge-queue entry ${id}`);
-        if (!isOpen(e)) return e;
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    } finally {
-      await q.dispose();
-    }
+  mergeUntilSettled(id: string): Promise<MergeEntry> {
+    return this.mergeQueue.untilSettled(id);
   }
 
   /** Every worktree with where its branch stands and whether its removal is offered (core/worktree/in-use.ts). */

@@ -7,7 +7,7 @@ import type { TreeNode } from '../views/nodes';
 import { askText, pickParticipant, pickPendingPlan, pickTask, pickTasks } from './questions';
 import { spec, type CommandSpec } from './command-spec';
 import { actionSpec } from './spec-from-action';
-import { ACTIONS, runAction, TaskId } from '../../core/session';
+import { ACTIONS, respawnInput, runAction, TaskId } from '../../core/session';
 import { JOB_COMMANDS } from './job-commands';
 import { MCP_COMMANDS } from './mcp-commands';
 import { WATCH_COMMANDS } from './watch-commands';
@@ -95,10 +95,7 @@ export const COMMANDS: CommandSpec[] = [
       if (!m) throw new Error(`${a.teammate} is not on the team`);
       if (m.status !== 'shutdown') throw new Error(`${a.teammate} is running (${m.status}): nothing to restart`);
       await ctx.agents();
-      return runAction(ACTIONS.spawn, ctx.scope, {
-        name: m.name, role: m.role, prompt: RESTART_PROMPT, isolation: m.container ? 'container' : m.worktree || m.branch ? 'worktree' : 'none',
-        agent_type: m.agent_type ?? undefined, model: m.model ?? undefined,
-      });
+      return runAction(ACTIONS.spawn, ctx.scope, respawnInput(m, RESTART_PROMPT));
     },
   }),
   actionSpec(ACTIONS.approvePlan, {
