@@ -53,7 +53,8 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   // The socket folder is read-only inside: the agent's bridge (net-holder.ts) runs on the host
   // and connects to proxy.sock by path, so a command that put a symlink there would reach any
   // socket of the host (docker, D-Bus, VS Code's IPC).
-  for (const r of p.fs.readable) a.push('--ro-bind', r, r);
+  // A folder also bound read-write just below (the workspace, when the agent works in it) is not bound twice.
+  for (const r of p.fs.readable) if (!p.fs.writable.includes(r)) a.push('--ro-bind', r, r);
   for (const w of p.fs.writable) a.push('--bind', w, w);
   for (const r of p.fs.readOnly) a.push('--ro-bind', r, r);
   for (const c of p.fs.coverFiles) a.push('--ro-bind', p.emptyFile, c);
