@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { partsOf } from '../helpers/session-parts';
 import { reply, toolUse } from '../fake-api';
 import { tempDir, waitFor } from '../helpers/tmp';
@@ -120,29 +120,36 @@ test('a slow worktree removal does not hold the lead\'s wake; the team is not at
   await waitFor(async () => (await watch.rest()).atRest, 3000, 'at rest once the removal is done');
 });
 
-test('a conflict on a branch whose teammate already shut down costs the lead nothing: the queue brings it back with the note, its fix lands by itself, it is asked to shut down again', async (t) => {
+/**
+ * As in the bridge runs A9 and P11: two teammates change the same line in their worktrees; the
+ * lead queues both and asks both to shut down in one reply. The second conflicts after its
+ * teammate shut down. `tasks`: the teammates work on board tasks (the fix completes its task)
+ * or only from their prompts, as a lead most often spawns them (the fix goes idle).
+ */
+async function conflictAfterShutdown(t: TestContext, tasks: boolean): Promise<void> {
   const h = await harness(t, { mergeTestCommand: 'true' });
   await initRepo(h.root, 'shared.txt');
-  const tasks = partsOf(h.rt).team.tasks;
-  const [ta, tb] = [await tasks.create({ subject: 'ann: shared.txt' }), await tasks.create({ subject: 'ben: shared.txt' })];
+  const board = partsOf(h.rt).team.tasks;
+  const [ta, tb] = tasks ? [await board.create({ subject: 'ann: shared.txt' }), await board.create({ subject: 'ben: shared.txt' })] : [undefined, undefined];
+  const done = (id: number | undefined) => (id ? [toolUse('task_update', { task_id: id, status: 'completed' })] : []);
   const edit = (text: string) => toolUse('bash', { command: `printf '${text}\\n' > shared.txt && git add shared.txt && git -c user.name=t -c user.email=t@t commit -qm ${text.replace(/ /g, '-')}` });
   h.api.setDefault((r) => {
     const last = JSON.stringify(r.body.messages.at(-1));
     const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(last);
     if (m) return reply(toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' }));
-    // Brought back by the queue: its first prompt is the queue's note. It brings main in, keeps its own line, completes the task.
+    // Brought back by the queue: its first prompt is the queue's note. It brings main in, keeps its own line, and says it is done.
     if (/the merge queue brought you back/.test(last)) {
-      return reply(toolUse('bash', { command: 'git -c user.name=t -c user.email=t@t merge -q -X ours main -m "merge main"' }), toolUse('task_update', { task_id: tb.id, status: 'completed' }));
+      return reply(toolUse('bash', { command: 'git -c user.name=t -c user.email=t@t merge -q -X ours main -m "merge main"' }), ...(tb ? done(tb.id) : [toolUse('idle', {})]));
     }
     return reply(toolUse('idle', {}));
   });
-  h.api.script('ann', reply(edit('ann line'), toolUse('task_update', { task_id: ta.id, status: 'completed' })), 'Done.');
-  h.api.script('ben', reply(edit('ben line'), toolUse('task_update', { task_id: tb.id, status: 'completed' })), 'Done.');
-  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree', task: ta.id });
-  await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree', task: tb.id });
-  await waitFor(async () => (await status(h, 'ann')) === 'idle' && (await status(h, 'ben')) === 'idle' && (await tasks.get(tb.id))?.status === 'completed', 15_000, 'both done');
+  h.api.script('ann', reply(edit('ann line'), ...done(ta?.id), toolUse('idle', {})));
+  h.api.script('ben', reply(edit('ben line'), ...done(tb?.id), toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree', ...(ta ? { task: ta.id } : {}) });
+  await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree', ...(tb ? { task: tb.id } : {}) });
+  await waitFor(async () => (await status(h, 'ann')) === 'idle' && (await status(h, 'ben')) === 'idle' && h.api.requests('ben').length >= 1 && h.api.requests('ann').length >= 1, 15_000, 'both done');
+  await waitFor(async () => (await git(h.root, 'rev-parse', 'wt/ben')).stdout !== (await git(h.root, 'rev-parse', 'main')).stdout, 15_000, 'ben committed');
 
-  // As in the bridge run: queue both and ask both to shut down, in one reply.
   h.api.script('lead',
     reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' }),
       toolUse('shutdown_request', { teammate: 'ann' }), toolUse('shutdown_request', { teammate: 'ben' })),
@@ -157,8 +164,12 @@ test('a conflict on a branch whose teammate already shut down costs the lead not
   assert.deepEqual(entries.map((e) => [e.state, e.by, e.revived ?? false]), [['failed', 'lead', true], ['merged', 'fix', false]]);
   const back = JSON.stringify(h.api.requests('ben').find((r) => /the merge queue brought you back/.test(JSON.stringify(r.body.messages)))?.body.messages ?? '');
   assert.match(back, /Your branch wt\/ben was not merged into main/, 'the note reached the teammate brought back');
-  assert.match(back, new RegExp(`mark task #${tb.id} completed \\(task_update\\): the merge queue takes your branch again by itself`));
+  assert.match(back, tb ? new RegExp(`mark task #${tb.id} completed \\(task_update\\): the merge queue takes your branch again by itself`) : /go idle \(idle\): the merge queue takes your branch again by itself/);
   assert.equal(h.api.requests('lead').length, 3, `the lead spent no call on the conflict: ${h.api.requests('lead').slice(2).map((r) => JSON.stringify(r.body.messages.slice(-2))).join(' ### ')}`);
   assert.match(lastMsg(h, 'lead'), /ben had shut down: the merge queue brought it back to fix it/);
   assert.equal((await git(h.root, 'show', 'main:shared.txt')).stdout, 'ben line\n');
-});
+}
+
+test('a conflict on a branch whose teammate already shut down costs the lead nothing: brought back with the note, its fix (task completed) lands by itself, it is asked to shut down again', (t) => conflictAfterShutdown(t, true));
+
+test('the same without board tasks (a lead most often spawns from prompts alone): the fix is queued again when the teammate goes idle with new commits', (t) => conflictAfterShutdown(t, false));

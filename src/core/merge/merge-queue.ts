@@ -13,6 +13,7 @@ import { readTeamSettings } from '../team/team-settings';
 import { reportProblem } from '../util/problems';
 import type { GitEnvOptions } from '../worktree/git';
 import { controlDiffText } from './control-gate';
+import { branchTip } from './integrate';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
 import { MergeQueueError, preflight } from './preflight';
 import { newEntryId, nowSeconds, QueueStore } from './queue-store';
@@ -147,21 +148,36 @@ export class MergeQueue {
   }
 
   /**
-   * A completed task of a worktree teammate queues its branch: when the task's last entry failed
-   * with the branch at fault (it went back to the teammate to fix), always — the branch was
-   * already asked to land; otherwise with agentTeams.merge.auto = onTaskComplete.
+   * A completed task of a worktree teammate queues its branch: a fix of a branch that came
+   * back (requeueFixed), else with agentTeams.merge.auto = onTaskComplete.
    */
   async onTaskCompleted(task: Task): Promise<{ entry?: MergeEntry; refused?: string } | null> {
     const who = task.worktree ?? task.owner;
     if (!who) return null;
-    const last = (await this.latestByTeammate()).get(who);
-    const fixed = last?.state === 'failed' && last.task === task.id && last.failure?.fault === 'branch' && !last.control?.length;
+    const fixed = await this.requeueFixed(who);
+    if (fixed) return fixed;
     const s = await mergeSettings(this.opts.team.root, this.opts.settings());
-    if (!fixed && s.auto !== 'onTaskComplete') return null;
-    if (!(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
+    if (s.auto !== 'onTaskComplete' || !(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
     try {
-      if (fixed) return { entry: (await this.again(last, 'fix')).entry };
       return { entry: (await this.add(who, { by: 'auto', task: task.id })).entry };
+    } catch (err) {
+      if (err instanceof MergeQueueError) return { refused: err.message };
+      throw err;
+    }
+  }
+
+  /**
+   * A branch that came back with the branch at fault (queue-notes.ts) is queued again, `by:
+   * "fix"`, once its teammate has committed since (its tip moved) and goes idle or completes
+   * its task — whatever merge.auto says: it was already asked to land. Null when there is no such fix.
+   */
+  async requeueFixed(teammate: string): Promise<{ entry?: MergeEntry; refused?: string } | null> {
+    const last = (await this.latestByTeammate()).get(teammate);
+    if (last?.state !== 'failed' || last.failure?.fault !== 'branch' || last.control?.length || !last.tip) return null;
+    const tip = await branchTip(this.opts.worktrees.root, last.branch, this.git).catch(() => null);
+    if (!tip || tip === last.tip) return null;
+    try {
+      return { entry: (await this.again(last, 'fix')).entry };
     } catch (err) {
       if (err instanceof MergeQueueError) return { refused: err.message };
       throw err;

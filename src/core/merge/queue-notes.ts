@@ -46,9 +46,9 @@ function details(e: MergeEntry): string {
 /**
  * A failed entry told: returns whether its teammate, which had shut down, was brought back to
  * fix its branch (the entry is marked so: once its fixed branch lands, it is asked to shut
- * down again — entry-steps.ts). A branch at fault whose entry has a task is queued again by
- * itself when that task is completed again (merge-queue.ts onTaskCompleted): nothing is left
- * for the lead to do, so the lead is told without being woken.
+ * down again — entry-steps.ts). A branch at fault is queued again by itself once its teammate
+ * has committed and goes idle or completes the task (merge-queue.ts requeueFixed): nothing is
+ * left for the lead to do, so the lead is told without being woken.
  */
 export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<{ revived: boolean }> {
   const into = e.into ?? 'the workspace branch';
@@ -77,9 +77,7 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<{ revived:
   const fix = e.files?.length && e.failure?.step !== 'test'
     ? `Bring ${into} into your branch (git merge ${into}), resolve the conflicts in ${fileList(e.files, 20)}, and commit.`
     : 'Fix it in your worktree and commit.';
-  const then = task !== null
-    ? `Then mark task #${task} completed (task_update): the merge queue takes your branch again by itself; the lead need not queue it.`
-    : 'Then tell the lead, who queues it again.';
+  const then = `Then ${task !== null ? `mark task #${task} completed (task_update)` : 'go idle (idle)'}: the merge queue takes your branch again by itself once it has your new commits; nobody needs to queue it.`;
   // A teammate that has shut down (the lead asked it to with the queue_merge) reads nothing:
   // it is brought back to fix its own branch — the lead cannot write in its worktree.
   const gone = (await h.team.roster.get(e.teammate).catch(() => null))?.status === 'shutdown';
@@ -87,13 +85,14 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<{ revived:
   // Brought back, it reads the note as its first prompt (mail to a teammate that has shut down is refused).
   const revived = gone && !!h.bringBack && await h.bringBack(e.teammate, `You had shut down; the merge queue brought you back. ${said}`).catch(() => false);
   if (!gone) await note(h.team, e.teammate, said, true);
+  const requeued = `its branch is queued again by itself once it has committed a fix and ${task !== null ? `completed task #${task}` : 'gone idle'}`;
   const outcome = revived
-    ? ` ${e.teammate} had shut down: the merge queue brought it back to fix it${task !== null ? `; its branch is queued again when it completes task #${task}, and it is asked to shut down again once it lands` : ''}.`
+    ? ` ${e.teammate} had shut down: the merge queue brought it back to fix it; ${requeued}, and it is asked to shut down again once it lands. Nothing for you to do.`
     : gone
       ? ` ${e.teammate} has shut down, so nobody is fixing it: spawn_teammate "${e.teammate}" again (same name: its conversation and worktree are resumed) and tell it what failed: ${fix}${details(e)}`
-      : ` It went back to ${e.teammate}${task !== null ? `, and is queued again by itself when task #${task} is completed` : ''}.`;
-  // Woken only when the lead has something to do: bring a teammate back by hand, or queue a branch without a task again.
-  const act = (gone && !revived) || (task === null && e.by !== 'user');
+      : ` It went back to ${e.teammate}; ${requeued}. Nothing for you to do.`;
+  // Woken only when the lead has something to do: bring a teammate back by hand.
+  const act = gone && !revived;
   await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged}${outcome}${revived || !gone ? taskLine : ''}`, act);
   return { revived };
 }

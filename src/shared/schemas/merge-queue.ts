@@ -77,6 +77,8 @@ export const MergeEntry = z.looseObject({
   /** How the scratch checkout the test ran in was prepared. */
   prepared: Prepared.nullable().optional(),
   failure: Failure.nullable().optional(),
+  /** A failed entry: the branch's tip it failed at (a later tip is a fix: merge-queue.ts requeueFixed). */
+  tip: z.string().optional(),
   /** A failed entry whose teammate had shut down and was brought back by the queue to fix it: asked to shut down again once its fixed branch lands. */
   revived: z.boolean().optional(),
   /** The end of the test command's output (failed test). */

@@ -37,7 +37,7 @@ async function fakes(t: TestContext) {
       problem: async (w: string) => (w === 'broken' ? 'not a git repository' : null),
     },
     // agentTeams.merge.auto off: a completed task queues nothing.
-    mergeQueue: { onTaskCompleted: async () => null },
+    mergeQueue: { onTaskCompleted: async () => null, requeueFixed: async () => null },
   } as unknown as ToolHost;
   const call = async (name: string, input: unknown, kind?: 'lead' | 'teammate') => {
     const def = tool(name, kind);

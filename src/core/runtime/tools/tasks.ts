@@ -20,9 +20,12 @@ export const idle = defineTool({
   description: 'Stop working for now: new messages or claimable tasks wake you.',
   input: z.object({}),
   agents: ['teammate'],
-  async run(_i, a) {
+  async run(_i, a, h) {
     a.endAfterRound('idle');
-    return ok('Going idle. You will be woken by new messages or tasks.');
+    // A branch the merge queue sent back, committed to since: queued again by itself (merge-queue.ts requeueFixed).
+    const again = await h.mergeQueue.requeueFixed(a.name).catch(() => null);
+    const queued = again?.entry ? ` Your fixed branch is in the merge queue again (${again.entry.branch}); you hear when it lands or fails.` : '';
+    return ok(`Going idle. You will be woken by new messages or tasks.${queued}`);
   },
 });
 
