@@ -173,3 +173,46 @@ async function conflictAfterShutdown(t: TestContext, tasks: boolean): Promise<vo
 test('a conflict on a branch whose teammate already shut down costs the lead nothing: brought back with the note, its fix (task completed) lands by itself, it is asked to shut down again', (t) => conflictAfterShutdown(t, true));
 
 test('the same without board tasks (a lead most often spawns from prompts alone): the fix is queued again when the teammate goes idle with new commits', (t) => conflictAfterShutdown(t, false));
+
+test('the queue\'s note arriving in the same round as a shutdown request keeps the teammate from shutting down until its fix has landed (bridge probe P10: the note was left unread)', async (t) => {
+  const h = await harness(t, { mergeTestCommand: 'true' });
+  await initRepo(h.root, 'shared.txt');
+  const edit = (text: string) => toolUse('bash', { command: `printf '${text}\\n' > shared.txt && git add shared.txt && git -c user.name=t -c user.email=t@t commit -qm ${text.replace(/ /g, '-')}` });
+  const benFailed = async () => (await h.rt.mergeQueue.list()).some((e) => e.teammate === 'ben' && e.state === 'failed');
+  h.api.setDefault(async (r) => {
+    const last = JSON.stringify(r.body.messages.at(-1));
+    const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(last);
+    if (/Not yet: the merge queue sent your branch back/.test(last)) {
+      return reply(toolUse('bash', { command: 'git -c user.name=t -c user.email=t@t merge -q -X ours main -m "merge main"' }), toolUse('idle', {}));
+    }
+    if (m) {
+      // ben answers only once its branch has failed: the queue's note and the request are in the same round.
+      if (r.agent === 'ben' && !(await benFailed())) await waitFor(benFailed, 20_000, 'ben\'s entry failed');
+      return reply(toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' }));
+    }
+    return reply(toolUse('idle', {}));
+  });
+  h.api.script('ann', reply(edit('ann line'), toolUse('idle', {})));
+  h.api.script('ben', reply(edit('ben line'), toolUse('idle', {})));
+  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree' });
+  await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree' });
+  await waitFor(async () => (await status(h, 'ann')) === 'idle' && (await status(h, 'ben')) === 'idle' && h.api.requests('ben').length >= 1, 15_000, 'both done');
+
+  h.api.script('lead',
+    reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' }),
+      toolUse('shutdown_request', { teammate: 'ann' }), toolUse('shutdown_request', { teammate: 'ben' })),
+    'Queued and asked; waiting.', 'All landed.', 'Nothing more.');
+  await h.rt.askLead('Land both and wrap up.');
+  await waitFor(() => merged(h, 2), 45_000, 'both landed, ben\'s after its fix');
+  await waitFor(async () => (await status(h, 'ben')) === 'shutdown', 15_000, 'ben shut down after its fix landed');
+  await waitFor(() => h.api.requests('lead').length >= 3, 15_000, 'lead woken');
+  await sleep(1500);
+
+  const ben = (await h.rt.mergeQueue.list()).filter((e) => e.teammate === 'ben');
+  assert.deepEqual(ben.map((e) => [e.state, e.by, e.revived ?? false]), [['failed', 'lead', false], ['merged', 'fix', false]]);
+  const refused = h.api.requests('ben').find((r) => /Not yet: the merge queue sent your branch back/.test(JSON.stringify(r.body.messages.at(-1))));
+  assert.ok(refused, 'the approval was refused while the branch waited for its fix');
+  assert.match(JSON.stringify(refused.body.messages), /Your branch wt\/ben was not merged into main/, 'with the note in the same round');
+  assert.equal(h.api.requests('lead').length, 3, `the lead spent no call on it: ${h.api.requests('lead').slice(2).map((r) => JSON.stringify(r.body.messages.slice(-2))).join(' ### ')}`);
+  assert.equal((await git(h.root, 'show', 'main:shared.txt')).stdout, 'ben line\n');
+});

@@ -145,9 +145,12 @@ async function merged(c: EntryCtx, r: { into: string; commit: string; files: str
 async function shutDownAgain(c: EntryCtx, landed: MergeEntry): Promise<void> {
   const mine = (await c.w.store.read()).filter((e) => e.teammate === landed.teammate);
   const before = mine[mine.findIndex((e) => e.id === landed.id) - 1];
-  if (!before?.revived || before.state !== 'failed') return;
+  if (landed.by !== 'fix' || before?.state !== 'failed') return;
   const m = await c.w.team.roster.get(landed.teammate);
-  if (m && m.status !== 'shutdown') await c.w.team.requestShutdown('lead', landed.teammate);
+  if (!m || m.status === 'shutdown') return;
+  // Brought back after it had shut down, or it was asked and had to fix its branch first (shutdown_response refused then).
+  const asked = await c.w.team.requests.list({ status: 'pending', kind: 'shutdown', to: landed.teammate }).catch(() => []);
+  if (before.revived || asked.length) await c.w.team.requestShutdown('lead', landed.teammate);
 }
 
 export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<'done'> {

@@ -166,6 +166,13 @@ export class MergeQueue {
     }
   }
 
+  /** The teammate's branch came back at fault and has no commit since: it has a fix to make (shutdown_response waits for it). */
+  async sentBack(teammate: string): Promise<boolean> {
+    const last = (await this.latestByTeammate()).get(teammate);
+    if (last?.state !== 'failed' || last.failure?.fault !== 'branch' || last.control?.length || !last.tip) return false;
+    return (await branchTip(this.opts.worktrees.root, last.branch, this.git).catch(() => null)) === last.tip;
+  }
+
   /**
    * A branch that came back with the branch at fault (queue-notes.ts) is queued again, `by:
    * "fix"`, once its teammate has committed since (its tip moved) and goes idle or completes

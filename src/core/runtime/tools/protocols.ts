@@ -8,7 +8,7 @@ import { teammateName } from './team';
 import { HOW_TO_WAIT, requestPlan as putInPlanMode } from '../../roles/plan-mode';
 
 /** What this family's tools reach of the runner: a test drives them with a fake of just this. */
-export type ProtocolToolHost = Pick<ToolHost, 'team' | 'settings'>;
+export type ProtocolToolHost = Pick<ToolHost, 'team' | 'settings'> & { mergeQueue?: Pick<ToolHost['mergeQueue'], 'sentBack'> };
 const defineTool = toolFamily<keyof ProtocolToolHost>();
 
 export const shutdownRequest = defineTool({
@@ -32,6 +32,12 @@ export const shutdownAnswer = defineTool({
   }),
   agents: ['teammate'],
   async run({ request_id, approve, reason }, a, h) {
+    // A note that the merge queue sent its branch back can arrive in the same round as the
+    // request: shutting down then would leave the fix to nobody. The request stays open; once
+    // the fixed branch lands the teammate is asked again (merge/entry-steps.ts shutDownAgain).
+    if (approve && (await h.mergeQueue?.sentBack(a.name).catch(() => false))) {
+      return fail('Not yet: the merge queue sent your branch back (its note is in your mail). Fix it and commit, then go idle: the branch is queued again by itself, and you are asked to shut down again once it lands.');
+    }
     const r = await h.team.respondShutdown(a.name, request_id, approve, reason ?? '');
     if (!r.ok) return fail(r.error);
     if (approve) a.endAfterRound('shutdown');
