@@ -35,7 +35,7 @@ test('prompts: a worktree teammate is told its branch, that only commits count a
   const lead = system('lead');
   assert.match(lead, /A teammate spawned with isolation \\"worktree\\" works on branch wt\/<name> in \.worktrees\/<name> \(\\"container\\": team\/<name>, in its own container\); its work reaches you only as commits there\./);
   assert.match(lead, /Land a branch with queue_merge, never git merge in the workspace \(the user's own checkout\)\./);
-  assert.match(lead, /Landings come with results \(a failure wakes you\); a landed worktree whose teammate shut down is removed for you\./);
+  assert.match(lead, /Landings and failures come with results; a landed worktree whose teammate shut down is removed for you\./);
   const toolsOf = (agent: string) => h.api.requests(agent)[0]!.body.tools as Array<{ name: string }>;
   const tools = toolsOf('lead');
   assert.deepEqual(tools.filter((x) => x.name.startsWith('worktree_')).map((x) => x.name), ['worktree_status', 'worktree_diff', 'worktree_keep', 'worktree_remove']);

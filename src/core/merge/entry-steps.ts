@@ -148,9 +148,12 @@ async function shutDownAgain(c: EntryCtx, landed: MergeEntry): Promise<void> {
   if (landed.by !== 'fix' || before?.state !== 'failed') return;
   const m = await c.w.team.roster.get(landed.teammate);
   if (!m || m.status === 'shutdown') return;
-  // Brought back after it had shut down, or it was asked and had to fix its branch first (shutdown_response refused then).
-  const asked = await c.w.team.requests.list({ status: 'pending', kind: 'shutdown', to: landed.teammate }).catch(() => []);
-  if (before.revived || asked.length) await c.w.team.requestShutdown('lead', landed.teammate);
+  // It was asked and had to fix its branch first (shutdown_response said "Not yet"): the same
+  // request is put to it again, so the lead's own request is the one answered. Brought back
+  // after it had shut down (its old requests expired with the re-spawn): asked anew.
+  const open = (await c.w.team.requests.list({ status: 'pending', kind: 'shutdown', to: landed.teammate }).catch(() => [])).find((r) => r.from === 'lead');
+  if (open) await c.w.team.mailbox.send({ from: 'lead', to: landed.teammate, type: 'shutdown_request', content: 'Please shut down: your fixed branch has landed.', request_id: open.request_id });
+  else if (before.revived) await c.w.team.requestShutdown('lead', landed.teammate);
 }
 
 export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<'done'> {

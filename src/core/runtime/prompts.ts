@@ -43,7 +43,7 @@ export const CONFIRM_TEAM_NOTE = [
 export const LEAD_WORKTREE_NOTE = [
   'A teammate spawned with isolation "worktree" works on branch wt/<name> in .worktrees/<name> ("container": team/<name>, in its own container); its work reaches you only as commits there.',
   'Land a branch with queue_merge, never git merge in the workspace (the user\'s own checkout).',
-  'Landings come with results (a failure wakes you); a landed worktree whose teammate shut down is removed for you.',
+  'Landings and failures come with results; a landed worktree whose teammate shut down is removed for you.',
 ].join('\n');
 
 /** A worktree (or container) teammate's words on its branch: its work counts only once committed there. */

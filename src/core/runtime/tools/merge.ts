@@ -49,7 +49,7 @@ export const queueMerge = defineTool({
       if (back) return fail(`Not queued: the work of ${teammate} could not be brought back from its container: ${back}.`);
       // The configured command is the user's gate: a model's command is run in addition, never instead (docs/security.md).
       const { entry, position } = await h.mergeQueue.add(teammate, { by: a.name, extraTest: test_command });
-      return ok(`Queued ${entry.branch} of ${teammate} (${testWords(entry)}), position ${position}. A failure wakes you; a landing reaches you with the team's results when the team goes quiet. End your turn to wait.`);
+      return ok(`Queued ${entry.branch} of ${teammate} (${testWords(entry)}), position ${position}. A failure wakes you only if you must act (a branch at fault goes back to its teammate and is queued again by itself); a landing reaches you with the team's results when the team goes quiet. End your turn to wait.`);
     } catch (err) {
       if (err instanceof MergeQueueError) return fail(`Not queued: ${err.message}.`);
       throw err;
