@@ -159,11 +159,12 @@ describe('VS Code approvals: bash approval, force stop, API errors', () => {
       const back = await api.waitForRequest((r) => r.agent === 'sam' && newest(r).includes('The user restarted you'), WAIT_MS);
       assert.ok(allText(back).includes('OUT-LONG'), 'the conversation is resumed, not started over');
       await s.row('sam, shell runner, idle').waitFor();
+      await wb.runCommand('Agent Teams: Open Transcript');
+      await wb.pick('Open Transcript', 'sam');
       const rows = await until('sam\'s transcript panel', async () => {
         for (const f of wb.page.frames()) if (await f.locator('#rows').count().catch(() => 0)) return f.locator('#rows');
-        await s.row('sam, shell runner, idle').first().click().catch(() => undefined);
         return undefined;
-      });
+      }, 60_000);
       await until('the transcript shows the work before the shutdown and after the restart', async () => {
         const text = await rows.innerText().catch(() => '');
         return text.includes('BACK-AGAIN') && text.includes('The user restarted you') && text.includes('OUT-ALLOWED');
