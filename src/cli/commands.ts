@@ -143,7 +143,7 @@ export function findCommand(words: string[]): Command | undefined {
   return best;
 }
 
-export function helpText(version: string, docs: string | null): string {
+export function helpText({ version, docs }: { version: string; docs: string | null }): string {
   return [
     `agent-teams ${version}: a lead agent and named teammates working in a folder, from the terminal.`,
     '',

@@ -10,7 +10,7 @@ import { CommandContext } from './context';
 import { processIo, writeLine, type CliIo } from './io';
 import { sessionSettings, withTeamSettings } from './settings';
 import { folderTrust, hooksTrusted, splitTrustArg, trustFlag } from './trust';
-import { docsFolder, packageVersion } from './version';
+import { packageInfo, packageVersion } from './version';
 
 function usageFailure(io: CliIo, err: UsageError): number {
   writeLine(io.stderr, `agent-teams: ${err.message}`);
@@ -63,7 +63,7 @@ export async function run(argv: string[], io: CliIo = processIo()): Promise<numb
     return 0;
   }
   if (parsed.values.help) {
-    writeLine(io.stdout, target ? `${usageOf(target)}\n  ${target.summary}${target.details ?? ''}` : helpText(await packageVersion(), await docsFolder()));
+    writeLine(io.stdout, target ? `${usageOf(target)}\n  ${target.summary}${target.details ?? ''}` : helpText(await packageInfo()));
     return 0;
   }
   // Corrupt files are moved aside by the engine; the user must hear about it.

@@ -24,10 +24,10 @@ export async function packageVersion(from = __dirname): Promise<string> {
   return (await findPackage(from))?.version ?? 'unknown';
 }
 
-/** The folder of the documents help names (`docs/security.md`…), or null when the build has none beside it. */
-export async function docsFolder(from = __dirname): Promise<string | null> {
+/** The version, and the folder of the documents help names (`docs/security.md`…) or null when the build has none beside it. */
+export async function packageInfo(from = __dirname): Promise<{ version: string; docs: string | null }> {
   const found = await findPackage(from);
-  if (!found) return null;
+  if (!found) return { version: 'unknown', docs: null };
   const docs = join(found.root, 'docs');
-  return (await readFile(join(docs, 'security.md')).then(() => true, () => false)) ? docs : null;
+  return { version: found.version, docs: (await readFile(join(docs, 'security.md')).then(() => true, () => false)) ? docs : null };
 }

@@ -120,6 +120,35 @@ test('a slow worktree removal does not hold the lead\'s wake; the team is not at
   await waitFor(async () => (await watch.rest()).atRest, 3000, 'at rest once the removal is done');
 });
 
+/** A commit of `text` as the whole of shared.txt. */
+const editShared = (text: string) => toolUse('bash', { command: `printf '${text}\\n' > shared.txt && git add shared.txt && git -c user.name=t -c user.email=t@t commit -qm ${text.replace(/ /g, '-')}` });
+/** The fix of a branch that conflicts on shared.txt: main brought in, its own line kept. */
+const mergeMainKeepingOurs = toolUse('bash', { command: 'git -c user.name=t -c user.email=t@t merge -q -X ours main -m "merge main"' });
+
+/** ann and ben, each in its worktree, commit their own line of shared.txt (and complete their task, when given one), then idle. */
+async function twoOnOneLine(h: Harness, tasks?: { ann: number; ben: number }): Promise<void> {
+  for (const name of ['ann', 'ben'] as const) {
+    const task = tasks?.[name];
+    h.api.script(name, reply(editShared(`${name} line`), ...(task ? [toolUse('task_update', { task_id: task, status: 'completed' })] : []), toolUse('idle', {})));
+    await h.rt.spawnTeammate({ name, role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree', ...(task ? { task } : {}) });
+  }
+  await waitFor(async () => (await status(h, 'ann')) === 'idle' && (await status(h, 'ben')) === 'idle' && h.api.requests('ben').length >= 1 && h.api.requests('ann').length >= 1, 15_000, 'both done');
+  await waitFor(async () => (await git(h.root, 'rev-parse', 'wt/ben')).stdout !== (await git(h.root, 'rev-parse', 'main')).stdout, 15_000, 'ben committed');
+}
+
+/** As the lead plays it in the bridge runs: both queued and both asked to shut down in one reply; then until ben's fix has landed, ben shut down and the lead woken. */
+async function leadQueuesAndShutsDownBoth(h: Harness): Promise<void> {
+  h.api.script('lead',
+    reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' }),
+      toolUse('shutdown_request', { teammate: 'ann' }), toolUse('shutdown_request', { teammate: 'ben' })),
+    'Queued and asked; waiting.', 'All landed.', 'Nothing more.');
+  await h.rt.askLead('Land both and wrap up.');
+  await waitFor(() => merged(h, 2), 45_000, 'both landed, ben\'s after its fix');
+  await waitFor(async () => (await status(h, 'ben')) === 'shutdown', 15_000, 'ben shut down after its fix landed');
+  await waitFor(() => h.api.requests('lead').length >= 3, 15_000, 'lead woken');
+  await sleep(1500);
+}
+
 /**
  * As in the bridge runs A9 and P11: two teammates change the same line in their worktrees; the
  * lead queues both and asks both to shut down in one reply. The second conflicts after its
@@ -133,34 +162,18 @@ async function conflictAfterShutdown(t: TestContext, tasks: boolean): Promise<vo
   await initRepo(h.root, 'shared.txt');
   const board = partsOf(h.rt).team.tasks;
   const [ta, tb] = tasks ? [await board.create({ subject: 'ann: shared.txt' }), await board.create({ subject: 'ben: shared.txt' })] : [undefined, undefined];
-  const done = (id: number | undefined) => (id ? [toolUse('task_update', { task_id: id, status: 'completed' })] : []);
-  const edit = (text: string) => toolUse('bash', { command: `printf '${text}\\n' > shared.txt && git add shared.txt && git -c user.name=t -c user.email=t@t commit -qm ${text.replace(/ /g, '-')}` });
   h.api.setDefault((r) => {
     const last = JSON.stringify(r.body.messages.at(-1));
     const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(last);
     if (m) return reply(toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' }));
     // Brought back by the queue: its first prompt is the queue's note. It brings main in, keeps its own line, and says it is done.
     if (/the merge queue brought you back/.test(last)) {
-      return reply(toolUse('bash', { command: 'git -c user.name=t -c user.email=t@t merge -q -X ours main -m "merge main"' }), ...(tb ? done(tb.id) : [toolUse('idle', {})]));
+      return reply(mergeMainKeepingOurs, tb ? toolUse('task_update', { task_id: tb.id, status: 'completed' }) : toolUse('idle', {}));
     }
     return reply(toolUse('idle', {}));
   });
-  h.api.script('ann', reply(edit('ann line'), ...done(ta?.id), toolUse('idle', {})));
-  h.api.script('ben', reply(edit('ben line'), ...done(tb?.id), toolUse('idle', {})));
-  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree', ...(ta ? { task: ta.id } : {}) });
-  await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree', ...(tb ? { task: tb.id } : {}) });
-  await waitFor(async () => (await status(h, 'ann')) === 'idle' && (await status(h, 'ben')) === 'idle' && h.api.requests('ben').length >= 1 && h.api.requests('ann').length >= 1, 15_000, 'both done');
-  await waitFor(async () => (await git(h.root, 'rev-parse', 'wt/ben')).stdout !== (await git(h.root, 'rev-parse', 'main')).stdout, 15_000, 'ben committed');
-
-  h.api.script('lead',
-    reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' }),
-      toolUse('shutdown_request', { teammate: 'ann' }), toolUse('shutdown_request', { teammate: 'ben' })),
-    'Queued and asked; waiting.', 'All landed.', 'Nothing more.');
-  await h.rt.askLead('Land both and wrap up.');
-  await waitFor(() => merged(h, 2), 45_000, 'both landed, ben\'s after its fix');
-  await waitFor(async () => (await status(h, 'ben')) === 'shutdown', 15_000, 'ben shut down again');
-  await waitFor(() => h.api.requests('lead').length >= 3, 15_000, 'lead woken');
-  await sleep(1500);
+  await twoOnOneLine(h, ta && tb ? { ann: ta.id, ben: tb.id } : undefined);
+  await leadQueuesAndShutsDownBoth(h);
 
   const entries = (await h.rt.mergeQueue.list()).filter((e) => e.teammate === 'ben');
   assert.deepEqual(entries.map((e) => [e.state, e.by, e.revived ?? false]), [['failed', 'lead', true], ['merged', 'fix', false]]);
@@ -179,14 +192,11 @@ test('the same without board tasks (a lead most often spawns from prompts alone)
 test('the queue\'s note arriving in the same round as a shutdown request keeps the teammate from shutting down until its fix has landed (bridge probe P10: the note was left unread)', async (t) => {
   const h = await harness(t, { mergeTestCommand: 'true' });
   await initRepo(h.root, 'shared.txt');
-  const edit = (text: string) => toolUse('bash', { command: `printf '${text}\\n' > shared.txt && git add shared.txt && git -c user.name=t -c user.email=t@t commit -qm ${text.replace(/ /g, '-')}` });
   const benFailed = async () => (await h.rt.mergeQueue.list()).some((e) => e.teammate === 'ben' && e.state === 'failed');
   h.api.setDefault(async (r) => {
     const last = JSON.stringify(r.body.messages.at(-1));
     const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(last);
-    if (/Not yet: the merge queue sent your branch back/.test(last)) {
-      return reply(toolUse('bash', { command: 'git -c user.name=t -c user.email=t@t merge -q -X ours main -m "merge main"' }), toolUse('idle', {}));
-    }
+    if (/Not yet: the merge queue sent your branch back/.test(last)) return reply(mergeMainKeepingOurs, toolUse('idle', {}));
     if (m) {
       // ben answers only once its branch has failed: the queue's note and the request are in the same round.
       if (r.agent === 'ben' && !(await benFailed())) await waitFor(benFailed, 20_000, 'ben\'s entry failed');
@@ -194,21 +204,8 @@ test('the queue\'s note arriving in the same round as a shutdown request keeps t
     }
     return reply(toolUse('idle', {}));
   });
-  h.api.script('ann', reply(edit('ann line'), toolUse('idle', {})));
-  h.api.script('ben', reply(edit('ben line'), toolUse('idle', {})));
-  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree' });
-  await h.rt.spawnTeammate({ name: 'ben', role: 'dev', prompt: 'Change shared.txt.', isolation: 'worktree' });
-  await waitFor(async () => (await status(h, 'ann')) === 'idle' && (await status(h, 'ben')) === 'idle' && h.api.requests('ben').length >= 1, 15_000, 'both done');
-
-  h.api.script('lead',
-    reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' }),
-      toolUse('shutdown_request', { teammate: 'ann' }), toolUse('shutdown_request', { teammate: 'ben' })),
-    'Queued and asked; waiting.', 'All landed.', 'Nothing more.');
-  await h.rt.askLead('Land both and wrap up.');
-  await waitFor(() => merged(h, 2), 45_000, 'both landed, ben\'s after its fix');
-  await waitFor(async () => (await status(h, 'ben')) === 'shutdown', 15_000, 'ben shut down after its fix landed');
-  await waitFor(() => h.api.requests('lead').length >= 3, 15_000, 'lead woken');
-  await sleep(1500);
+  await twoOnOneLine(h);
+  await leadQueuesAndShutsDownBoth(h);
 
   const ben = (await h.rt.mergeQueue.list()).filter((e) => e.teammate === 'ben');
   assert.deepEqual(ben.map((e) => [e.state, e.by, e.revived ?? false]), [['failed', 'lead', false], ['merged', 'fix', false]]);

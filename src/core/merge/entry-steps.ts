@@ -143,9 +143,10 @@ async function merged(c: EntryCtx, r: { into: string; commit: string; files: str
  * the lead spends no call on it.
  */
 async function shutDownAgain(c: EntryCtx, landed: MergeEntry): Promise<void> {
+  if (landed.by !== 'fix') return;
   const mine = (await c.w.store.read()).filter((e) => e.teammate === landed.teammate);
   const before = mine[mine.findIndex((e) => e.id === landed.id) - 1];
-  if (landed.by !== 'fix' || before?.state !== 'failed') return;
+  if (before?.state !== 'failed') return;
   const m = await c.w.team.roster.get(landed.teammate);
   if (!m || m.status === 'shutdown') return;
   // It was asked and had to fix its branch first (shutdown_response said "Not yet"): the same

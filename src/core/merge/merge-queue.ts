@@ -168,9 +168,8 @@ export class MergeQueue {
 
   /** The teammate's branch came back at fault and has no commit since: it has a fix to make (shutdown_response waits for it). */
   async sentBack(teammate: string): Promise<boolean> {
-    const last = (await this.latestByTeammate()).get(teammate);
-    if (last?.state !== 'failed' || last.failure?.fault !== 'branch' || last.control?.length || !last.tip) return false;
-    return (await branchTip(this.opts.worktrees.root, last.branch, this.git).catch(() => null)) === last.tip;
+    const back = await this.cameBack(teammate);
+    return !!back && back.tip === back.entry.tip;
   }
 
   /**
@@ -179,16 +178,22 @@ export class MergeQueue {
    * its task — whatever merge.auto says: it was already asked to land. Null when there is no such fix.
    */
   async requeueFixed(teammate: string): Promise<{ entry?: MergeEntry; refused?: string } | null> {
-    const last = (await this.latestByTeammate()).get(teammate);
-    if (last?.state !== 'failed' || last.failure?.fault !== 'branch' || last.control?.length || !last.tip) return null;
-    const tip = await branchTip(this.opts.worktrees.root, last.branch, this.git).catch(() => null);
-    if (!tip || tip === last.tip) return null;
+    const back = await this.cameBack(teammate);
+    if (!back?.tip || back.tip === back.entry.tip) return null;
+    const last = back.entry;
     try {
       return { entry: (await this.again(last, 'fix')).entry };
     } catch (err) {
       if (err instanceof MergeQueueError) return { refused: err.message };
       throw err;
     }
+  }
+
+  /** The teammate's last entry when it failed with the branch at fault (sent back to fix), with the branch's tip now. */
+  private async cameBack(teammate: string): Promise<{ entry: MergeEntry; tip: string | null } | null> {
+    const last = (await this.latestByTeammate()).get(teammate);
+    if (last?.state !== 'failed' || last.failure?.fault !== 'branch' || last.control?.length || !last.tip) return null;
+    return { entry: last, tip: await branchTip(this.opts.worktrees.root, last.branch, this.git).catch(() => null) };
   }
 
   // The task the work is for: its in-progress one, else the last it completed.

@@ -44,25 +44,22 @@ function details(e: MergeEntry): string {
 }
 
 /**
- * A failed entry told: returns whether its teammate, which had shut down, was brought back to
- * fix its branch (the entry is marked so: once its fixed branch lands, it is asked to shut
- * down again — entry-steps.ts). A branch at fault is queued again by itself once its teammate
- * has committed and goes idle or completes the task (merge-queue.ts requeueFixed): nothing is
- * left for the lead to do, so the lead is told without being woken.
+ * A failed entry told. A teammate that had shut down is brought back to fix its branch
+ * (`bringBack`: entry-steps.ts marks the entry, so that once its fixed branch lands it is asked
+ * to shut down again). A branch at fault is queued again by itself once its teammate has
+ * committed and goes idle or completes the task (merge-queue.ts requeueFixed): nothing is left
+ * for the lead to do, so the lead is told without being woken.
  */
-export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<{ revived: boolean }> {
+export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
   const into = e.into ?? 'the workspace branch';
-  if (e.control?.length) {
-    await tellHeld(h, e, into);
-    return { revived: false };
-  }
+  if (e.control?.length) return tellHeld(h, e, into);
   const notMerged = `${e.branch} was not merged into ${into}: it ${e.reason}. Nothing was merged.`;
   h.notify('warning', `Merge queue: ${e.teammate}'s ${notMerged}`, e.teammate);
   if (e.failure?.fault === 'environment') {
     // Nothing the teammate's branch can fix: it is told without being woken, its task stays as it is.
     await note(h.team, e.teammate, `[merge queue] Your branch ${notMerged} The cause is the environment, not your branch (${e.failure.why}): do not change your branch for it; the lead was told.`, false);
     await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged} The branch is not at fault: fix the environment (a missing program, the test command, worktree.setup) or tell the user, then retry it (/queue retry ${e.teammate}).${details(e)}`, e.by !== 'user');
-    return { revived: false };
+    return;
   }
   let taskLine = '';
   let task: number | null = null;
@@ -94,7 +91,6 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<{ revived:
   // Woken only when the lead has something to do: bring a teammate back by hand.
   const act = gone && !revived;
   await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged}${outcome}${revived || !gone ? taskLine : ''}`, act);
-  return { revived };
 }
 
 /** Held at the gate (control-gate.ts): nothing for the teammate to fix; only the user can let it land. */
