@@ -1,7 +1,8 @@
 // Builds the product bundles (dist/) and, with --tests, transpiles src/test/bench to out/
 // file by file so node:test and child-process fixtures can load them.
 import * as esbuild from 'esbuild';
-import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { buildNetbridge } from './scripts/build-netbridge.mjs';
+import { cp, mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 const argv = process.argv.slice(2);
@@ -138,5 +139,18 @@ async function buildTests() {
   });
 }
 
+// The container teammates' network bridge (native/netbridge.c, docs/containers.md): a static
+// program per architecture, next to the container backend's bundle.
+async function buildBridge() {
+  const r = await buildNetbridge(join(distDir, 'netbridge'));
+  for (const f of r.failed) console.warn(`[netbridge] build failed for ${f}: containers of that architecture run without network`);
+  if (r.missing.length && production) console.warn(`[netbridge] not built for ${r.missing.join(', ')} (no C compiler for it; Debian: gcc-aarch64-linux-gnu): containers of that architecture run without network`);
+}
+
 await buildDist();
-if (args.has('--tests')) await buildTests();
+await buildBridge();
+if (args.has('--tests')) {
+  await buildTests();
+  // Tests load the backend from out/src/core/container: the bridge goes next to it there too.
+  await cp(join(distDir, 'netbridge'), join('out', 'src', 'core', 'container', 'netbridge'), { recursive: true });
+}

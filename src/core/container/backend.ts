@@ -4,7 +4,9 @@
 // branch goes in as a clone and comes back as a bundle (code.ts). A lost engine is an error on
 // that teammate's commands (retried once on the next command), never on the rest of the team.
 import { posix } from 'node:path';
-import { REMOVED_ENV } from '../sandbox/policy';
+import type Docker from 'dockerode';
+import { proxyVariables, REMOVED_ENV } from '../sandbox/policy';
+import { NetworkProxy, type HostGate } from '../sandbox/proxy';
 import type { ShellResult } from '../exec/shell';
 import { CommandLoop } from './command-loop';
 import { bringBack, cloneIn, ensureHostBranch, type BroughtBack } from './code';
@@ -12,6 +14,7 @@ import { connectEngine, defaultEngineUrl, pingEngine, type Engine, type EngineOp
 import { ensureImage, resolveImageSource } from './image';
 import { teamId } from './labels';
 import { ensureContainer, listContainers, removeContainer, stopContainer, WORKDIR, type ContainerRow } from './lifecycle';
+import { startNetBridge, type NetBridge } from './net-bridge';
 import { leastBusy, measureLoads } from './placement';
 import { putFile } from './put-file';
 import type { ContainerSettings } from './settings';
@@ -25,6 +28,14 @@ export interface ContainerBackendOptions {
   progress?(agent: string, line: string, host?: string): void;
   /** How to reach the engines (an ssh key other than the agent's or ~/.ssh/id_*). */
   engineOptions?: EngineOptions;
+  /**
+   * Whether `agent`'s command may reach a host (the sandbox's allowHost: allowed domains, else
+   * asked once). With it, a container of network `none` gets the product's proxy through its
+   * bridge (net-bridge.ts); without it, no network at all.
+   */
+  network?(agent: string): HostGate;
+  /** Where the bridge programs are (default: next to this module). */
+  bridgeDir?: string;
 }
 
 export interface ContainerExecOptions {
@@ -44,6 +55,8 @@ export interface StartedContainer {
   /** The branch was cloned in now, or the container's clone was kept. */
   clone: 'cloned' | 'kept';
   image: string;
+  /** `proxy`: commands reach hosts through the product's proxy; `none`: no network; `bridge`: the engine's network (the user's choice). */
+  network: 'proxy' | 'none' | 'bridge';
 }
 
 interface Attached {
@@ -51,6 +64,8 @@ interface Attached {
   branch: string;
   engine: Engine;
   loop: CommandLoop;
+  /** The way to the proxy (network `none` with a host gate), restarted when it ended. */
+  net?: { proxy: NetworkProxy; bridge: NetBridge | null; architecture: string };
 }
 
 /**
@@ -109,6 +124,8 @@ export class ContainerBackend {
   }
 
   private restart(agent: string, branch: string): Promise<StartedContainer> {
+    // The lost attachment's bridge and proxy go with it (the new one starts its own).
+    void this.attached.get(agent)?.then(closeAttached, () => undefined);
     const p = this.attach(agent, branch);
     this.attached.set(agent, p);
     p.catch(() => { if (this.attached.get(agent) === p) this.attached.delete(agent); });
@@ -138,10 +155,29 @@ export class ContainerBackend {
     say('creating the container…');
     const { container, created } = await ensureContainer(engine, { team: this.team, agent, branch, workspace: this.opts.root, image: image.ref, settings });
     await ensureHostBranch(this.opts.root, branch);
-    const loop = await CommandLoop.start(container, containerCommandEnv());
+    const gate = settings.network === 'none' ? this.opts.network?.(agent) : undefined;
+    let net: Attached['net'];
+    if (gate) {
+      say('starting the network bridge…');
+      const architecture = String((await engine.getImage(image.ref).inspect()).Architecture ?? 'unknown');
+      net = { proxy: new NetworkProxy(gate), bridge: null, architecture };
+      const why = await this.bridgeUp(container, net);
+      if (why) say(`no network: ${why}`);
+    }
+    const loop = await CommandLoop.start(container, containerCommandEnv(net?.bridge ? proxyVariables() : {}));
     say(created ? 'cloning the branch…' : 'reattached');
     const clone = await cloneIn(container, loop, this.opts.root, branch, agent);
-    return { info: { agent, host: host!, id: container.id, created, clone, image: image.ref }, branch, engine, loop };
+    const network = settings.network === 'bridge' ? 'bridge' : net?.bridge ? 'proxy' : 'none';
+    return { info: { agent, host: host!, id: container.id, created, clone, image: image.ref, network }, branch, engine, loop, ...(net ? { net } : {}) };
+  }
+
+  /** Starts `net`'s bridge in `container`; null, or why there is none (the container then has no network). */
+  private async bridgeUp(container: Docker.Container, net: NonNullable<Attached['net']>): Promise<string | null> {
+    const b = await startNetBridge(container, net.architecture, (conn) => net.proxy.accept(conn), this.opts.bridgeDir)
+      .catch((e: Error) => ({ unavailable: `the network bridge did not start: ${e.message}` }));
+    if ('unavailable' in b) return b.unavailable;
+    net.bridge = b;
+    return null;
   }
 
   /** Runs `command` in the agent's container. A lost engine is an error result, not a throw. */
@@ -153,6 +189,8 @@ export class ContainerBackend {
     } catch (e) {
       return fail(`the container of ${agent} is not reachable: ${(e as Error).message}`);
     }
+    // A bridge that ended (its program killed in the container, its stream lost) is started again.
+    if (a.net?.bridge && !a.net.bridge.alive) await this.bridgeUp(a.engine.getContainer(a.info.id), a.net);
     const cwd = posix.join(WORKDIR, opts.cwd ?? '.');
     const r = await a.loop.run(command, { cwd, timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
     if (!r.error || a.loop.alive) return r;
@@ -218,7 +256,7 @@ export class ContainerBackend {
   async dispose(): Promise<void> {
     const all = [...this.attached.values()];
     this.attached.clear();
-    await Promise.all(all.map((p) => p.then((a) => a.loop.close(), () => undefined)));
+    await Promise.all(all.map((p) => p.then(closeAttached, () => undefined)));
   }
 
   /** The agent's attachment with a live loop: reattached once when the loop was lost. */
@@ -236,7 +274,7 @@ export class ContainerBackend {
     const hit = this.attached.get(agent);
     this.attached.delete(agent);
     const a = await hit?.catch(() => undefined);
-    a?.loop.close();
+    if (a) await closeAttached(a);
     return a;
   }
 
@@ -248,4 +286,11 @@ export class ContainerBackend {
     }
     return any;
   }
+}
+
+/** Ends an attachment's command loop, bridge and proxy (the container goes on). */
+async function closeAttached(a: Attached): Promise<void> {
+  a.loop.close();
+  a.net?.bridge?.close();
+  await a.net?.proxy.close();
 }

@@ -8,6 +8,7 @@
 import type { ContainerFile } from '../../shared/container-schemas';
 import type { AgentFs } from '../exec/agent-fs';
 import type { ShellResult } from '../exec/shell';
+import type { HostGate } from '../sandbox/proxy';
 import { readTeamSettings } from '../team/team-settings';
 import { ensureHostBranch, type BroughtBack } from './code';
 import type { ContainerBackend, ContainerExecOptions, StartedContainer } from './backend';
@@ -36,6 +37,8 @@ export interface SeatsDeps {
   notice(agent: string, message: string): void;
   /** Its container's state changed (the Team tree's row); null: removed. */
   changed?(agent: string, state: ContainerState | null): void;
+  /** The host policy for `agent`'s commands (the sandbox's): with it, network `none` reaches the proxy (docs/containers.md). */
+  network?(agent: string): HostGate;
 }
 
 /** How long a file tool's command in the container may take. */
@@ -89,7 +92,10 @@ export class ContainerSeats implements TeammateContainers {
   private engine(): Promise<ContainerBackend> {
     this.backend ??= (async () => {
       const { ContainerBackend: Backend } = require('./backend') as typeof import('./backend');
-      return new Backend({ root: this.d.root, teamName: await this.d.teamName(), settings: () => this.current, progress: (a, l, h) => this.progress(a, l, h) });
+      return new Backend({
+        root: this.d.root, teamName: await this.d.teamName(), settings: () => this.current, progress: (a, l, h) => this.progress(a, l, h),
+        ...(this.d.network ? { network: this.d.network } : {}),
+      });
     })();
     return this.backend;
   }

@@ -111,6 +111,8 @@ export class AgentRunner {
       progress: (agent, line) => this.agentNamed(agent)?.setActivity({ kind: 'tool', tool: `container: ${line.slice(0, 120)}` }),
       notice: (agent, message) => this.emit({ type: 'notice', level: 'error', agent, message }),
       changed: (agent, container) => this.emit({ type: 'container', agent, container }),
+      // Its commands reach hosts only through the proxy, judged as a sandboxed command's are.
+      network: (agent) => (host, port) => this.sandbox.allowHost(agent, host, port),
     });
     this.budget = new UsageBudget({
       team, emit, budget: () => this.s.tokenBudget, raiseBudget: opts.raiseBudget,

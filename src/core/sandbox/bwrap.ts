@@ -10,10 +10,11 @@
 // a command starts (setsid, double forks, daemons) outlives it.
 import type { FsPolicy } from './fs-policy';
 import type { SocketCovers } from './host-sockets';
+import { NETWORK, proxyVariables } from './policy';
 import type { HiddenPaths } from './read-deny';
 
 /** The proxy's port inside the sandbox's own network namespace (nothing else listens there). */
-export const PROXY_PORT = 3128;
+export const PROXY_PORT = NETWORK.proxyPort;
 /**
  * Where the agent's socket folder (the proxy socket) is seen inside. On the host it is a short path under /tmp: a unix socket's path may not pass 107
  * bytes, and the system temp folder can be long (code-server's, macOS's).
@@ -126,12 +127,9 @@ export const SANDBOX_HOME = '/tmp/home';
 
 /** The environment a sandboxed command gets on top of the host's (secrets already taken out). */
 export function proxyEnv(): Record<string, string> {
-  const url = `http://127.0.0.1:${PROXY_PORT}`;
   // Caches that live in the (read-only) home folder by default go to the private /tmp; $HOME is a
   // private writable folder there (tools' update checks and state), with the user's git identity still read.
   const env: Record<string, string> = { TMPDIR: '/tmp', XDG_CACHE_HOME: '/tmp/.cache', npm_config_cache: '/tmp/.npm', PIP_CACHE_DIR: '/tmp/.cache/pip', HOME: SANDBOX_HOME };
   if (process.env.HOME) env.GIT_CONFIG_GLOBAL = `${process.env.HOME}/.gitconfig`;
-  for (const k of ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy',
-    'npm_config_proxy', 'npm_config_https_proxy', 'YARN_HTTP_PROXY', 'YARN_HTTPS_PROXY', 'GLOBAL_AGENT_HTTP_PROXY']) env[k] = url;
-  return env;
+  return { ...env, ...proxyVariables() };
 }

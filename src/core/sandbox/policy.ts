@@ -65,6 +65,25 @@ export const GIT_FOLDER = {
   worktreeAdminReadOnly: ['commondir', 'gitdir', 'config.worktree', 'MERGE_AUTOSTASH'],
 } as const;
 
+/**
+ * The network of every agent's command: none of its own, only the product's proxy at
+ * 127.0.0.1:`proxyPort` inside its namespace (bubblewrap: a socat bridge, bwrap.ts; a
+ * container: native/netbridge.c, container/net-bridge.ts), which judges each host by its name
+ * before resolving it (allowed domains, else one question per host: proxy.ts). `proxyVariables`
+ * point the usual tools at it.
+ */
+export const NETWORK = {
+  proxyPort: 3128,
+  proxyVariables: ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy',
+    'npm_config_proxy', 'npm_config_https_proxy', 'YARN_HTTP_PROXY', 'YARN_HTTPS_PROXY', 'GLOBAL_AGENT_HTTP_PROXY'],
+} as const;
+
+/** The proxy variables of a command's environment (NETWORK). */
+export function proxyVariables(): Record<string, string> {
+  const url = `http://127.0.0.1:${NETWORK.proxyPort}`;
+  return Object.fromEntries(NETWORK.proxyVariables.map((k) => [k, url]));
+}
+
 /** Removed from every command's environment: the keys the product's model clients use. */
 export const REMOVED_ENV = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'OPENAI_API_KEY'] as const;
 

@@ -1,5 +1,6 @@
 // The one way out of a sandbox's network namespace (docs/security.md): an HTTP proxy on a
-// unix socket in the agent's socket folder (bwrap.ts bridges 127.0.0.1:3128 inside to it).
+// unix socket in the agent's socket folder (bwrap.ts bridges 127.0.0.1:3128 inside to it), and
+// of a container teammate's (its bridge's connections are handed to `accept`: docs/containers.md).
 // CONNECT (https, anything tunnelled) and plain http requests go out only to a host the
 // `allow` callback accepts. A host is judged by its name before anything is resolved: asking
 // DNS about a name is already sending it out (`<secret>.attacker.example`). Only an allowed
@@ -35,6 +36,14 @@ export class NetworkProxy {
         resolve();
       });
     });
+  }
+
+  /**
+   * Serves one connection that arrived another way than the socket (a container's bridge,
+   * container/net-bridge.ts): judged exactly as one on the socket.
+   */
+  accept(conn: Duplex): void {
+    this.server.emit('connection', conn);
   }
 
   close(): Promise<void> {

@@ -1,0 +1,61 @@
+// A container teammate's way out (docs/containers.md, "Network"): its container has network
+// `none`, so the product copies its bridge program (native/netbridge.c, static, one per
+// architecture, shipped next to this bundle) into the container, starts it through the engine's
+// exec API listening on the container's 127.0.0.1 at the policy's proxy port, and hands each
+// connection it carries to the product's proxy for this agent — the same proxy, host policy and
+// questions as a sandboxed command on this machine. It works the same on a remote engine: only
+// the engine's API stream crosses, never a socket or a shared folder.
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { PassThrough, type Duplex } from 'node:stream';
+import type Docker from 'dockerode';
+import { NETWORK } from '../sandbox/policy';
+import { BridgeLink } from './bridge-link';
+import { tarOneFile } from './tar';
+
+/** Where the bridge program goes in the container (the command loop's files are in /tmp too). */
+const INSIDE = '/tmp/.agent-teams-netbridge';
+const READY_MS = 10_000;
+
+/** The program for an image's architecture (the engine's names), or null for one we do not build. */
+export function bridgeProgram(architecture: string, dir = join(__dirname, 'netbridge')): string | null {
+  const arch = { amd64: 'amd64', x86_64: 'amd64', arm64: 'arm64', aarch64: 'arm64' }[architecture.toLowerCase()];
+  return arch ? join(dir, `netbridge-linux-${arch}`) : null;
+}
+
+export interface NetBridge {
+  readonly alive: boolean;
+  /** Why it ended (null while it runs). */
+  readonly ended: string | null;
+  close(): void;
+}
+
+/**
+ * Starts the bridge in `container` (running) for an image of `architecture`; each connection
+ * goes to `accept`. Resolves with the bridge, or `{ unavailable }` saying why there is none
+ * (no program for the architecture, the program failed to start).
+ */
+export async function startNetBridge(container: Docker.Container, architecture: string, accept: (conn: Duplex) => void, dir?: string): Promise<NetBridge | { unavailable: string }> {
+  const program = bridgeProgram(architecture, dir);
+  if (!program) return { unavailable: `no network bridge for ${architecture} containers (amd64 and arm64 only)` };
+  const bytes = await readFile(program).catch(() => null);
+  if (!bytes) return { unavailable: `this build of Agent Teams has no network bridge for ${architecture} (${program} is missing: scripts/build-netbridge.mjs builds it)` };
+  await container.putArchive(tarOneFile(INSIDE.slice('/tmp/'.length), bytes, 0o755), { path: '/tmp' });
+  const exec = await container.exec({ Cmd: [INSIDE, String(NETWORK.proxyPort)], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
+  const stream = await exec.start({ hijack: true, stdin: true }) as unknown as Duplex;
+  const out = new PassThrough();
+  const err = new PassThrough();
+  let said = '';
+  err.on('data', (b: Buffer) => { said = (said + b.toString('utf8')).slice(-500); });
+  container.modem.demuxStream(stream, out, err);
+  stream.once('end', () => out.end());
+  stream.once('close', () => out.end());
+  stream.on('error', (e) => out.destroy(e));
+  const link = new BridgeLink(out, stream, accept);
+  const why = await link.ready(READY_MS);
+  if (why) {
+    link.close();
+    return { unavailable: `the network bridge did not start: ${said.trim() || why}` };
+  }
+  return link;
+}
