@@ -4,10 +4,13 @@
 // exec_ms: `true` in a running teammate container (the command loop) vs plainly (bash -c), in
 // the same run, interleaved. spawn_ms: from start() to the first command's result, with the
 // devcontainer's image built (cold) and cached (warm). teammates: N teammates on the engines
-// each running git commands at once. Tunables (env): BENCH_CONTAINER_RUNS (100).
+// each running git commands at once. proxy_ms: a request through the container's network bridge
+// (proxyMs below). Tunables (env): BENCH_CONTAINER_RUNS (100).
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -55,6 +58,62 @@ async function execMs(engine: TestEngine): Promise<void> {
     bench('container.exec_ms', 'ours', { runs: RUNS, p50_ms: percentile(inside, 50), p99_ms: percentile(inside, 99), baseline_p50_ms: percentile(plain, 50), loadavg_1m: loadavg()[0]! });
     note('exec_ms: one line to the container\'s command loop and its answer (setsid bash -c inside); target: p50 within 30 ms of baseline_p50_ms');
   } finally {
+    await b.prune(() => false);
+    await b.dispose();
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+/** A request through the proxy from bash alone (the test image has no curl). */
+const viaProxy = (url: string) => `exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET ${url} HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3`;
+
+/**
+ * container.proxy_ms: an HTTP request from a command in the container through its bridge and the
+ * product's proxy to a server here, over the same command's cost without it; against the naive
+ * design's floor, one engine exec per connection (create, start, wait: what carrying each
+ * connection by an exec of its own, e.g. socat, would add before any byte moves).
+ */
+async function proxyMs(engine: TestEngine): Promise<void> {
+  const root = await repo(['n']);
+  const server = createServer((_req, res) => res.end('ok\n'));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const url = `http://localhost:${(server.address() as AddressInfo).port}/`;
+  const b = new ContainerBackend({
+    root, teamName: `bench${randomBytes(3).toString('hex')}`, settings: () => resolveContainerSettings({ host: engine.host, image: engine.image }),
+    network: () => async () => true,
+  });
+  try {
+    const started = await b.start('n');
+    const runs = Math.max(10, Math.round(RUNS / 4));
+    const time = async (command: string, expect: RegExp) => {
+      const t = performance.now();
+      const r = await b.exec('n', command, OPTS);
+      if (!expect.test(r.output)) throw new Error(`${command}: ${r.error ?? r.output}`);
+      return performance.now() - t;
+    };
+    const docker = await connectEngine(engine.host);
+    const rawExec = async () => {
+      const t = performance.now();
+      const e = await docker.getContainer(started.id).exec({ Cmd: ['true'], AttachStdout: true, AttachStderr: true });
+      const stream = await e.start({});
+      await new Promise((r) => { stream.on('end', r); stream.on('close', r); stream.resume(); });
+      return performance.now() - t;
+    };
+    for (let i = 0; i < 3; i++) { await time(viaProxy(url), /200 OK/); await rawExec(); }
+    const via: number[] = [];
+    const bare: number[] = [];
+    const naive: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      via.push(await time(viaProxy(url), /200 OK/));
+      bare.push(await time('printf x', /x/));
+      naive.push(await rawExec());
+    }
+    const added = percentile(via, 50) - percentile(bare, 50);
+    bench('container.proxy_ms', 'ours', { runs, request_p50_ms: percentile(via, 50), command_p50_ms: percentile(bare, 50), added_p50_ms: added, loadavg_1m: loadavg()[0]! });
+    bench('container.proxy_ms', 'naive', { runs, exec_per_connection_p50_ms: percentile(naive, 50), ratio: percentile(naive, 50) / Math.max(added, 0.01) });
+    note('proxy_ms: added_p50_ms is what a connection through the bridge and the proxy adds to a command; naive is the floor of one engine exec per connection, paid before any byte moves');
+  } finally {
+    server.close();
     await b.prune(() => false);
     await b.dispose();
     await rm(root, { recursive: true, force: true });
@@ -122,6 +181,7 @@ async function main(): Promise<void> {
   const second = process.env.AGENT_TEAMS_TEST_CONTAINER_HOST ? null : await startTestEngine();
   try {
     await execMs(engine);
+    await proxyMs(engine);
     await spawnMs(engine);
     await teammates(second && !('skip' in second) ? [engine, second] : [engine]);
   } finally {

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import type { TestContext } from 'node:test';
 import Docker from 'dockerode';
 import { harness, type Harness } from '../runtime/harness';
+import type { Approver } from '../../src/core/runtime/types';
 import { ContainerBackend } from '../../src/core/container/backend';
 import { resolveContainerSettings, type ContainerFile } from '../../src/core/container/settings';
 import { tempDir } from '../helpers/tmp';
@@ -43,8 +44,8 @@ export function backendFor(t: TestContext, engine: TestEngine, root: string, fil
 export const RUN = { timeoutMs: 30_000, maxOutputBytes: 100_000 };
 
 /** A harness whose workspace is a git repository (README.md on main) and whose containers run on the test engine. */
-export async function containerTeam(t: TestContext, engine: TestEngine, settings = {}): Promise<Harness> {
-  const h = await harness(t, { container: { host: engine.host, image: engine.image }, ...settings });
+export async function containerTeam(t: TestContext, engine: TestEngine, settings = {}, approver: Partial<Approver> = {}): Promise<Harness> {
+  const h = await harness(t, { container: { host: engine.host, image: engine.image }, ...settings }, 'allow', approver);
   await gitIn(h.root, 'init', '-q', '-b', 'main');
   await gitIn(h.root, 'config', 'user.name', 'User');
   await gitIn(h.root, 'config', 'user.email', 'user@example.com');

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { AGENT_GIT_CONFIG, CONTROL_DIRS, CONTROL_FILES, GIT_CONFIG_PATH_KEYS, GIT_FOLDER, HOST_GIT_CONFIG, QUEUE_CONTROL_PATHS, REMOVED_ENV } from '../../src/core/sandbox/policy';
+import { AGENT_GIT_CONFIG, CONTROL_DIRS, CONTROL_FILES, GIT_CONFIG_PATH_KEYS, GIT_FOLDER, HOST_GIT_CONFIG, NETWORK, QUEUE_CONTROL_PATHS, REMOVED_ENV } from '../../src/core/sandbox/policy';
 
 async function section(): Promise<Map<string, string[]>> {
   const doc = await readFile(join(__dirname, '..', '..', '..', 'docs', 'security.md'), 'utf8');
@@ -36,6 +36,9 @@ test('the policy table and docs/security.md name the same guarded paths, variabl
   for (const n of Object.keys(GIT_FOLDER.coverFiles)) assert.ok(covered.includes(n), `covered: ${n}`);
   for (const k of GIT_CONFIG_PATH_KEYS) assert.ok(row("the user's git settings").includes(k), `git setting ${k} on the page`);
   assert.deepEqual(row('removed environment').sort(), [...REMOVED_ENV].sort());
+  const net = row('network');
+  assert.ok(net.includes(`127.0.0.1:${NETWORK.proxyPort}`), 'the proxy port on the page');
+  assert.deepEqual(net.filter((n) => /^[A-Za-z_]+$/.test(n)).sort(), [...NETWORK.proxyVariables].sort());
   assert.deepEqual(row("agents' git"), AGENT_GIT_CONFIG.map(([k, v]) => `${k}=${v}`));
   const hostGit = row("the product's git").filter((n) => n.includes('='));
   assert.deepEqual(hostGit, HOST_GIT_CONFIG.map(([k, v]) => `${k}=${v}`));

@@ -156,15 +156,16 @@ export class ContainerBackend {
     const { container, created } = await ensureContainer(engine, { team: this.team, agent, branch, workspace: this.opts.root, image: image.ref, settings });
     await ensureHostBranch(this.opts.root, branch);
     const gate = settings.network === 'none' ? this.opts.network?.(agent) : undefined;
+    // Pointed at the proxy whenever there is one to reach: without its bridge, a refused connection.
+    const loop = await CommandLoop.start(container, containerCommandEnv(gate ? proxyVariables() : {}));
     let net: Attached['net'];
     if (gate) {
       say('starting the network bridge…');
       const architecture = String((await engine.getImage(image.ref).inspect()).Architecture ?? 'unknown');
       net = { proxy: new NetworkProxy(gate), bridge: null, architecture };
-      const why = await this.bridgeUp(container, net);
+      const why = await this.bridgeUp(container, loop, net);
       if (why) say(`no network: ${why}`);
     }
-    const loop = await CommandLoop.start(container, containerCommandEnv(net?.bridge ? proxyVariables() : {}));
     say(created ? 'cloning the branch…' : 'reattached');
     const clone = await cloneIn(container, loop, this.opts.root, branch, agent);
     const network = settings.network === 'bridge' ? 'bridge' : net?.bridge ? 'proxy' : 'none';
@@ -172,8 +173,8 @@ export class ContainerBackend {
   }
 
   /** Starts `net`'s bridge in `container`; null, or why there is none (the container then has no network). */
-  private async bridgeUp(container: Docker.Container, net: NonNullable<Attached['net']>): Promise<string | null> {
-    const b = await startNetBridge(container, net.architecture, (conn) => net.proxy.accept(conn), this.opts.bridgeDir)
+  private async bridgeUp(container: Docker.Container, loop: CommandLoop, net: NonNullable<Attached['net']>): Promise<string | null> {
+    const b = await startNetBridge(container, loop, net.architecture, (conn) => net.proxy.accept(conn), this.opts.bridgeDir)
       .catch((e: Error) => ({ unavailable: `the network bridge did not start: ${e.message}` }));
     if ('unavailable' in b) return b.unavailable;
     net.bridge = b;
@@ -190,7 +191,7 @@ export class ContainerBackend {
       return fail(`the container of ${agent} is not reachable: ${(e as Error).message}`);
     }
     // A bridge that ended (its program killed in the container, its stream lost) is started again.
-    if (a.net?.bridge && !a.net.bridge.alive) await this.bridgeUp(a.engine.getContainer(a.info.id), a.net);
+    if (a.net?.bridge && !a.net.bridge.alive) await this.bridgeUp(a.engine.getContainer(a.info.id), a.loop, a.net);
     const cwd = posix.join(WORKDIR, opts.cwd ?? '.');
     const r = await a.loop.run(command, { cwd, timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
     if (!r.error || a.loop.alive) return r;

@@ -102,7 +102,6 @@ export class BridgeLink {
   /** Ends every connection; the bridge in the container exits when its stdin ends. */
   close(): void {
     this.end('the bridge was closed');
-    this.output.end();
   }
 
   send(type: 'D' | 'E' | 'C', id: number, payload: Buffer | undefined, cb: (e?: Error | null) => void): void {
@@ -197,5 +196,7 @@ export class BridgeLink {
     for (const c of [...this.conns.values()]) { this.conns.delete(c.id); c.destroy(); }
     for (const cb of this.drains.splice(0)) cb();
     this.input.resume();
+    // The bridge's stdin ends too, so the program exits and frees the port for the next one.
+    this.output.end();
   }
 }

@@ -21,6 +21,7 @@ const STEPS: Array<[RegExp, string]> = [
   [/^building /, 'building the image…'],
   [/^image (cached|pulled|built)/, 'image ready'],
   [/^creating/, 'creating…'],
+  [/^starting the network bridge/, 'starting the network bridge…'],
   [/^cloning/, 'cloning…'],
   [/^reattached/, 'reattaching…'],
 ];

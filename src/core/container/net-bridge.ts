@@ -11,11 +11,13 @@ import { PassThrough, type Duplex } from 'node:stream';
 import type Docker from 'dockerode';
 import { NETWORK } from '../sandbox/policy';
 import { BridgeLink } from './bridge-link';
+import type { CommandLoop } from './command-loop';
 import { tarOneFile } from './tar';
 
 /** Where the bridge program goes in the container (the command loop's files are in /tmp too). */
 const INSIDE = '/tmp/.agent-teams-netbridge';
 const READY_MS = 10_000;
+const STOP_OLD = `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${INSIDE}*) kill -9 "\${p#/proc/}";; esac; done; true`;
 
 /** The program for an image's architecture (the engine's names), or null for one we do not build. */
 export function bridgeProgram(architecture: string, dir = join(__dirname, 'netbridge')): string | null {
@@ -31,15 +33,18 @@ export interface NetBridge {
 }
 
 /**
- * Starts the bridge in `container` (running) for an image of `architecture`; each connection
+ * Starts the bridge in `container` (running; `loop` its command loop) for an image of `architecture`; each connection
  * goes to `accept`. Resolves with the bridge, or `{ unavailable }` saying why there is none
  * (no program for the architecture, the program failed to start).
  */
-export async function startNetBridge(container: Docker.Container, architecture: string, accept: (conn: Duplex) => void, dir?: string): Promise<NetBridge | { unavailable: string }> {
+export async function startNetBridge(container: Docker.Container, loop: CommandLoop, architecture: string, accept: (conn: Duplex) => void, dir?: string): Promise<NetBridge | { unavailable: string }> {
   const program = bridgeProgram(architecture, dir);
   if (!program) return { unavailable: `no network bridge for ${architecture} containers (amd64 and arm64 only)` };
   const bytes = await readFile(program).catch(() => null);
   if (!bytes) return { unavailable: `this build of Agent Teams has no network bridge for ${architecture} (${program} is missing: scripts/build-netbridge.mjs builds it)` };
+  // An earlier bridge (this host's before a restart or a malformed stream, or one left by a host
+  // that died) still holds the port: the engine does not pass the end of an exec's input on.
+  await loop.run(STOP_OLD, { cwd: '/', timeoutMs: 10_000, maxOutputBytes: 1000 });
   await container.putArchive(tarOneFile(INSIDE.slice('/tmp/'.length), bytes, 0o755), { path: '/tmp' });
   const exec = await container.exec({ Cmd: [INSIDE, String(NETWORK.proxyPort)], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
   const stream = await exec.start({ hijack: true, stdin: true }) as unknown as Duplex;

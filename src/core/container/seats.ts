@@ -67,6 +67,8 @@ export class ContainerSeats implements TeammateContainers {
   /** A progress line of a start: passed on as activity, and a step of the row when it is one. */
   private progress(agent: string, line: string, host?: string): void {
     this.d.progress(agent, line);
+    // A container that starts without its way to the proxy is said, not only shown as activity.
+    if (line.startsWith('no network: ')) this.d.notice(agent, `${agent}'s container has ${line} (docs/containers.md, "Network")`);
     const step = stepOf(line);
     if (step) this.set(agent, { state: 'starting', detail: step, ...(host ? { host } : {}) });
   }

@@ -105,11 +105,11 @@ export class NetworkProxy {
       res.writeHead(403, { 'content-type': 'text/plain' }).end(`Blocked: ${t.refused}\n`);
       return;
     }
-    const headers = { ...req.headers };
-    delete headers['proxy-connection'];
-    delete headers['proxy-authorization'];
+    const headers = endToEnd(req.headers);
+    // A proxy sends the Host of the absolute URL when the request had none (HTTP/1.0 clients).
+    headers.host ??= url.host;
     const out = request({ host: t.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (r) => {
-      res.writeHead(r.statusCode ?? 502, r.headers);
+      res.writeHead(r.statusCode ?? 502, endToEnd(r.headers));
       r.pipe(res);
     });
     out.on('error', (e) => {
@@ -118,4 +118,16 @@ export class NetworkProxy {
     });
     req.pipe(out);
   }
+}
+
+/**
+ * A message's end-to-end headers: each hop's own (RFC 9110 §7.6.1: Connection and those it names,
+ * keep-alive, proxy credentials) stay on their side of the proxy, which speaks for itself on
+ * each connection (an HTTP/1.0 client is answered and closed, whatever the server kept open).
+ */
+function endToEnd(h: IncomingMessage['headers']): IncomingMessage['headers'] {
+  const named = String(h.connection ?? '').toLowerCase().split(',').map((x) => x.trim()).filter(Boolean);
+  const out = { ...h };
+  for (const k of ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade', ...named]) delete out[k];
+  return out;
 }
