@@ -59,6 +59,25 @@ export async function buildNetbridge(dir = join(repo, 'dist', 'netbridge')) {
   return result;
 }
 
+/**
+ * For a .vsix that serves every container (scripts/package.mjs): on Debian/Ubuntu x86-64, the
+ * arm64 cross compiler is installed with apt-get when missing (as root or with passwordless
+ * sudo). Never fatal: says what it could not do.
+ */
+export async function provisionCrossCompiler() {
+  if (process.platform !== 'linux' || arch() !== 'x64' || await which('aarch64-linux-gnu-gcc')) return;
+  const apt = (args) => new Promise((done) => {
+    const [cmd, ...rest] = process.getuid?.() === 0 ? ['apt-get', ...args] : ['sudo', '-n', 'apt-get', ...args];
+    const child = spawn(cmd, rest, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    child.on('error', () => done(1));
+    child.on('exit', (code) => done(code ?? 1));
+  });
+  console.error('[netbridge] installing the arm64 cross compiler (gcc-aarch64-linux-gnu, libc6-dev-arm64-cross)');
+  const ok = (await apt(['update', '-qq'])) === 0
+    && (await apt(['install', '-y', '-qq', '--no-install-recommends', 'gcc-aarch64-linux-gnu', 'libc6-dev-arm64-cross'])) === 0;
+  if (!ok) console.error('[netbridge] could not install it (needs apt-get and root or passwordless sudo)');
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   buildNetbridge(process.argv[2] ? resolve(process.argv[2]) : undefined)
     .then((r) => console.log(JSON.stringify(r)))

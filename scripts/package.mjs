@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { provisionCrossCompiler } from './build-netbridge.mjs';
 
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -21,6 +22,8 @@ function run(cmd, args) {
 export async function packageExtension(out) {
   const pkg = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
   const vsix = resolve(out ?? join(repo, `${pkg.name}-${pkg.version}.vsix`));
+  // The containers' network bridge for both architectures (docs/containers.md, "Network").
+  await provisionCrossCompiler();
   // .vscodeignore is an allowlist (the bundles and media/), so nothing else in dist/ ships.
   await run(process.execPath, ['esbuild.mjs', '--production']);
   const vsce = join(repo, 'node_modules', '@vscode', 'vsce', 'vsce');

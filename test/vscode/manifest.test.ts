@@ -143,6 +143,7 @@ describe('package.json contributions', () => {
     const m = await load();
     const shipped = (await readFile(join(repo, '.vscodeignore'), 'utf8')).split('\n');
     assert.ok(shipped.includes('!docs/**'), 'docs/ is in the .vsix');
+    assert.ok(shipped.includes('!dist/netbridge/**'), 'the containers\' network bridge is in the .vsix (docs/containers.md)');
     let links = 0;
     for (const [key, p] of Object.entries(m.contributes.configuration.properties)) {
       const text = `${p.description ?? ''} ${p.markdownDescription ?? ''}`;
