@@ -176,9 +176,9 @@ export class ContainerBackend {
   private async bridgeUp(container: Docker.Container, loop: CommandLoop, net: NonNullable<Attached['net']>): Promise<string | null> {
     const b = await startNetBridge(container, loop, net.architecture, (conn) => net.proxy.accept(conn), this.opts.bridgeDir)
       .catch((e: Error) => ({ unavailable: `the network bridge did not start: ${e.message}` }));
-    if ('unavailable' in b) return b.unavailable;
-    net.bridge = b;
-    return null;
+    // Failed: no bridge from now on (not tried again before every command, each a wait).
+    net.bridge = 'unavailable' in b ? null : b;
+    return 'unavailable' in b ? b.unavailable : null;
   }
 
   /** Runs `command` in the agent's container. A lost engine is an error result, not a throw. */
@@ -191,7 +191,10 @@ export class ContainerBackend {
       return fail(`the container of ${agent} is not reachable: ${(e as Error).message}`);
     }
     // A bridge that ended (its program killed in the container, its stream lost) is started again.
-    if (a.net?.bridge && !a.net.bridge.alive) await this.bridgeUp(a.engine.getContainer(a.info.id), a.loop, a.net);
+    if (a.net?.bridge && !a.net.bridge.alive) {
+      const why = await this.bridgeUp(a.engine.getContainer(a.info.id), a.loop, a.net);
+      if (why) this.opts.progress?.(agent, `no network: ${why}`);
+    }
     const cwd = posix.join(WORKDIR, opts.cwd ?? '.');
     const r = await a.loop.run(command, { cwd, timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
     if (!r.error || a.loop.alive) return r;
