@@ -5,6 +5,7 @@
 // connection it carries to the product's proxy for this agent — the same proxy, host policy and
 // questions as a sandboxed command on this machine. It works the same on a remote engine: only
 // the engine's API stream crosses, never a socket or a shared folder.
+import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PassThrough, type Duplex } from 'node:stream';
@@ -14,10 +15,13 @@ import { BridgeLink } from './bridge-link';
 import type { CommandLoop } from './command-loop';
 import { tarOneFile } from './tar';
 
-/** Where the bridge program goes in the container (the command loop's files are in /tmp too). */
+/**
+ * Where the bridge program goes in the container (the command loop's files are in /tmp too): a
+ * new name each start, so a copy still running (killed, not yet gone) is never overwritten.
+ */
 const INSIDE = '/tmp/.agent-teams-netbridge';
 const READY_MS = 10_000;
-const STOP_OLD = `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${INSIDE}*) kill -9 "\${p#/proc/}";; esac; done; true`;
+const STOP_OLD = `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${INSIDE}-*) kill -9 "\${p#/proc/}";; esac; done; rm -f ${INSIDE}-*; true`;
 
 /** The program for an image's architecture (the engine's names), or null for one we do not build. */
 export function bridgeProgram(architecture: string, dir = join(__dirname, 'netbridge')): string | null {
@@ -45,8 +49,9 @@ export async function startNetBridge(container: Docker.Container, loop: CommandL
   // An earlier bridge (this host's before a restart or a malformed stream, or one left by a host
   // that died) still holds the port: the engine does not pass the end of an exec's input on.
   await loop.run(STOP_OLD, { cwd: '/', timeoutMs: 10_000, maxOutputBytes: 1000 });
-  await container.putArchive(tarOneFile(INSIDE.slice('/tmp/'.length), bytes, 0o755), { path: '/tmp' });
-  const exec = await container.exec({ Cmd: [INSIDE, String(NETWORK.proxyPort)], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
+  const inside = `${INSIDE}-${randomBytes(4).toString('hex')}`;
+  await container.putArchive(tarOneFile(inside.slice('/tmp/'.length), bytes, 0o755), { path: '/tmp' });
+  const exec = await container.exec({ Cmd: [inside, String(NETWORK.proxyPort)], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
   const stream = await exec.start({ hijack: true, stdin: true }) as unknown as Duplex;
   const out = new PassThrough();
   const err = new PassThrough();
