@@ -13,7 +13,7 @@ interface Manifest {
   contributes: {
     viewsContainers: { activitybar: { id: string; title: string; icon: string }[] };
     languageModelChatProviders?: { vendor: string; displayName: string }[];
-    walkthroughs?: { id: string; steps: { id: string; title: string; media: { markdown?: string } }[] }[];
+    walkthroughs?: { id: string; steps: { id: string; title: string; media: { markdown?: string }; completionEvents?: string[] }[] }[];
     views: Record<string, { id: string; type?: string }[]>;
     viewsWelcome: { view: string; contents: string; when?: string }[];
     commands: { command: string; title: string; category: string }[];
@@ -136,6 +136,21 @@ describe('package.json contributions', () => {
       assert.ok(page.startsWith('# '), `${s.media.markdown} is a page`);
       assert.ok(s.media.markdown!.startsWith('media/'), 'shipped in the .vsix (media/** is in .vscodeignore\'s allowlist)');
       assert.ok(!/SPEC/.test(page), 'no internal document named');
+    }
+  });
+
+  it('every step completes on events the extension reports itself (VS Code misses those before its walkthrough service exists)', async () => {
+    const m = await load();
+    const commands = new Set(m.contributes.commands.map((c) => c.command));
+    // src/vscode/host/walkthrough.ts matches `onContext:<key>` by the key's name (set through its
+    // setContext), `onCommand:` by the command that ran, `onView:` for the Team view (surface.ts).
+    const keys = ['agentTeams.hasApiKey', 'agentTeams.hasTeam'];
+    for (const s of m.contributes.walkthroughs![0]!.steps) {
+      assert.ok(s.completionEvents?.length, `${s.id} has completion events`);
+      for (const e of s.completionEvents!) {
+        const [, kind, arg] = /^(onContext|onCommand|onView):(.*)$/.exec(e) ?? [];
+        assert.ok(kind === 'onContext' ? keys.includes(arg!) : kind === 'onCommand' ? commands.has(arg!) : arg === 'agentTeams.team', `${s.id}: ${e} is reported by the extension`);
+      }
     }
   });
 

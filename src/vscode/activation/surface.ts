@@ -21,6 +21,7 @@ import { RequestNotifier, showNotice } from '../approvals/notifications';
 import { RuntimeHost } from '../host/runtime-host';
 import { ANSWER_COMMAND, answerCommandHandler, chatHandler } from '../models/chat-participant';
 import { ApiKeyStore } from '../host/secrets';
+import { trackWalkthrough, walkthroughEvent } from '../host/walkthrough';
 import { onSettingsChange, readSettings } from '../host/settings';
 import { TeamStatusBar } from '../views/status-bar';
 import { SandboxStatus } from '../views/sandbox-status';
@@ -36,6 +37,7 @@ let current: TeamSession | undefined;
 export function startEngine(shell: Shell): Engine {
   const started = performance.now();
   const { context, log, root, views } = shell;
+  trackWalkthrough(context.extension, log);
   const keys = new ApiKeyStore(context.secrets);
   const openaiKeys = new ApiKeyStore(context.secrets, 'agentTeams.openaiApiKey', 'OPENAI_API_KEY', null);
   const models = chatModels(keys, openaiKeys, log, context.subscriptions);
@@ -98,6 +100,8 @@ export function startEngine(shell: Shell): Engine {
     taskView.message = msg;
   };
   setRestrictedMessage();
+  const teamShown = (visible: boolean) => { if (visible) walkthroughEvent('onView:agentTeams.team'); };
+  teamShown(teamView.visible);
   // In a multi-root workspace the team lives in the first folder: say which.
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (folders.length > 1) {
@@ -114,6 +118,7 @@ export function startEngine(shell: Shell): Engine {
     plans, vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, plans),
     vscode.window.registerFileDecorationProvider(new TeamFolderDecorations(vscode.Uri.file(root))),
     host.onDidChange((what) => { if (what.has('requests')) plans.refresh(); }),
+    teamView.onDidChangeVisibility((e) => teamShown(e.visible)),
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {
       runtime.updateSettings(s);

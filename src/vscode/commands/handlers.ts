@@ -9,6 +9,7 @@ import type { CommandSpec } from './command-spec';
 import type { CommandHandler } from '../activation/engine-api';
 import { COMMANDS, openWalkthrough, showRestricted } from './command-table';
 import { errorText } from '../host/log';
+import { walkthroughEvent } from '../host/walkthrough';
 import { isTreeNode } from '../views/nodes';
 import { planRequestOf } from '../approvals/plan-review';
 import { CANCEL } from './questions';
@@ -50,7 +51,9 @@ export function commandHandlers(ctx: CommandContext): [string, CommandHandler][]
     try {
       const args = await collectArgs(spec, ctx, given);
       if (!args) return undefined;
-      return await (spec.run as (a: Record<string, unknown>, c: CommandContext) => Promise<unknown>)(args, ctx);
+      const result = await (spec.run as (a: Record<string, unknown>, c: CommandContext) => Promise<unknown>)(args, ctx);
+      walkthroughEvent(`onCommand:${spec.id}`);
+      return result;
     } catch (err) {
       ctx.log.error(`${spec.title}: ${errorText(err)}`);
       void vscode.window.showErrorMessage(`Agent Teams: ${spec.title} failed: ${errorText(err)}`, 'Show Log')

@@ -2,6 +2,7 @@
 // (README.md: Set API Key). It is never logged or written to the workspace. Keeps the `agentTeams.hasApiKey`
 // context key current for the views' welcome content.
 import * as vscode from 'vscode';
+import { setContext } from './walkthrough';
 
 export class ApiKeyStore implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -38,7 +39,7 @@ export class ApiKeyStore implements vscode.Disposable {
   }
 
   async refreshContext(): Promise<void> {
-    if (this.contextKey) await vscode.commands.executeCommand('setContext', this.contextKey, await this.hasKey());
+    if (this.contextKey) await setContext(this.contextKey, await this.hasKey());
   }
 
   dispose(): void {

@@ -6,6 +6,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { FileKind, TeamChange, TeamSession, TeamView } from '../../core/session';
+import { setContext } from './walkthrough';
 
 /**
  * What changed: team files (`worktrees`: the worktree index or its log), or only what an
@@ -45,7 +46,7 @@ export class TeamHost implements vscode.Disposable {
     if (await this.exists()) await this.open();
     else this.watchForTeam();
     await this.updateHasTeam();
-    void vscode.commands.executeCommand('setContext', 'agentTeams.ready', true);
+    void setContext('agentTeams.ready', true);
   }
 
   /** Creates the team layout (for commands that write) and starts watching it. */
@@ -107,7 +108,7 @@ export class TeamHost implements vscode.Disposable {
     const has = await this.hasTeam();
     if (has === this.hasTeamKey) return;
     this.hasTeamKey = has;
-    void vscode.commands.executeCommand('setContext', 'agentTeams.hasTeam', has);
+    void setContext('agentTeams.hasTeam', has);
   }
 
   dispose(): void {
