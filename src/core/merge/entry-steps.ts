@@ -7,8 +7,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { fileList } from '../worktree/errors';
+import { resolveCommit } from '../worktree/repo';
 import { approvedAll, askControl, isControlPath } from './control-gate';
-import { branchTip, changedFiles, headState, land, mergeCommit, repoFacts, type RepoFacts } from './integrate';
+import { changedFiles, headState, land, mergeCommit, repoFacts, type RepoFacts } from './integrate';
 import type { WorkerOptions } from './queue-options';
 import { tellFailed, tellMerged } from './queue-notes';
 import { nowSeconds } from './queue-store';
@@ -159,7 +160,7 @@ async function shutDownAgain(c: EntryCtx, landed: MergeEntry): Promise<void> {
 
 export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<'done'> {
   // The tip it failed at: a later one is the teammate's fix (merge-queue.ts requeueFixed).
-  const tip = await branchTip(c.w.worktrees.root, c.e.branch, c.w.git).catch(() => null);
+  const tip = await resolveCommit(c.w.worktrees.root, `refs/heads/${c.e.branch}`, c.w.git).catch(() => null);
   // `files` is what a conflict lists (written with it in `extra`), not what the merge changed.
   if (await mine(c, { state: 'failed', worker: null, waiting: null, commit: null, files: undefined, reason, ...(tip ? { tip } : {}), ...extra })) {
     // Marked before the teammate starts again (it could fix and land before a later write).

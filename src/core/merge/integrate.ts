@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ControlChange, Failure } from '../../shared/schemas/merge-queue';
 import { fileList, WorktreeError } from '../worktree/errors';
 import { firstLines, git, identityArgs, splitZ, type GitEnvOptions } from '../worktree/git';
-import { repoInfo, type RepoInfo } from '../worktree/repo';
+import { repoInfo, resolveCommit, type RepoInfo } from '../worktree/repo';
 
 /** What a run of the queue asks once: where the repository is, and how to make commits as `git commit` would. */
 export interface RepoFacts extends RepoInfo {
@@ -64,16 +64,11 @@ export type MergeResult =
   | { kind: 'merged'; commit: string; tree: string }
   | { kind: 'conflict'; files: string[]; failure: Failure };
 
-/** The branch's tip now, or null when it no longer exists. */
-export async function branchTip(root: string, branch: string, ctx: GitEnvOptions): Promise<string | null> {
-  return (await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { ...ctx, cwd: root, allowFail: true })).stdout.trim() || null;
-}
-
 /** The merge commit of `branch` onto `base` (--no-ff: one commit per hand-in, revertible as a unit), made in the object store only. */
 export async function mergeCommit(p: RepoFacts, base: string, branch: string, message: string, ctx: GitEnvOptions): Promise<MergeResult> {
   const g = { ...ctx, cwd: p.toplevel, allowFail: true };
   // The branch's tip, read once: the merge and the commit's second parent are the same commit.
-  const tip = await branchTip(p.toplevel, branch, ctx);
+  const tip = await resolveCommit(p.toplevel, `refs/heads/${branch}`, ctx);
   if (!tip) throw new WorktreeError('merge-failed', `branch ${branch} no longer exists`);
   const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, tip], g);
   const out = splitZ(t.stdout);

@@ -12,8 +12,8 @@ import { CommandSandbox } from '../sandbox/sandbox';
 import { readTeamSettings } from '../team/team-settings';
 import { reportProblem } from '../util/problems';
 import type { GitEnvOptions } from '../worktree/git';
+import { resolveCommit } from '../worktree/repo';
 import { controlDiffText } from './control-gate';
-import { branchTip } from './integrate';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
 import { MergeQueueError, preflight } from './preflight';
 import { newEntryId, nowSeconds, QueueStore } from './queue-store';
@@ -50,6 +50,14 @@ export interface AddOptions {
   task?: number | null;
 }
 
+/** The entry `adding` queued, or why it was refused (a MergeQueueError; anything else throws). */
+async function refusal(adding: Promise<{ entry: MergeEntry }>): Promise<{ entry?: MergeEntry; refused?: string }> {
+  return adding.then(({ entry }) => ({ entry }), (err: unknown) => {
+    if (err instanceof MergeQueueError) return { refused: err.message };
+    throw err;
+  });
+}
+
 export class MergeQueue {
   readonly store: QueueStore;
   private worker: QueueWorker | null = null;
@@ -75,17 +83,12 @@ export class MergeQueue {
     return m;
   }
 
-  /** The configured test command (null: merge only). */
-  async testCommand(): Promise<string | null> {
-    return (await mergeSettings(this.opts.team.root, this.opts.settings())).testCommand;
-  }
-
   /**
    * Queues `teammate`'s branch, after every check (preflight.ts); its uncommitted work is
    * committed first. Returns the entry and its place among the open ones (1 = next).
    */
   async add(teammate: string, o: AddOptions): Promise<{ entry: MergeEntry; position: number }> {
-    const test = o.testCommand === undefined || o.testCommand === null ? await this.testCommand() : o.testCommand.trim() || null;
+    const test = o.testCommand == null ? (await this.settings()).testCommand : o.testCommand.trim() || null;
     const extra = o.extraTest?.trim() || null;
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
@@ -156,14 +159,8 @@ export class MergeQueue {
     if (!who) return null;
     const fixed = await this.requeueFixed(who);
     if (fixed) return fixed;
-    const s = await mergeSettings(this.opts.team.root, this.opts.settings());
-    if (s.auto !== 'onTaskComplete' || !(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
-    try {
-      return { entry: (await this.add(who, { by: 'auto', task: task.id })).entry };
-    } catch (err) {
-      if (err instanceof MergeQueueError) return { refused: err.message };
-      throw err;
-    }
+    if ((await this.settings()).auto !== 'onTaskComplete' || !(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
+    return refusal(this.add(who, { by: 'auto', task: task.id }));
   }
 
   /** The teammate's branch came back at fault and has no commit since: it has a fix to make (shutdown_response waits for it). */
@@ -180,20 +177,18 @@ export class MergeQueue {
   async requeueFixed(teammate: string): Promise<{ entry?: MergeEntry; refused?: string } | null> {
     const back = await this.cameBack(teammate);
     if (!back?.tip || back.tip === back.entry.tip) return null;
-    const last = back.entry;
-    try {
-      return { entry: (await this.again(last, 'fix')).entry };
-    } catch (err) {
-      if (err instanceof MergeQueueError) return { refused: err.message };
-      throw err;
-    }
+    return refusal(this.again(back.entry, 'fix'));
   }
 
   /** The teammate's last entry when it failed with the branch at fault (sent back to fix), with the branch's tip now. */
-  private async cameBack(teammate: string): Promise<{ entry: MergeEntry; tip: string | null } | null> {
+  private async cameBack(teammate: string): Promise<{ entry: MergeEntry; tip: string | undefined } | null> {
     const last = (await this.latestByTeammate()).get(teammate);
     if (last?.state !== 'failed' || last.failure?.fault !== 'branch' || last.control?.length || !last.tip) return null;
-    return { entry: last, tip: await branchTip(this.opts.worktrees.root, last.branch, this.git).catch(() => null) };
+    return { entry: last, tip: await resolveCommit(this.opts.worktrees.root, `refs/heads/${last.branch}`, this.git).catch(() => undefined) };
+  }
+
+  private settings(): ReturnType<typeof mergeSettings> {
+    return mergeSettings(this.opts.team.root, this.opts.settings());
   }
 
   // The task the work is for: its in-progress one, else the last it completed.
@@ -230,11 +225,6 @@ export class MergeQueue {
     this.own = host.sandbox ? null : new CommandSandbox({ root: this.opts.worktrees.root, settings: () => s().sandbox ?? DEFAULT_SANDBOX, rules: () => s().permissions, notice: notify });
     this.worker = new QueueWorker({ ...this.opts, store: this.store, git: this.git, processes: host.processes, tests: host.sandbox ?? this.own!, notify, askChange: host.askChange, bringBack: host.bringBack });
     this.worker.kick();
-  }
-
-  /** Wakes the worker (a file change seen by the host); no-op when this host does not work the queue. */
-  kick(): void {
-    this.worker?.kick();
   }
 
   /** Resolves when the worker has nothing it can do now (tests, the CLI's one-shot runs). */
