@@ -69,7 +69,7 @@ export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
 
 /** The merge's tests in the scratch checkout, prepared: true when they passed, else the entry is settled (or no longer ours). */
 async function tested(c: EntryCtx, p: RepoFacts, m: Made, tests: string[]): Promise<boolean> {
-  const ready = await c.run.scratch.ready(p, m.commit, { setup: c.w.settings().worktreeSetup, tests: c.w.tests, signal: c.signal });
+  const ready = await c.run.scratch.ready(p, m.commit, c.w, c.signal);
   if ('failed' in ready) {
     const f = ready.failed;
     await fail(c, `could not be tested: ${f.reason}`, {
@@ -79,14 +79,13 @@ async function tested(c: EntryCtx, p: RepoFacts, m: Made, tests: string[]): Prom
     return false;
   }
   if (!(await mine(c, { prepared: ready.prepared }))) return false;
-  const run = { sandbox: c.w.tests, signal: c.signal, timeoutMs: c.w.testTimeoutMs, processes: c.w.processes };
-  const r = await runTests(run, tests, ready.workdir);
+  const r = await runTests(c.w, c.signal, tests, ready.workdir);
   if (r.kind !== 'failed') return r.kind === 'passed';
   // Whose fault: the same command on the workspace branch alone, in the same prepared checkout
   // (not comparable when the branch changed a lockfile: the checkout holds its dependencies).
   const failure = await testFailure(r, m.into, async (command) => {
     const dir = await c.run.scratch.asPrepared(p, m.base);
-    return dir ? runTests(run, [command], dir) : { kind: 'aborted' };
+    return dir ? runTests(c.w, c.signal, [command], dir) : { kind: 'aborted' };
   });
   await fail(c, r.reason, { into: m.into, failure, output_tail: tail(r.output) });
   return false;
@@ -123,13 +122,9 @@ async function hold(c: EntryCtx, reason: string): Promise<boolean> {
 
 /** Writes the entry merged — even if a cancel arrived after the branch moved: landed is landed. */
 async function merged(c: EntryCtx, r: { into: string; commit: string; files: string[] }, already: boolean): Promise<'done'> {
-  const done = await c.w.store.update((entries) => {
-    const e = entries.find((x) => x.id === c.e.id);
-    Object.assign(e ?? {}, {
-      state: 'merged', worker: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
-      reason: already ? `${c.e.branch} was already part of ${r.into}` : null, updated_at: nowSeconds(),
-    });
-    return e ? { ...e } : undefined;
+  const done = await c.w.store.set(c.e.id, {
+    state: 'merged', worker: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
+    reason: already ? `${c.e.branch} was already part of ${r.into}` : null, updated_at: nowSeconds(),
   });
   if (done) {
     await tellMerged(c.w, done, already).catch(() => undefined);
@@ -164,14 +159,10 @@ export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntr
   // `files` is what a conflict lists (written with it in `extra`), not what the merge changed.
   if (await mine(c, { state: 'failed', worker: null, waiting: null, commit: null, files: undefined, reason, ...(tip ? { tip } : {}), ...extra })) {
     // Marked before the teammate starts again (it could fix and land before a later write).
-    const mark = (revived: boolean) => c.w.store.update((entries) => {
-      const e = entries.find((x) => x.id === c.e.id);
-      if (e) e.revived = revived;
-    });
     const bringBack = c.w.bringBack && (async (teammate: string, prompt: string) => {
-      await mark(true);
+      await c.w.store.set(c.e.id, { revived: true });
       const ok = await c.w.bringBack!(teammate, prompt).catch(() => false);
-      if (!ok) await mark(false);
+      if (!ok) await c.w.store.set(c.e.id, { revived: false });
       return ok;
     });
     await tellFailed({ ...c.w, bringBack }, { ...c.e, ...extra, reason, state: 'failed' });

@@ -7,13 +7,9 @@
 import type { MergeEntry } from '../../shared/schemas/merge-queue';
 import type { Team } from '../team/team';
 import { fileList } from '../worktree/errors';
+import type { WorkerOptions } from './queue-options';
 
-interface NoteHost {
-  team: Team;
-  notify: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
-  /** Starts a teammate that has shut down again (same name: conversation and worktree resumed); false when it could not. Absent where no agents run here. */
-  bringBack?: (teammate: string, prompt: string) => Promise<boolean>;
-}
+type NoteHost = Pick<WorkerOptions, 'team' | 'notify' | 'bringBack'>;
 
 const shortSha = (c: string | null | undefined): string => (c ? c.slice(0, 10) : '?');
 

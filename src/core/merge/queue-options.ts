@@ -42,7 +42,7 @@ export interface WorkerHost {
   notify?: Notify;
   /** Asks the user about a control file an entry changes (a diff, Allow / Deny). Absent (headless): the entry is held for `queue approve`. */
   askChange?: AskChange;
-  /** Starts a teammate that has shut down again with `prompt` (queue-notes.ts); false when it could not. */
+  /** Starts a teammate that has shut down again with `prompt` (same name: conversation and worktree resumed; queue-notes.ts); false when it could not. */
   bringBack?: (teammate: string, prompt: string) => Promise<boolean>;
 }
 

@@ -21,19 +21,16 @@ import { copyIntoWorktree } from '../worktree/copy-in';
 import { WorktreeError } from '../worktree/errors';
 import { firstLines, git, splitZ, type GitEnvOptions } from '../worktree/git';
 import type { RepoInfo } from '../worktree/repo';
-import { worktreeSetupFor, type WorktreeSetup } from '../worktree/setup-config';
-import type { TestSandbox } from './queue-options';
+import { worktreeSetupFor } from '../worktree/setup-config';
+import type { WorkerOptions } from './queue-options';
 import { QUEUE_BOX } from './queue-test';
 
 const PREFIX = 'agent-teams-merge-';
 /** Lockfiles whose change makes the setup run again. */
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'];
 
-export interface PrepEnv {
-  setup: WorktreeSetup | undefined;
-  tests: TestSandbox;
-  signal: AbortSignal;
-}
+/** What preparing the checkout reads of the worker's options: the setup setting, the sandbox its commands run in. */
+type PrepEnv = Pick<WorkerOptions, 'settings' | 'tests'>;
 
 export interface SetupFailed { reason: string; exit_code: number | null; output: string }
 
@@ -51,13 +48,13 @@ export class ScratchCheckout {
   constructor(private readonly root: string, private readonly git: GitEnvOptions) {}
 
   /** The checkout at `commit`, prepared (again only when its lockfiles differ from what it was prepared for). */
-  async ready(p: RepoInfo, commit: string, env: PrepEnv): Promise<Ready> {
+  async ready(p: RepoInfo, commit: string, env: PrepEnv, signal: AbortSignal): Promise<Ready> {
     const key = await this.lockKey(p, commit);
     // A lockfile changed: what was prepared goes with the emptying below.
     if (this.prep?.key !== key) this.prep = null;
     const workdir = await this.at(p, commit);
     if (this.prep) return { workdir, prepared: this.prep.prepared };
-    const { prepared, keep, failed } = await this.prepare(workdir, env);
+    const { prepared, keep, failed } = await this.prepare(workdir, env, signal);
     if (failed) return { prepared, failed };
     this.prep = { key, prepared, keep };
     return { workdir, prepared };
@@ -108,12 +105,12 @@ export class ScratchCheckout {
     return sub(dir);
   }
 
-  private async prepare(workdir: string, env: PrepEnv): Promise<{ prepared: Prepared; keep: string[]; failed?: SetupFailed }> {
-    const cfg = await worktreeSetupFor(this.root, env.setup);
+  private async prepare(workdir: string, env: PrepEnv, signal: AbortSignal): Promise<{ prepared: Prepared; keep: string[]; failed?: SetupFailed }> {
+    const cfg = await worktreeSetupFor(this.root, env.settings().worktreeSetup);
     const keep: string[] = [];
     const done: string[] = [];
     if (cfg.copy.length) {
-      const r = await copyIntoWorktree(this.root, workdir, cfg.copy, cfg.timeoutSeconds * 1000, env.signal);
+      const r = await copyIntoWorktree(this.root, workdir, cfg.copy, cfg.timeoutSeconds * 1000, signal);
       keep.push(...r.copied);
       done.push(r.copied.length ? `copied ${r.copied.join(', ')}` : `nothing matched ${cfg.copy.join(', ')}`, ...r.problems);
     }
@@ -121,7 +118,7 @@ export class ScratchCheckout {
       const plan = await env.tests.launch(QUEUE_BOX, workdir, command, { gitReadOnly: true, box: QUEUE_BOX });
       const prepared: Prepared = { mode: 'setup', detail: [...done, `\`${command}\` failed`].join('; ') };
       if ('refused' in plan) return { keep, prepared, failed: { reason: `the setup command \`${command}\` was not run: ${plan.refused}`, exit_code: null, output: '' } };
-      const r = await runShell(command, { cwd: workdir, timeoutMs: cfg.timeoutSeconds * 1000, maxOutputBytes: 30_000, signal: env.signal, plan });
+      const r = await runShell(command, { cwd: workdir, timeoutMs: cfg.timeoutSeconds * 1000, maxOutputBytes: 30_000, signal, plan });
       if (r.exitCode !== 0) return { keep, prepared, failed: { reason: `the setup command \`${command}\` failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode}`})`, exit_code: r.exitCode, output: r.output } };
       done.push(`ran \`${command}\``);
     }
