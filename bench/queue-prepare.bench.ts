@@ -56,7 +56,7 @@ async function measure(root: string, setup: string[] | undefined, sandbox: Comma
   let mode = '';
   const head = (await git(root, 'rev-parse', 'HEAD')).trim();
   for (let k = 0; k < RUNS; k++) {
-    const scratch = new ScratchCheckout(root, {});
+    const scratch = new ScratchCheckout(root);
     try {
       const t = performance.now();
       const r = await scratch.ready(await repoInfo(root, {}), head, { settings: () => (setup ? { worktreeSetup: { setup } } : {}), tests: sandbox }, new AbortController().signal);

@@ -33,24 +33,27 @@ export interface EntryCtx {
 /** The merge being worked: onto `base`, the tip of `into`; `changes` what it changes. */
 interface Made { into: string; base: string; commit: string; changes: ControlChange[] }
 
+/** How often a waiting entry looks at the user's tree again; the worker looks for new entries as often. */
+export const POLL_MS = 2_000;
+
 const mine = (c: EntryCtx, change: Partial<MergeEntry>): Promise<boolean> => c.w.store.mine(c.e.id, c.w.hostId, change);
 
 /** One merge + test + gate + land against the branch's tip now: 'done' when the entry is settled (or no longer ours), 'again' when the branch moved. */
 export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
-  const p = (c.run.repo ??= await repoFacts(c.w.worktrees.root, c.w.git));
-  let st = await headState(p, c.w.git);
+  const p = (c.run.repo ??= await repoFacts(c.w.worktrees.root));
+  let st = await headState(p);
   for (let why = st.busy; why || !st.oid; why = st.busy) {
     if (!(await hold(c, why ?? `branch ${st.branch} has no commit yet`))) return 'done';
-    st = await headState(p, c.w.git);
+    st = await headState(p);
   }
   const [into, base] = [st.branch!, st.oid!];
   const tests = testsOf(c.e);
   // The tests' sandbox (its proxy and network namespace) is readied while the merge is made.
   if (tests.length) void c.w.tests.prepare?.(QUEUE_BOX);
   if (!(await mine(c, { into, base, commit: null, waiting: null }))) return 'done';
-  const m = await mergeCommit(p, base, c.e.branch, `Merge ${c.e.branch} (teammate ${c.e.teammate}) into ${into}`, c.w.git);
+  const m = await mergeCommit(p, base, c.e.branch, `Merge ${c.e.branch} (teammate ${c.e.teammate}) into ${into}`);
   if (m.kind === 'conflict') return fail(c, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into, failure: m.failure });
-  const made: Made = { into, base, commit: m.commit, changes: await changedFiles(p.toplevel, base, m.tree, c.w.git) };
+  const made: Made = { into, base, commit: m.commit, changes: await changedFiles(p.toplevel, base, m.tree) };
   const files = made.changes.map((x) => x.path);
   // Already part of the workspace branch (its changes came another way): nothing to test or land.
   if (!files.length) return merged(c, { into, commit: base, files }, true);
@@ -59,7 +62,7 @@ export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
   if (tests.length && !(await tested(c, p, made, tests))) return 'done';
   if (!(await gate(c, p, made))) return 'done';
   while (!c.signal.aborted) {
-    const r = await land(p, into, base, m.commit, c.w.git);
+    const r = await land(p, into, base, m.commit);
     if (r.kind === 'landed') return merged(c, { into, commit: m.commit, files }, false);
     if (r.kind === 'moved') return 'again';
     if (!(await hold(c, r.reason))) return 'done';
@@ -103,7 +106,7 @@ async function gate(c: EntryCtx, p: RepoFacts, m: Made): Promise<boolean> {
   const ask = c.w.askChange;
   if (ask) {
     if (!(await mine(c, { waiting: `asks for your approval: it changes control files (${list})` }))) return false;
-    if (await askControl(ask, c.e, p.toplevel, m.base, pending, c.w.git, c.signal)) return mine(c, { waiting: null });
+    if (await askControl(ask, c.e, p.toplevel, m.base, pending, c.signal)) return mine(c, { waiting: null });
     if (c.signal.aborted) return false;
   }
   const why = ask ? 'you did not approve them' : 'those land only on the user\'s yes';
@@ -116,7 +119,7 @@ async function gate(c: EntryCtx, p: RepoFacts, m: Made): Promise<boolean> {
 /** The entry waits a while saying why; false when it is no longer ours (cancelled, taken back). */
 async function hold(c: EntryCtx, reason: string): Promise<boolean> {
   if (!(await mine(c, { waiting: reason }))) return false;
-  await sleep(c.w.pollMs ?? 2_000, undefined, { signal: c.signal }).catch(() => undefined);
+  await sleep(POLL_MS, undefined, { signal: c.signal }).catch(() => undefined);
   return !c.signal.aborted;
 }
 
@@ -155,7 +158,7 @@ async function shutDownAgain(c: EntryCtx, landed: MergeEntry): Promise<void> {
 
 export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<'done'> {
   // The tip it failed at: a later one is the teammate's fix (merge-queue.ts requeueFixed).
-  const tip = await resolveCommit(c.w.worktrees.root, `refs/heads/${c.e.branch}`, c.w.git).catch(() => null);
+  const tip = await resolveCommit(c.w.worktrees.root, `refs/heads/${c.e.branch}`, {}).catch(() => null);
   // `files` is what a conflict lists (written with it in `extra`), not what the merge changed.
   if (await mine(c, { state: 'failed', worker: null, waiting: null, commit: null, files: undefined, reason, ...(tip ? { tip } : {}), ...extra })) {
     // Marked before the teammate starts again (it could fix and land before a later write).

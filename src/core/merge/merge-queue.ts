@@ -11,7 +11,6 @@ import { DEFAULT_SANDBOX } from '../../shared/sandbox-schemas';
 import { CommandSandbox } from '../sandbox/sandbox';
 import { readTeamSettings } from '../team/team-settings';
 import { reportProblem } from '../util/problems';
-import type { GitEnvOptions } from '../worktree/git';
 import { resolveCommit } from '../worktree/repo';
 import { controlDiffText } from './control-gate';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
@@ -64,11 +63,8 @@ export class MergeQueue {
   /** The sandbox the queue made for its tests when the host working it lent none. */
   private own: CommandSandbox | null = null;
 
-  private readonly git: GitEnvOptions;
-
   constructor(private readonly opts: MergeQueueOptions) {
     this.store = new QueueStore(opts.team.root);
-    this.git = opts.git ?? {};
   }
 
   /** All entries, oldest first (finished ones included, for the views). */
@@ -93,7 +89,7 @@ export class MergeQueue {
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
     const [branch, task] = await Promise.all([
-      preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra], this.git),
+      preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra]),
       o.task ?? this.taskOf(teammate),
     ]);
     const r = await this.store.update((entries) => {
@@ -141,7 +137,7 @@ export class MergeQueue {
   async pendingApproval(teammate: string): Promise<{ entry: MergeEntry; diff: string }> {
     const last = (await this.latestByTeammate()).get(teammate);
     if (last?.state !== 'failed' || !last.control?.length || !last.base || !last.commit) throw new MergeQueueError(`${teammate} has no merge waiting for approval`);
-    return { entry: last, diff: await controlDiffText(this.opts.worktrees.root, last.base, last.commit, last.control, this.git) };
+    return { entry: last, diff: await controlDiffText(this.opts.worktrees.root, last.base, last.commit, last.control) };
   }
 
   /** The user's yes to the control files `teammate`'s held entry changes: queued again, landing if its merge changes exactly these (or fewer). */
@@ -184,7 +180,7 @@ export class MergeQueue {
   private async cameBack(teammate: string): Promise<{ entry: MergeEntry; tip: string | undefined } | null> {
     const last = (await this.latestByTeammate()).get(teammate);
     if (last?.state !== 'failed' || last.failure?.fault !== 'branch' || last.control?.length || !last.tip) return null;
-    return { entry: last, tip: await resolveCommit(this.opts.worktrees.root, `refs/heads/${last.branch}`, this.git).catch(() => undefined) };
+    return { entry: last, tip: await resolveCommit(this.opts.worktrees.root, `refs/heads/${last.branch}`, {}).catch(() => undefined) };
   }
 
   private settings(): ReturnType<typeof mergeSettings> {
@@ -223,7 +219,7 @@ export class MergeQueue {
     const s = this.opts.settings;
     // Without the host's sandbox the tests run in one of the queue's own, over the queue's settings.
     this.own = host.sandbox ? null : new CommandSandbox({ root: this.opts.worktrees.root, settings: () => s().sandbox ?? DEFAULT_SANDBOX, rules: () => s().permissions, notice: notify });
-    this.worker = new QueueWorker({ ...this.opts, store: this.store, git: this.git, processes: host.processes, tests: host.sandbox ?? this.own!, notify, askChange: host.askChange, bringBack: host.bringBack });
+    this.worker = new QueueWorker({ ...this.opts, store: this.store, processes: host.processes, tests: host.sandbox ?? this.own!, notify, askChange: host.askChange, bringBack: host.bringBack });
     this.worker.kick();
   }
 

@@ -6,7 +6,6 @@ import type { ProcessRegistry } from '../exec/process-group';
 import type { RuleSource } from '../permissions/rules';
 import type { CommandSandbox } from '../sandbox/sandbox';
 import type { Team } from '../team/team';
-import type { GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import type { WorktreeSetup } from '../worktree/setup-config';
 import type { AskChange } from './control-gate';
@@ -27,11 +26,6 @@ export interface MergeQueueOptions {
    * queue lends no sandbox of its own (WorkerHost.sandbox).
    */
   settings: () => { mergeAuto?: MergeAuto; mergeTestCommand?: string; sandbox?: SandboxSettings; permissions?: RuleSource; worktreeSetup?: WorktreeSetup };
-  git?: GitEnvOptions;
-  /** Limit for one test run (default 10 minutes); the command and its processes are killed. */
-  testTimeoutMs?: number;
-  /** How often a waiting entry looks at the user's tree again (default 2 s). */
-  pollMs?: number;
 }
 
 /** What the host working the queue lends it (MergeQueue.start). */
@@ -48,7 +42,6 @@ export interface WorkerHost {
 
 export interface WorkerOptions extends MergeQueueOptions, Omit<WorkerHost, 'sandbox' | 'notify'> {
   store: QueueStore;
-  git: GitEnvOptions;
   tests: TestSandbox;
   notify: Notify;
 }

@@ -27,13 +27,13 @@ export const testsOf = (e: Pick<MergeEntry, 'test_command' | 'extra_test_command
   [e.test_command, e.extra_test_command].filter((c): c is string => !!c);
 
 /** Runs `commands` in `cwd`, one after the other, until one does not pass. */
-export async function runTests(o: Pick<WorkerOptions, 'tests' | 'testTimeoutMs' | 'processes'>, signal: AbortSignal, commands: readonly string[], cwd: string): Promise<TestOutcome> {
+export async function runTests(o: Pick<WorkerOptions, 'tests' | 'processes'>, signal: AbortSignal, commands: readonly string[], cwd: string): Promise<TestOutcome> {
   for (const command of commands) {
     // As "merge queue" (its network questions say so), in the queue's own box.
     const plan = await o.tests.launch(QUEUE_BOX, cwd, command, { gitReadOnly: true, box: QUEUE_BOX });
     if ('refused' in plan) return { kind: 'failed', reason: `could not run the test command \`${command}\`: ${plan.refused}`, command, exit_code: null, output: plan.refused };
     const r = await runShell(command, {
-      cwd, timeoutMs: o.testTimeoutMs ?? 600_000, maxOutputBytes: 30_000, signal, plan,
+      cwd, timeoutMs: 600_000, maxOutputBytes: 30_000, signal, plan,
       // Tracked as the queue's, not the teammate's: a teammate idling out must not kill its entry's test.
       ...(o.processes ? { track: { registry: o.processes, owner: QUEUE_BOX } } : {}),
     });

@@ -19,7 +19,7 @@ import { runShell } from '../exec/shell';
 import { isProcessAlive } from '../util/process-alive';
 import { copyIntoWorktree } from '../worktree/copy-in';
 import { WorktreeError } from '../worktree/errors';
-import { firstLines, git, splitZ, type GitEnvOptions } from '../worktree/git';
+import { firstLines, git, splitZ } from '../worktree/git';
 import type { RepoInfo } from '../worktree/repo';
 import { worktreeSetupFor } from '../worktree/setup-config';
 import type { WorkerOptions } from './queue-options';
@@ -45,7 +45,7 @@ export class ScratchCheckout {
   private prep: { key: string; prepared: Prepared; keep: string[] } | null = null;
 
   /** `root`: the main checkout's workspace folder. */
-  constructor(private readonly root: string, private readonly git: GitEnvOptions) {}
+  constructor(private readonly root: string) {}
 
   /** The checkout at `commit`, prepared (again only when its lockfiles differ from what it was prepared for). */
   async ready(p: RepoInfo, commit: string, env: PrepEnv, signal: AbortSignal): Promise<Ready> {
@@ -71,13 +71,13 @@ export class ScratchCheckout {
   async release(): Promise<void> {
     const dir = this.dir;
     [this.dir, this.prep] = [null, null];
-    if (dir) await removeScratch(this.root, dir, this.git);
+    if (dir) await removeScratch(this.root, dir);
   }
 
   /** The lockfiles of the workspace folder at `commit`, as one string (their blob ids). */
   private async lockKey(p: RepoInfo, commit: string): Promise<string> {
     const paths = LOCKFILES.map((f) => `:(top,literal)${p.subdir ? `${p.subdir}/` : ''}${f}`);
-    return (await git(['ls-tree', '-z', commit, '--', ...paths], { ...this.git, cwd: p.toplevel, allowFail: true })).stdout;
+    return (await git(['ls-tree', '-z', commit, '--', ...paths], { cwd: p.toplevel, allowFail: true })).stdout;
   }
 
   /** The checkout at `commit`: moved there and emptied of what the last test left (what was prepared kept), else made anew. */
@@ -85,7 +85,7 @@ export class ScratchCheckout {
     const sub = (dir: string) => (p.subdir ? join(dir, p.subdir) : dir);
     if (this.dir) {
       // git run there and there only: never in a repository above it, should the checkout be gone.
-      const g = { ...this.git, cwd: this.dir, allowFail: true, extraEnv: { GIT_CEILING_DIRECTORIES: dirname(this.dir) } };
+      const g = { cwd: this.dir, allowFail: true, extraEnv: { GIT_CEILING_DIRECTORIES: dirname(this.dir) } };
       // --detach: no branch a test checked out there is moved.
       if ((await git(['checkout', '--quiet', '--force', '--detach', commit], g).catch(() => null))?.code === 0) {
         const keep = (this.prep?.keep ?? []).map((k) => `/${p.subdir ? `${p.subdir}/` : ''}${k}`);
@@ -94,11 +94,11 @@ export class ScratchCheckout {
       }
       await this.release();
     }
-    await sweep(this.root, this.git);
+    await sweep(this.root);
     const dir = await mkdtemp(join(tmpdir(), `${PREFIX}${process.pid}-`));
-    const r = await git(['worktree', 'add', '--detach', '--quiet', dir, commit], { ...this.git, cwd: p.toplevel, allowFail: true });
+    const r = await git(['worktree', 'add', '--detach', '--quiet', dir, commit], { cwd: p.toplevel, allowFail: true });
     if (r.code !== 0) {
-      await removeScratch(this.root, dir, this.git);
+      await removeScratch(this.root, dir);
       throw new WorktreeError('git-failed', `could not make a scratch checkout: ${firstLines(r.stderr)}`);
     }
     this.dir = dir;
@@ -124,7 +124,7 @@ export class ScratchCheckout {
     }
     if (cfg.setup.length) {
       // What the setup made (node_modules, a virtualenv…) is kept between entries.
-      const made = splitZ((await git(['ls-files', '-z', '--others', '--directory'], { ...this.git, cwd: workdir, allowFail: true })).stdout);
+      const made = splitZ((await git(['ls-files', '-z', '--others', '--directory'], { cwd: workdir, allowFail: true })).stdout);
       keep.push(...made.map((p) => p.replace(/\/$/, '')));
     }
     if (cfg.copy.length || cfg.setup.length) return { keep, prepared: { mode: cfg.setup.length ? 'setup' : 'copy', detail: done.join('; ') } };
@@ -138,22 +138,22 @@ export class ScratchCheckout {
     let lock = false;
     for (const f of LOCKFILES) lock ||= await exists(join(workdir, f));
     if (!lock || !(await exists(join(this.root, 'node_modules'))) || (await exists(join(workdir, 'node_modules')))) return [];
-    if ((await git(['check-ignore', '-q', 'node_modules'], { ...this.git, cwd: this.root, allowFail: true })).code !== 0) return [];
+    if ((await git(['check-ignore', '-q', 'node_modules'], { cwd: this.root, allowFail: true })).code !== 0) return [];
     await symlink(join(this.root, 'node_modules'), join(workdir, 'node_modules'), 'dir');
     return ['node_modules'];
   }
 }
 
 /** Removes a scratch checkout's folder and git's record of it; never fails. */
-async function removeScratch(root: string, dir: string, ctx: GitEnvOptions): Promise<void> {
+async function removeScratch(root: string, dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-  await git(['worktree', 'prune'], { ...ctx, cwd: root, allowFail: true }).catch(() => undefined);
+  await git(['worktree', 'prune'], { cwd: root, allowFail: true }).catch(() => undefined);
 }
 
 /** Removes scratch checkouts (and git's records of them) of workers whose process is gone; never fails. */
-async function sweep(root: string, ctx: GitEnvOptions): Promise<void> {
+async function sweep(root: string): Promise<void> {
   for (const n of await readdir(tmpdir()).catch(() => [] as string[])) {
     const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(n)?.[1]);
-    if (pid && pid !== process.pid && !isProcessAlive(pid)) await removeScratch(root, join(tmpdir(), n), ctx);
+    if (pid && pid !== process.pid && !isProcessAlive(pid)) await removeScratch(root, join(tmpdir(), n));
   }
 }
