@@ -129,31 +129,8 @@ async function merged(c: EntryCtx, r: { into: string; commit: string; files: str
     state: 'merged', worker: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
     reason: already ? `${c.e.branch} was already part of ${r.into}` : null, updated_at: nowSeconds(),
   });
-  if (done) {
-    await tellMerged(c.w, done, already).catch(() => undefined);
-    await shutDownAgain(c, done).catch(() => undefined);
-  }
+  if (done) await tellMerged(c.w, done, already).catch(() => undefined);
   return 'done';
-}
-
-/**
- * A teammate the queue brought back to fix its branch (queue-notes.ts) had shut down at the
- * lead's request: once the fixed branch lands, it is asked again, on the lead's behalf, so
- * the lead spends no call on it.
- */
-async function shutDownAgain(c: EntryCtx, landed: MergeEntry): Promise<void> {
-  if (landed.by !== 'fix') return;
-  const mine = (await c.w.store.read()).filter((e) => e.teammate === landed.teammate);
-  const before = mine[mine.findIndex((e) => e.id === landed.id) - 1];
-  if (before?.state !== 'failed') return;
-  const m = await c.w.team.roster.get(landed.teammate);
-  if (!m || m.status === 'shutdown') return;
-  // It was asked and had to fix its branch first (shutdown_response said "Not yet"): the same
-  // request is put to it again, so the lead's own request is the one answered. Brought back
-  // after it had shut down (its old requests expired with the re-spawn): asked anew.
-  const open = (await c.w.team.requests.list({ status: 'pending', kind: 'shutdown', to: landed.teammate }).catch(() => [])).find((r) => r.from === 'lead');
-  if (open) await c.w.team.mailbox.send({ from: 'lead', to: landed.teammate, type: 'shutdown_request', content: 'Please shut down: your fixed branch has landed.', request_id: open.request_id });
-  else if (before.revived) await c.w.team.requestShutdown('lead', landed.teammate);
 }
 
 export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<'done'> {
@@ -161,14 +138,7 @@ export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntr
   const tip = await resolveCommit(c.w.worktrees.root, `refs/heads/${c.e.branch}`, {}).catch(() => null);
   // `files` is what a conflict lists (written with it in `extra`), not what the merge changed.
   if (await mine(c, { state: 'failed', worker: null, waiting: null, commit: null, files: undefined, reason, ...(tip ? { tip } : {}), ...extra })) {
-    // Marked before the teammate starts again (it could fix and land before a later write).
-    const bringBack = c.w.bringBack && (async (teammate: string, prompt: string) => {
-      await c.w.store.set(c.e.id, { revived: true });
-      const ok = await c.w.bringBack!(teammate, prompt).catch(() => false);
-      if (!ok) await c.w.store.set(c.e.id, { revived: false });
-      return ok;
-    });
-    await tellFailed({ ...c.w, bringBack }, { ...c.e, ...extra, reason, state: 'failed' });
+    await tellFailed(c.w, { ...c.e, ...extra, reason, state: 'failed' });
   }
   return 'done';
 }

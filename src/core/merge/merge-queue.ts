@@ -4,8 +4,7 @@
 // surface calls (the lead's queue_merge, Queue Merge in VS Code, `agent-teams queue`, /queue):
 // add, cancel, retry, list. The work itself is queue-worker.ts, run by a host whose agents run.
 import { join } from 'node:path';
-import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
-import { isOpen } from '../../shared/schemas/merge-queue';
+import { isOpen, type ControlChange, type MergeEntry } from '../../shared/schemas/merge-queue';
 import type { MergeAuto, Task } from '../../shared/schemas';
 import { DEFAULT_SANDBOX } from '../../shared/sandbox-schemas';
 import { CommandSandbox } from '../sandbox/sandbox';
@@ -19,7 +18,6 @@ import { newEntryId, nowSeconds, QueueStore } from './queue-store';
 import { QueueWorker } from './queue-worker';
 
 export { MergeQueueError };
-export type { MergeQueueOptions, WorkerHost };
 
 /**
  * `agentTeams.merge.auto` / `agentTeams.merge.testCommand` (CLI `--merge-test`) over

@@ -40,9 +40,8 @@ export async function preflight(team: Team, worktrees: WorktreeManager, teammate
   const [member, wt] = await Promise.all([team.roster.get(teammate), worktrees.get(teammate).catch(() => undefined)]);
   if (!member && !wt) throw new MergeQueueError(`unknown teammate "${teammate}": no member and no worktree has that name`);
   // A container teammate's branch (docs/containers.md) is queued like a worktree's, with no checkout here.
-  const box = !wt && member?.container && member.branch ? { branch: member.branch } : null;
-  if (!wt && !box) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
-  const branch = wt?.branch ?? box!.branch;
+  const branch = wt?.branch ?? (member?.container ? member.branch : undefined);
+  if (!branch) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
   const root = worktrees.root;
   const checkout = wt?.status === 'active' ? wt.path : undefined;
   const head = await headState(await repoInfo(root, {}));

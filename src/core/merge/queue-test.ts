@@ -1,11 +1,8 @@
 // One merge-queue entry's test commands (docs/file-formats.md, "Merge queue"), run in the
-// scratch checkout as the teammate's own commands run: the `bash` engine (process group,
-// timeout, output cap), in the sandbox (docs/security.md) or refused with the reason when it is
-// required and missing. The code tested is the teammate's, so the repository's git folder is
-// read-only to it: it cannot move a branch and land itself. It runs in the queue's own box.
-// And whose fault a failing test is: the environment's when its program is missing (exit
-// 126/127, "command not found"), when it was ended from outside, or when the same command fails
-// on the workspace branch without the teammate's branch; else the branch's.
+// scratch checkout as the teammate's own commands run (process group, timeout, the sandbox:
+// docs/security.md), in the queue's own box. The code tested is the teammate's, so the git
+// folder is read-only to it: it cannot move a branch and land itself. And whose fault a failing
+// test is (testFailure): the environment's or the branch's.
 import type { Failure, MergeEntry } from '../../shared/schemas/merge-queue';
 import { runShell } from '../exec/shell';
 import type { WorkerOptions } from './queue-options';

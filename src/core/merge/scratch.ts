@@ -1,16 +1,10 @@
 // The merge queue's scratch checkout (docs/file-formats.md, "Merge queue"): where each entry's
-// test runs, apart from the user's checkout. One detached `git worktree` in a temporary folder
-// per run of the queue, moved from merge commit to merge commit (what the last test left
-// removed first), and removed with git's record of it when the run ends. The folder's name
-// holds the worker's process id: one left by a host that died is removed by the next worker
-// that makes one.
-//
-// It is made ready to test like a teammate's worktree: the `worktree.copy` globs brought over
-// from the main checkout, then the `worktree.setup` commands run there in the queue's sandbox
-// box — once per run, again only when a lockfile changed; what they made is kept between
-// entries. With neither set, the dependency folder git ignores in the main checkout
-// (`node_modules`, for a package.json with a lockfile) is linked in: read-only to the test,
-// which runs in the sandbox where the workspace is read-only.
+// test runs, apart from the user's checkout — one detached `git worktree` in a temporary folder
+// per run of the queue, moved from merge to merge and emptied of what the last test left. The
+// folder names the worker's pid, so one left by a host that died is removed by the next worker
+// that makes one. Prepared like a teammate's worktree (worktree.copy, worktree.setup; again only
+// when a lockfile changed), else the main checkout's ignored node_modules is linked in: read-only
+// to the test, which runs in the sandbox.
 import { lstat, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
