@@ -42,7 +42,7 @@ export interface AddOptions {
   extraTest?: string | null;
   /** Control-path changes the user approved (queue approve): the entry lands if its merge changes no others. */
   approved?: ControlChange[];
-  /** `lead`, `user` or `auto`. */
+  /** `lead`, `user`, `auto` or `fix` (docs/file-formats.md). */
   by: string;
   task?: number | null;
 }
@@ -70,7 +70,6 @@ export class MergeQueue {
     return this.store.read();
   }
 
-  /** The latest entry of each teammate. */
   async latestByTeammate(): Promise<Map<string, MergeEntry>> {
     const m = new Map<string, MergeEntry>();
     for (const e of await this.list()) m.set(e.teammate, e);
