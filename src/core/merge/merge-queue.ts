@@ -4,6 +4,7 @@
 // surface calls (the lead's queue_merge, Queue Merge in VS Code, `agent-teams queue`, /queue):
 // add, cancel, retry, list. The work itself is queue-worker.ts, run by a host whose agents run.
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isOpen, type ControlChange, type MergeEntry } from '../../shared/schemas/merge-queue';
 import type { MergeAuto, Task } from '../../shared/schemas';
 import { DEFAULT_SANDBOX } from '../../shared/sandbox-schemas';
@@ -83,6 +84,7 @@ export class MergeQueue {
   async add(teammate: string, o: AddOptions): Promise<{ entry: MergeEntry; position: number }> {
     const test = o.testCommand == null ? (await this.settings()).testCommand : o.testCommand.trim() || null;
     const extra = o.extraTest?.trim() || null;
+    // Refused before preflight commits the teammate's work; asked again under the lock (another process may queue it meanwhile).
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
     const [branch, task] = await Promise.all([
@@ -202,7 +204,7 @@ export class MergeQueue {
         const e = (await this.list()).find((x) => x.id === id);
         if (!e) throw new Error(`no merge-queue entry ${id}`);
         if (!isOpen(e)) return e;
-        await new Promise((r) => setTimeout(r, 200));
+        await sleep(200);
       }
     } finally {
       await this.dispose();
