@@ -56,10 +56,10 @@ async function measure(root: string, setup: string[] | undefined, sandbox: Comma
   let mode = '';
   const head = (await git(root, 'rev-parse', 'HEAD')).trim();
   for (let k = 0; k < RUNS; k++) {
-    const scratch = new ScratchCheckout(root, {});
+    const scratch = new ScratchCheckout(root);
     try {
       const t = performance.now();
-      const r = await scratch.ready(await repoInfo(root, {}), head, { setup: setup ? { setup } : undefined, tests: sandbox, signal: new AbortController().signal });
+      const r = await scratch.ready(await repoInfo(root, {}), head, { settings: () => (setup ? { worktreeSetup: { setup } } : {}), tests: sandbox }, new AbortController().signal);
       if ('failed' in r) throw new Error(`${r.failed.reason}\n${r.failed.output}`);
       // The test would require the dependencies: they are there.
       await run('node', ['-e', `require('bench-dep-${PACKAGES - 1}')`], r.workdir);

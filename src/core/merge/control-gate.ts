@@ -8,7 +8,7 @@
 import picomatch from 'picomatch';
 import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { QUEUE_CONTROL_PATHS } from '../sandbox/policy';
-import { git, type GitEnvOptions } from '../worktree/git';
+import { git } from '../worktree/git';
 
 const matches = picomatch(QUEUE_CONTROL_PATHS.map((g) => `**/${g}`), { dot: true, nocase: true });
 
@@ -32,9 +32,9 @@ export type AskChange = (
 const cut = (text: string): string => (text.length > 256 * 1024 ? `${text.slice(0, 256 * 1024)}\n… (cut: ${text.length} characters)` : text);
 
 /** Asks the user about each control file the entry changes, with its before (at `base`) and after; true only if every one is allowed. */
-export async function askControl(ask: AskChange, e: MergeEntry, top: string, base: string, changes: readonly ControlChange[], ctx: GitEnvOptions, signal: AbortSignal): Promise<boolean> {
+export async function askControl(ask: AskChange, e: MergeEntry, top: string, base: string, changes: readonly ControlChange[], signal: AbortSignal): Promise<boolean> {
   const blob = async (rev: string) => {
-    const r = await git(['cat-file', 'blob', rev], { ...ctx, cwd: top, allowFail: true });
+    const r = await git(['cat-file', 'blob', rev], { cwd: top, allowFail: true });
     return r.code === 0 ? cut(r.stdout) : null;
   };
   const why = `${e.teammate}'s branch ${e.branch} changes this control file; the merge queue lands it only on your yes`;
@@ -49,7 +49,7 @@ export async function askControl(ask: AskChange, e: MergeEntry, top: string, bas
 }
 
 /** `git diff` of the control files between `base` and the held merge `commit`: what the user approves. */
-export async function controlDiffText(root: string, base: string, commit: string, changes: readonly ControlChange[], ctx: GitEnvOptions): Promise<string> {
-  const r = await git(['diff', '--no-color', '--no-ext-diff', '--no-textconv', base, commit, '--', ...changes.map((c) => `:(top,literal)${c.path}`)], { ...ctx, cwd: root, allowFail: true });
+export async function controlDiffText(root: string, base: string, commit: string, changes: readonly ControlChange[]): Promise<string> {
+  const r = await git(['diff', '--no-color', '--no-ext-diff', '--no-textconv', base, commit, '--', ...changes.map((c) => `:(top,literal)${c.path}`)], { cwd: root, allowFail: true });
   return cut(r.stdout);
 }

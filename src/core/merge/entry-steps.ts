@@ -7,8 +7,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { fileList } from '../worktree/errors';
+import { resolveCommit } from '../worktree/repo';
 import { approvedAll, askControl, isControlPath } from './control-gate';
-import { branchTip, changedFiles, headState, land, mergeCommit, repoFacts, type RepoFacts } from './integrate';
+import { changedFiles, headState, land, mergeCommit, repoFacts, type RepoFacts } from './integrate';
 import type { WorkerOptions } from './queue-options';
 import { tellFailed, tellMerged } from './queue-notes';
 import { nowSeconds } from './queue-store';
@@ -32,24 +33,27 @@ export interface EntryCtx {
 /** The merge being worked: onto `base`, the tip of `into`; `changes` what it changes. */
 interface Made { into: string; base: string; commit: string; changes: ControlChange[] }
 
+/** How often a waiting entry looks at the user's tree again; the worker looks for new entries as often. */
+export const POLL_MS = 2_000;
+
 const mine = (c: EntryCtx, change: Partial<MergeEntry>): Promise<boolean> => c.w.store.mine(c.e.id, c.w.hostId, change);
 
 /** One merge + test + gate + land against the branch's tip now: 'done' when the entry is settled (or no longer ours), 'again' when the branch moved. */
 export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
-  const p = (c.run.repo ??= await repoFacts(c.w.worktrees.root, c.w.git));
-  let st = await headState(p, c.w.git);
+  const p = (c.run.repo ??= await repoFacts(c.w.worktrees.root));
+  let st = await headState(p);
   for (let why = st.busy; why || !st.oid; why = st.busy) {
     if (!(await hold(c, why ?? `branch ${st.branch} has no commit yet`))) return 'done';
-    st = await headState(p, c.w.git);
+    st = await headState(p);
   }
   const [into, base] = [st.branch!, st.oid!];
   const tests = testsOf(c.e);
   // The tests' sandbox (its proxy and network namespace) is readied while the merge is made.
   if (tests.length) void c.w.tests.prepare?.(QUEUE_BOX);
   if (!(await mine(c, { into, base, commit: null, waiting: null }))) return 'done';
-  const m = await mergeCommit(p, base, c.e.branch, `Merge ${c.e.branch} (teammate ${c.e.teammate}) into ${into}`, c.w.git);
+  const m = await mergeCommit(p, base, c.e.branch, `Merge ${c.e.branch} (teammate ${c.e.teammate}) into ${into}`);
   if (m.kind === 'conflict') return fail(c, `conflicts with ${into} in ${fileList(m.files)}`, { files: m.files, into, failure: m.failure });
-  const made: Made = { into, base, commit: m.commit, changes: await changedFiles(p.toplevel, base, m.tree, c.w.git) };
+  const made: Made = { into, base, commit: m.commit, changes: await changedFiles(p.toplevel, base, m.tree) };
   const files = made.changes.map((x) => x.path);
   // Already part of the workspace branch (its changes came another way): nothing to test or land.
   if (!files.length) return merged(c, { into, commit: base, files }, true);
@@ -58,7 +62,7 @@ export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
   if (tests.length && !(await tested(c, p, made, tests))) return 'done';
   if (!(await gate(c, p, made))) return 'done';
   while (!c.signal.aborted) {
-    const r = await land(p, into, base, m.commit, c.w.git);
+    const r = await land(p, into, base, m.commit);
     if (r.kind === 'landed') return merged(c, { into, commit: m.commit, files }, false);
     if (r.kind === 'moved') return 'again';
     if (!(await hold(c, r.reason))) return 'done';
@@ -68,7 +72,7 @@ export async function attempt(c: EntryCtx): Promise<'done' | 'again'> {
 
 /** The merge's tests in the scratch checkout, prepared: true when they passed, else the entry is settled (or no longer ours). */
 async function tested(c: EntryCtx, p: RepoFacts, m: Made, tests: string[]): Promise<boolean> {
-  const ready = await c.run.scratch.ready(p, m.commit, { setup: c.w.settings().worktreeSetup, tests: c.w.tests, signal: c.signal });
+  const ready = await c.run.scratch.ready(p, m.commit, c.w, c.signal);
   if ('failed' in ready) {
     const f = ready.failed;
     await fail(c, `could not be tested: ${f.reason}`, {
@@ -78,14 +82,13 @@ async function tested(c: EntryCtx, p: RepoFacts, m: Made, tests: string[]): Prom
     return false;
   }
   if (!(await mine(c, { prepared: ready.prepared }))) return false;
-  const run = { sandbox: c.w.tests, signal: c.signal, timeoutMs: c.w.testTimeoutMs, processes: c.w.processes };
-  const r = await runTests(run, tests, ready.workdir);
+  const r = await runTests(c.w, c.signal, tests, ready.workdir);
   if (r.kind !== 'failed') return r.kind === 'passed';
   // Whose fault: the same command on the workspace branch alone, in the same prepared checkout
   // (not comparable when the branch changed a lockfile: the checkout holds its dependencies).
   const failure = await testFailure(r, m.into, async (command) => {
     const dir = await c.run.scratch.asPrepared(p, m.base);
-    return dir ? runTests(run, [command], dir) : { kind: 'aborted' };
+    return dir ? runTests(c.w, c.signal, [command], dir) : { kind: 'aborted' };
   });
   await fail(c, r.reason, { into: m.into, failure, output_tail: tail(r.output) });
   return false;
@@ -103,7 +106,7 @@ async function gate(c: EntryCtx, p: RepoFacts, m: Made): Promise<boolean> {
   const ask = c.w.askChange;
   if (ask) {
     if (!(await mine(c, { waiting: `asks for your approval: it changes control files (${list})` }))) return false;
-    if (await askControl(ask, c.e, p.toplevel, m.base, pending, c.w.git, c.signal)) return mine(c, { waiting: null });
+    if (await askControl(ask, c.e, p.toplevel, m.base, pending, c.signal)) return mine(c, { waiting: null });
     if (c.signal.aborted) return false;
   }
   const why = ask ? 'you did not approve them' : 'those land only on the user\'s yes';
@@ -116,64 +119,26 @@ async function gate(c: EntryCtx, p: RepoFacts, m: Made): Promise<boolean> {
 /** The entry waits a while saying why; false when it is no longer ours (cancelled, taken back). */
 async function hold(c: EntryCtx, reason: string): Promise<boolean> {
   if (!(await mine(c, { waiting: reason }))) return false;
-  await sleep(c.w.pollMs ?? 2_000, undefined, { signal: c.signal }).catch(() => undefined);
+  await sleep(POLL_MS, undefined, { signal: c.signal }).catch(() => undefined);
   return !c.signal.aborted;
 }
 
 /** Writes the entry merged — even if a cancel arrived after the branch moved: landed is landed. */
 async function merged(c: EntryCtx, r: { into: string; commit: string; files: string[] }, already: boolean): Promise<'done'> {
-  const done = await c.w.store.update((entries) => {
-    const e = entries.find((x) => x.id === c.e.id);
-    Object.assign(e ?? {}, {
-      state: 'merged', worker: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
-      reason: already ? `${c.e.branch} was already part of ${r.into}` : null, updated_at: nowSeconds(),
-    });
-    return e ? { ...e } : undefined;
+  const done = await c.w.store.set(c.e.id, {
+    state: 'merged', worker: null, waiting: null, into: r.into, commit: r.commit, files: r.files,
+    reason: already ? `${c.e.branch} was already part of ${r.into}` : null, updated_at: nowSeconds(),
   });
-  if (done) {
-    await tellMerged(c.w, done, already).catch(() => undefined);
-    await shutDownAgain(c, done).catch(() => undefined);
-  }
+  if (done) await tellMerged(c.w, done, already).catch(() => undefined);
   return 'done';
-}
-
-/**
- * A teammate the queue brought back to fix its branch (queue-notes.ts) had shut down at the
- * lead's request: once the fixed branch lands, it is asked again, on the lead's behalf, so
- * the lead spends no call on it.
- */
-async function shutDownAgain(c: EntryCtx, landed: MergeEntry): Promise<void> {
-  if (landed.by !== 'fix') return;
-  const mine = (await c.w.store.read()).filter((e) => e.teammate === landed.teammate);
-  const before = mine[mine.findIndex((e) => e.id === landed.id) - 1];
-  if (before?.state !== 'failed') return;
-  const m = await c.w.team.roster.get(landed.teammate);
-  if (!m || m.status === 'shutdown') return;
-  // It was asked and had to fix its branch first (shutdown_response said "Not yet"): the same
-  // request is put to it again, so the lead's own request is the one answered. Brought back
-  // after it had shut down (its old requests expired with the re-spawn): asked anew.
-  const open = (await c.w.team.requests.list({ status: 'pending', kind: 'shutdown', to: landed.teammate }).catch(() => [])).find((r) => r.from === 'lead');
-  if (open) await c.w.team.mailbox.send({ from: 'lead', to: landed.teammate, type: 'shutdown_request', content: 'Please shut down: your fixed branch has landed.', request_id: open.request_id });
-  else if (before.revived) await c.w.team.requestShutdown('lead', landed.teammate);
 }
 
 export async function fail(c: EntryCtx, reason: string, extra: Partial<MergeEntry>): Promise<'done'> {
   // The tip it failed at: a later one is the teammate's fix (merge-queue.ts requeueFixed).
-  const tip = await branchTip(c.w.worktrees.root, c.e.branch, c.w.git).catch(() => null);
+  const tip = await resolveCommit(c.w.worktrees.root, `refs/heads/${c.e.branch}`, {}).catch(() => null);
   // `files` is what a conflict lists (written with it in `extra`), not what the merge changed.
   if (await mine(c, { state: 'failed', worker: null, waiting: null, commit: null, files: undefined, reason, ...(tip ? { tip } : {}), ...extra })) {
-    // Marked before the teammate starts again (it could fix and land before a later write).
-    const mark = (revived: boolean) => c.w.store.update((entries) => {
-      const e = entries.find((x) => x.id === c.e.id);
-      if (e) e.revived = revived;
-    });
-    const bringBack = c.w.bringBack && (async (teammate: string, prompt: string) => {
-      await mark(true);
-      const ok = await c.w.bringBack!(teammate, prompt).catch(() => false);
-      if (!ok) await mark(false);
-      return ok;
-    });
-    await tellFailed({ ...c.w, bringBack }, { ...c.e, ...extra, reason, state: 'failed' });
+    await tellFailed(c.w, { ...c.e, ...extra, reason, state: 'failed' });
   }
   return 'done';
 }

@@ -7,8 +7,8 @@ import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ControlChange, Failure } from '../../shared/schemas/merge-queue';
 import { fileList, WorktreeError } from '../worktree/errors';
-import { firstLines, git, identityArgs, splitZ, type GitEnvOptions } from '../worktree/git';
-import { repoInfo, type RepoInfo } from '../worktree/repo';
+import { firstLines, git, identityArgs, splitZ } from '../worktree/git';
+import { repoInfo, resolveCommit, type RepoInfo } from '../worktree/repo';
 
 /** What a run of the queue asks once: where the repository is, and how to make commits as `git commit` would. */
 export interface RepoFacts extends RepoInfo {
@@ -16,11 +16,11 @@ export interface RepoFacts extends RepoInfo {
   sign: boolean;
 }
 
-export async function repoFacts(root: string, ctx: GitEnvOptions): Promise<RepoFacts> {
+export async function repoFacts(root: string): Promise<RepoFacts> {
   const [info, identity, sign] = await Promise.all([
-    repoInfo(root, ctx), identityArgs(root, ctx),
+    repoInfo(root, {}), identityArgs(root, {}),
     // commit-tree does not read commit.gpgSign itself.
-    git(['config', '--type=bool', '--get', 'commit.gpgsign'], { ...ctx, cwd: root, allowFail: true }),
+    git(['config', '--type=bool', '--get', 'commit.gpgsign'], { cwd: root, allowFail: true }),
   ]);
   return { ...info, identity, sign: sign.stdout.trim() === 'true' };
 }
@@ -38,9 +38,9 @@ export interface HeadState {
 }
 
 /** The user's checkout as one `git status` and its git folder tell it. */
-export async function headState(p: RepoInfo, ctx: GitEnvOptions): Promise<HeadState> {
+export async function headState(p: RepoInfo): Promise<HeadState> {
   const r = await git(['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=no'], {
-    ...ctx, cwd: p.toplevel, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the user's git for index.lock
+    cwd: p.toplevel, extraEnv: { GIT_OPTIONAL_LOCKS: '0' }, // do not fight the user's git for index.lock
   });
   let [branch, oid]: (string | null)[] = [null, null];
   const dirty: string[] = [];
@@ -64,16 +64,11 @@ export type MergeResult =
   | { kind: 'merged'; commit: string; tree: string }
   | { kind: 'conflict'; files: string[]; failure: Failure };
 
-/** The branch's tip now, or null when it no longer exists. */
-export async function branchTip(root: string, branch: string, ctx: GitEnvOptions): Promise<string | null> {
-  return (await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { ...ctx, cwd: root, allowFail: true })).stdout.trim() || null;
-}
-
 /** The merge commit of `branch` onto `base` (--no-ff: one commit per hand-in, revertible as a unit), made in the object store only. */
-export async function mergeCommit(p: RepoFacts, base: string, branch: string, message: string, ctx: GitEnvOptions): Promise<MergeResult> {
-  const g = { ...ctx, cwd: p.toplevel, allowFail: true };
+export async function mergeCommit(p: RepoFacts, base: string, branch: string, message: string): Promise<MergeResult> {
+  const g = { cwd: p.toplevel, allowFail: true };
   // The branch's tip, read once: the merge and the commit's second parent are the same commit.
-  const tip = await branchTip(p.toplevel, branch, ctx);
+  const tip = await resolveCommit(p.toplevel, `refs/heads/${branch}`, {});
   if (!tip) throw new WorktreeError('merge-failed', `branch ${branch} no longer exists`);
   const t = await git(['merge-tree', '--write-tree', '--name-only', '-z', '--no-messages', base, tip], g);
   const out = splitZ(t.stdout);
@@ -94,9 +89,9 @@ export async function mergeCommit(p: RepoFacts, base: string, branch: string, me
 }
 
 /** Each file `tree` changes against `base`, with its new blob and mode (oid null: deleted); none: the branch was already part of `base`. */
-export async function changedFiles(top: string, base: string, tree: string, ctx: GitEnvOptions): Promise<ControlChange[]> {
+export async function changedFiles(top: string, base: string, tree: string): Promise<ControlChange[]> {
   // Raw format: ":<mode> <mode> <old> <new> <status>\0<path>\0".
-  const parts = splitZ((await git(['diff-tree', '-r', '--no-renames', '-z', base, tree, '--'], { ...ctx, cwd: top })).stdout);
+  const parts = splitZ((await git(['diff-tree', '-r', '--no-renames', '-z', base, tree, '--'], { cwd: top })).stdout);
   const out: ControlChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
     const [, mode, , oid, status] = parts[i]!.split(' ');
@@ -120,18 +115,18 @@ function held(s: HeadState, into: string, base: string): LandResult | null {
  * Advances branch `into` from `base` to `commit` and brings the user's files along, only if
  * `into` is still checked out at `base` and nothing of the user's is in the way.
  */
-export async function land(p: RepoInfo, into: string, base: string, commit: string, ctx: GitEnvOptions): Promise<LandResult> {
-  const before = held(await headState(p, ctx), into, base);
+export async function land(p: RepoInfo, into: string, base: string, commit: string): Promise<LandResult> {
+  const before = held(await headState(p), into, base);
   if (before) return before;
   // A fast-forward moves the branch only from a commit the merge contains — `base`, as just
   // seen — so a commit made meanwhile is never dropped, and it brings index and files along
   // first, refusing to overwrite anything (an untracked file where the merge adds one
   // included). The queue's own merge commit: no signature check.
   const r = await git(['merge', '--ff-only', '--quiet', '--no-stat', '--no-autostash', '--no-verify-signatures', commit], {
-    ...ctx, cwd: p.toplevel, allowFail: true, extraEnv: { GIT_REFLOG_ACTION: 'agent-teams merge queue' },
+    cwd: p.toplevel, allowFail: true, extraEnv: { GIT_REFLOG_ACTION: 'agent-teams merge queue' },
   });
   if (r.code === 0) return { kind: 'landed' };
   // The user's git got there first (a commit, a checkout, an edit, its index lock), or a file of theirs is in the way.
-  return held(await headState(p, ctx), into, base)
+  return held(await headState(p), into, base)
     ?? { kind: 'wait', reason: `the workspace could not be brought to the merge (${firstLines(r.stderr) || `git merge exit ${r.code}`}); it lands by itself once that is resolved` };
 }

@@ -4,23 +4,21 @@
 // surface calls (the lead's queue_merge, Queue Merge in VS Code, `agent-teams queue`, /queue):
 // add, cancel, retry, list. The work itself is queue-worker.ts, run by a host whose agents run.
 import { join } from 'node:path';
-import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
-import { isOpen } from '../../shared/schemas/merge-queue';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isOpen, type ControlChange, type MergeEntry } from '../../shared/schemas/merge-queue';
 import type { MergeAuto, Task } from '../../shared/schemas';
 import { DEFAULT_SANDBOX } from '../../shared/sandbox-schemas';
 import { CommandSandbox } from '../sandbox/sandbox';
 import { readTeamSettings } from '../team/team-settings';
 import { reportProblem } from '../util/problems';
-import type { GitEnvOptions } from '../worktree/git';
+import { resolveCommit } from '../worktree/repo';
 import { controlDiffText } from './control-gate';
-import { branchTip } from './integrate';
 import type { MergeQueueOptions, WorkerHost } from './queue-options';
 import { MergeQueueError, preflight } from './preflight';
 import { newEntryId, nowSeconds, QueueStore } from './queue-store';
 import { QueueWorker } from './queue-worker';
 
 export { MergeQueueError };
-export type { MergeQueueOptions, WorkerHost };
 
 /**
  * `agentTeams.merge.auto` / `agentTeams.merge.testCommand` (CLI `--merge-test`) over
@@ -45,9 +43,17 @@ export interface AddOptions {
   extraTest?: string | null;
   /** Control-path changes the user approved (queue approve): the entry lands if its merge changes no others. */
   approved?: ControlChange[];
-  /** `lead`, `user` or `auto`. */
+  /** `lead`, `user`, `auto` or `fix` (docs/file-formats.md). */
   by: string;
   task?: number | null;
+}
+
+/** The entry `adding` queued, or why it was refused (a MergeQueueError; anything else throws). */
+async function refusal(adding: Promise<{ entry: MergeEntry }>): Promise<{ entry?: MergeEntry; refused?: string }> {
+  return adding.then(({ entry }) => ({ entry }), (err: unknown) => {
+    if (err instanceof MergeQueueError) return { refused: err.message };
+    throw err;
+  });
 }
 
 export class MergeQueue {
@@ -56,11 +62,8 @@ export class MergeQueue {
   /** The sandbox the queue made for its tests when the host working it lent none. */
   private own: CommandSandbox | null = null;
 
-  private readonly git: GitEnvOptions;
-
   constructor(private readonly opts: MergeQueueOptions) {
     this.store = new QueueStore(opts.team.root);
-    this.git = opts.git ?? {};
   }
 
   /** All entries, oldest first (finished ones included, for the views). */
@@ -68,16 +71,10 @@ export class MergeQueue {
     return this.store.read();
   }
 
-  /** The latest entry of each teammate. */
   async latestByTeammate(): Promise<Map<string, MergeEntry>> {
     const m = new Map<string, MergeEntry>();
     for (const e of await this.list()) m.set(e.teammate, e);
     return m;
-  }
-
-  /** The configured test command (null: merge only). */
-  async testCommand(): Promise<string | null> {
-    return (await mergeSettings(this.opts.team.root, this.opts.settings())).testCommand;
   }
 
   /**
@@ -85,12 +82,13 @@ export class MergeQueue {
    * committed first. Returns the entry and its place among the open ones (1 = next).
    */
   async add(teammate: string, o: AddOptions): Promise<{ entry: MergeEntry; position: number }> {
-    const test = o.testCommand === undefined || o.testCommand === null ? await this.testCommand() : o.testCommand.trim() || null;
+    const test = o.testCommand == null ? (await this.settings()).testCommand : o.testCommand.trim() || null;
     const extra = o.extraTest?.trim() || null;
+    // Refused before preflight commits the teammate's work; asked again under the lock (another process may queue it meanwhile).
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
     const [branch, task] = await Promise.all([
-      preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra], this.git),
+      preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra]),
       o.task ?? this.taskOf(teammate),
     ]);
     const r = await this.store.update((entries) => {
@@ -138,7 +136,7 @@ export class MergeQueue {
   async pendingApproval(teammate: string): Promise<{ entry: MergeEntry; diff: string }> {
     const last = (await this.latestByTeammate()).get(teammate);
     if (last?.state !== 'failed' || !last.control?.length || !last.base || !last.commit) throw new MergeQueueError(`${teammate} has no merge waiting for approval`);
-    return { entry: last, diff: await controlDiffText(this.opts.worktrees.root, last.base, last.commit, last.control, this.git) };
+    return { entry: last, diff: await controlDiffText(this.opts.worktrees.root, last.base, last.commit, last.control) };
   }
 
   /** The user's yes to the control files `teammate`'s held entry changes: queued again, landing if its merge changes exactly these (or fewer). */
@@ -156,14 +154,8 @@ export class MergeQueue {
     if (!who) return null;
     const fixed = await this.requeueFixed(who);
     if (fixed) return fixed;
-    const s = await mergeSettings(this.opts.team.root, this.opts.settings());
-    if (s.auto !== 'onTaskComplete' || !(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
-    try {
-      return { entry: (await this.add(who, { by: 'auto', task: task.id })).entry };
-    } catch (err) {
-      if (err instanceof MergeQueueError) return { refused: err.message };
-      throw err;
-    }
+    if ((await this.settings()).auto !== 'onTaskComplete' || !(await this.opts.worktrees.get(who).catch(() => undefined))) return null;
+    return refusal(this.add(who, { by: 'auto', task: task.id }));
   }
 
   /** The teammate's branch came back at fault and has no commit since: it has a fix to make (shutdown_response waits for it). */
@@ -180,20 +172,18 @@ export class MergeQueue {
   async requeueFixed(teammate: string): Promise<{ entry?: MergeEntry; refused?: string } | null> {
     const back = await this.cameBack(teammate);
     if (!back?.tip || back.tip === back.entry.tip) return null;
-    const last = back.entry;
-    try {
-      return { entry: (await this.again(last, 'fix')).entry };
-    } catch (err) {
-      if (err instanceof MergeQueueError) return { refused: err.message };
-      throw err;
-    }
+    return refusal(this.again(back.entry, 'fix'));
   }
 
   /** The teammate's last entry when it failed with the branch at fault (sent back to fix), with the branch's tip now. */
-  private async cameBack(teammate: string): Promise<{ entry: MergeEntry; tip: string | null } | null> {
+  private async cameBack(teammate: string): Promise<{ entry: MergeEntry; tip: string | undefined } | null> {
     const last = (await this.latestByTeammate()).get(teammate);
     if (last?.state !== 'failed' || last.failure?.fault !== 'branch' || last.control?.length || !last.tip) return null;
-    return { entry: last, tip: await branchTip(this.opts.worktrees.root, last.branch, this.git).catch(() => null) };
+    return { entry: last, tip: await resolveCommit(this.opts.worktrees.root, `refs/heads/${last.branch}`, {}).catch(() => undefined) };
+  }
+
+  private settings(): ReturnType<typeof mergeSettings> {
+    return mergeSettings(this.opts.team.root, this.opts.settings());
   }
 
   // The task the work is for: its in-progress one, else the last it completed.
@@ -214,7 +204,7 @@ export class MergeQueue {
         const e = (await this.list()).find((x) => x.id === id);
         if (!e) throw new Error(`no merge-queue entry ${id}`);
         if (!isOpen(e)) return e;
-        await new Promise((r) => setTimeout(r, 200));
+        await sleep(200);
       }
     } finally {
       await this.dispose();
@@ -228,13 +218,8 @@ export class MergeQueue {
     const s = this.opts.settings;
     // Without the host's sandbox the tests run in one of the queue's own, over the queue's settings.
     this.own = host.sandbox ? null : new CommandSandbox({ root: this.opts.worktrees.root, settings: () => s().sandbox ?? DEFAULT_SANDBOX, rules: () => s().permissions, notice: notify });
-    this.worker = new QueueWorker({ ...this.opts, store: this.store, git: this.git, processes: host.processes, tests: host.sandbox ?? this.own!, notify, askChange: host.askChange, bringBack: host.bringBack });
+    this.worker = new QueueWorker({ ...this.opts, store: this.store, processes: host.processes, tests: host.sandbox ?? this.own!, notify, askChange: host.askChange, bringBack: host.bringBack });
     this.worker.kick();
-  }
-
-  /** Wakes the worker (a file change seen by the host); no-op when this host does not work the queue. */
-  kick(): void {
-    this.worker?.kick();
   }
 
   /** Resolves when the worker has nothing it can do now (tests, the CLI's one-shot runs). */

@@ -5,7 +5,7 @@
 // uncommitted work committed to its branch.
 import { runShell } from '../exec/shell';
 import type { Team } from '../team/team';
-import { git, type GitEnvOptions } from '../worktree/git';
+import { git } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import { commitAll, dirtyFiles, repoInfo } from '../worktree/repo';
 import { isTeammateName } from '../util/names';
@@ -35,23 +35,22 @@ async function missingProgram(command: string, cwd: string): Promise<string | nu
 }
 
 /** Checks that `teammate`'s branch can be queued with `tests`, then commits its uncommitted work; returns the branch. */
-export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, tests: readonly (string | null)[], ctx: GitEnvOptions): Promise<string> {
+export async function preflight(team: Team, worktrees: WorktreeManager, teammate: string, tests: readonly (string | null)[]): Promise<string> {
   if (!isTeammateName(teammate)) throw new MergeQueueError(`"${teammate}" is not a teammate's name`);
   const [member, wt] = await Promise.all([team.roster.get(teammate), worktrees.get(teammate).catch(() => undefined)]);
   if (!member && !wt) throw new MergeQueueError(`unknown teammate "${teammate}": no member and no worktree has that name`);
   // A container teammate's branch (docs/containers.md) is queued like a worktree's, with no checkout here.
-  const box = !wt && member?.container && member.branch ? { branch: member.branch } : null;
-  if (!wt && !box) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
-  const branch = wt?.branch ?? box!.branch;
+  const branch = wt?.branch ?? (member?.container ? member.branch : undefined);
+  if (!branch) throw new MergeQueueError(`${teammate} works in the main checkout, not in a worktree of its own: there is no branch to queue`);
   const root = worktrees.root;
   const checkout = wt?.status === 'active' ? wt.path : undefined;
-  const head = await headState(await repoInfo(root, ctx), ctx);
+  const head = await headState(await repoInfo(root, {}));
   const into = head.branch;
   if (head.busy || !into) throw new MergeQueueError(head.busy ?? 'the workspace is not on a branch');
   if (into === branch) throw new MergeQueueError(`the workspace has ${branch} itself checked out`);
   const [pending, count] = await Promise.all([
-    checkout ? dirtyFiles(checkout, ctx, true).catch(() => []) : [],
-    git(['rev-list', '--count', `refs/heads/${into}..refs/heads/${branch}`], { ...ctx, cwd: root, allowFail: true }),
+    checkout ? dirtyFiles(checkout, {}, true).catch(() => []) : [],
+    git(['rev-list', '--count', `refs/heads/${into}..refs/heads/${branch}`], { cwd: root, allowFail: true }),
   ]);
   if (count.code !== 0) throw new MergeQueueError(`branch ${branch} of ${teammate} no longer exists`);
   if (Number(count.stdout.trim()) === 0 && pending.length === 0) {
@@ -61,6 +60,6 @@ export async function preflight(team: Team, worktrees: WorktreeManager, teammate
     const missing = command ? await missingProgram(command, checkout ? wt!.workdir : root) : null;
     if (missing) throw new MergeQueueError(missing);
   }
-  if (checkout && pending.length) await commitAll(checkout, `${teammate}: work queued for merge`, ctx);
+  if (checkout && pending.length) await commitAll(checkout, `${teammate}: work queued for merge`, {});
   return branch;
 }

@@ -1,19 +1,14 @@
 // What the merge queue tells the team when an entry settles (docs/file-formats.md, "Merge
-// queue"): the lead is told either way (a landing without a wake of its own); a failed entry
-// goes back to its teammate — its task back in progress — only when its branch is at fault
-// (queue-test.ts), with the step, the exit code, the first error lines and the output's tail; a conflict names the other side's
-// commits and who made them. The notes come from the team (`from: "team"`, marked
-// `merge_queue`, read by the model as from "merge-queue"), never as the agent's own words.
+// queue"), as the team (`from: "team"`, `merge_queue`), never in an agent's own words: the lead
+// either way, woken only when it has something to do; the teammate when its branch is at fault
+// (its task back in progress, brought back if it had shut down) or held at the gate; and a
+// teammate whose fixed branch landed is asked again to shut down.
 import type { MergeEntry } from '../../shared/schemas/merge-queue';
 import type { Team } from '../team/team';
 import { fileList } from '../worktree/errors';
+import type { WorkerOptions } from './queue-options';
 
-interface NoteHost {
-  team: Team;
-  notify: (level: 'info' | 'warning' | 'error', message: string, agent?: string) => void;
-  /** Starts a teammate that has shut down again (same name: conversation and worktree resumed); false when it could not. Absent where no agents run here. */
-  bringBack?: (teammate: string, prompt: string) => Promise<boolean>;
-}
+type NoteHost = Pick<WorkerOptions, 'team' | 'notify' | 'bringBack' | 'store'>;
 
 const shortSha = (c: string | null | undefined): string => (c ? c.slice(0, 10) : '?');
 
@@ -30,6 +25,27 @@ export async function tellMerged(h: NoteHost, e: MergeEntry, already: boolean): 
   await note(h.team, e.teammate, `[merge queue] Your branch ${what}.`, false);
   // Nothing to act on: the lead reads it with the team's results when the team goes quiet (quiet-team.ts), not one wake per branch.
   await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${what}.`, false);
+  await shutDownAgain(h, e).catch(() => undefined);
+}
+
+/**
+ * A teammate the queue brought back to fix its branch (tellFailed) had shut down at the
+ * lead's request: once the fixed branch lands, it is asked again, on the lead's behalf, so
+ * the lead spends no call on it.
+ */
+async function shutDownAgain(h: NoteHost, landed: MergeEntry): Promise<void> {
+  if (landed.by !== 'fix') return;
+  const mine = (await h.store.read()).filter((e) => e.teammate === landed.teammate);
+  const before = mine[mine.findIndex((e) => e.id === landed.id) - 1];
+  if (before?.state !== 'failed') return;
+  const m = await h.team.roster.get(landed.teammate);
+  if (!m || m.status === 'shutdown') return;
+  // It was asked and had to fix its branch first (shutdown_response said "Not yet"): the same
+  // request is put to it again, so the lead's own request is the one answered. Brought back
+  // after it had shut down (its old requests expired with the re-spawn): asked anew.
+  const open = (await h.team.requests.list({ status: 'pending', kind: 'shutdown', to: landed.teammate }).catch(() => [])).find((r) => r.from === 'lead');
+  if (open) await h.team.mailbox.send({ from: 'lead', to: landed.teammate, type: 'shutdown_request', content: 'Please shut down: your fixed branch has landed.', request_id: open.request_id });
+  else if (before.revived) await h.team.requestShutdown('lead', landed.teammate);
 }
 
 /** The failure in words: step, exit code, why it is whose, the other side's commits, the first errors and the output's end. */
@@ -61,16 +77,10 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
     await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged} The branch is not at fault: fix the environment (a missing program, the test command, worktree.setup) or tell the user, then retry it (/queue retry ${e.teammate}).${details(e)}`, e.by !== 'user');
     return;
   }
-  let taskLine = '';
-  let task: number | null = null;
-  if (e.task !== null) {
-    const back = await h.team.tasks.update(e.task, { status: 'in_progress' }, 'lead').catch(() => null);
-    if (back) {
-      task = back.id;
-      taskLine = ` Task #${back.id} is back in progress.`;
-      if (back.owner === e.teammate) await h.team.roster.patch(e.teammate, { current_task: back.id }).catch(() => undefined);
-    }
-  }
+  const back = e.task === null ? null : await h.team.tasks.update(e.task, { status: 'in_progress' }, 'lead').catch(() => null);
+  if (back?.owner === e.teammate) await h.team.roster.patch(e.teammate, { current_task: back.id }).catch(() => undefined);
+  const task = back?.id ?? null;
+  const taskLine = back ? ` Task #${back.id} is back in progress.` : '';
   const fix = e.files?.length && e.failure?.step !== 'test'
     ? `Bring ${into} into your branch (git merge ${into}), resolve the conflicts in ${fileList(e.files, 20)}, and commit.`
     : 'Fix it in your worktree and commit.';
@@ -80,7 +90,7 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
   const gone = (await h.team.roster.get(e.teammate).catch(() => null))?.status === 'shutdown';
   const said = `[merge queue] Your branch ${notMerged}${taskLine} ${fix} ${then}${details(e)}`;
   // Brought back, it reads the note as its first prompt (mail to a teammate that has shut down is refused).
-  const revived = gone && !!h.bringBack && await h.bringBack(e.teammate, `You had shut down; the merge queue brought you back. ${said}`).catch(() => false);
+  const revived = gone && !!h.bringBack && await revive(h, e, `You had shut down; the merge queue brought you back. ${said}`).catch(() => false);
   if (!gone) await note(h.team, e.teammate, said, true);
   const requeued = `its branch is queued again by itself once it has committed a fix and ${task !== null ? `completed task #${task}` : 'gone idle'}`;
   const outcome = revived
@@ -91,6 +101,14 @@ export async function tellFailed(h: NoteHost, e: MergeEntry): Promise<void> {
   // Woken only when the lead has something to do: bring a teammate back by hand.
   const act = gone && !revived;
   await note(h.team, 'lead', `[merge queue] ${e.teammate}'s ${notMerged}${outcome}${revived || !gone ? taskLine : ''}`, act);
+}
+
+/** Brings `e`'s teammate back with `prompt`; the entry is marked first (back, it could fix and land before a later write). */
+async function revive(h: NoteHost, e: MergeEntry, prompt: string): Promise<boolean> {
+  await h.store.set(e.id, { revived: true });
+  const ok = await h.bringBack!(e.teammate, prompt).catch(() => false);
+  if (!ok) await h.store.set(e.id, { revived: false });
+  return ok;
 }
 
 /** Held at the gate (control-gate.ts): nothing for the teammate to fix; only the user can let it land. */

@@ -6,7 +6,6 @@ import type { ProcessRegistry } from '../exec/process-group';
 import type { RuleSource } from '../permissions/rules';
 import type { CommandSandbox } from '../sandbox/sandbox';
 import type { Team } from '../team/team';
-import type { GitEnvOptions } from '../worktree/git';
 import type { WorktreeManager } from '../worktree/manager';
 import type { WorktreeSetup } from '../worktree/setup-config';
 import type { AskChange } from './control-gate';
@@ -27,11 +26,6 @@ export interface MergeQueueOptions {
    * queue lends no sandbox of its own (WorkerHost.sandbox).
    */
   settings: () => { mergeAuto?: MergeAuto; mergeTestCommand?: string; sandbox?: SandboxSettings; permissions?: RuleSource; worktreeSetup?: WorktreeSetup };
-  git?: GitEnvOptions;
-  /** Limit for one test run (default 10 minutes); the command and its processes are killed. */
-  testTimeoutMs?: number;
-  /** How often a waiting entry looks at the user's tree again (default 2 s). */
-  pollMs?: number;
 }
 
 /** What the host working the queue lends it (MergeQueue.start). */
@@ -42,13 +36,12 @@ export interface WorkerHost {
   notify?: Notify;
   /** Asks the user about a control file an entry changes (a diff, Allow / Deny). Absent (headless): the entry is held for `queue approve`. */
   askChange?: AskChange;
-  /** Starts a teammate that has shut down again with `prompt` (queue-notes.ts); false when it could not. */
+  /** Starts a teammate that has shut down again with `prompt` (same name: conversation and worktree resumed; queue-notes.ts); false when it could not. */
   bringBack?: (teammate: string, prompt: string) => Promise<boolean>;
 }
 
 export interface WorkerOptions extends MergeQueueOptions, Omit<WorkerHost, 'sandbox' | 'notify'> {
   store: QueueStore;
-  git: GitEnvOptions;
   tests: TestSandbox;
   notify: Notify;
 }

@@ -49,6 +49,14 @@ export class QueueStore {
     });
   }
 
+  /** Writes `change` to entry `id` whatever its state; the entry after it, or undefined when it is gone. */
+  set(id: string, change: Partial<MergeEntry>): Promise<MergeEntry | undefined> {
+    return this.update((entries) => {
+      const e = entries.find((x) => x.id === id);
+      return e && { ...Object.assign(e, change) };
+    });
+  }
+
   /** Writes `change` to entry `id` while host `host` works it; false when it does not (cancelled, taken back). */
   mine(id: string, host: string, change: Partial<MergeEntry>): Promise<boolean> {
     return this.update((entries) => {

@@ -1,15 +1,11 @@
 // One merge-queue entry's test commands (docs/file-formats.md, "Merge queue"), run in the
-// scratch checkout as the teammate's own commands run: the `bash` engine (process group,
-// timeout, output cap), in the sandbox (docs/security.md) or refused with the reason when it is
-// required and missing. The code tested is the teammate's, so the repository's git folder is
-// read-only to it: it cannot move a branch and land itself. It runs in the queue's own box.
-// And whose fault a failing test is: the environment's when its program is missing (exit
-// 126/127, "command not found"), when it was ended from outside, or when the same command fails
-// on the workspace branch without the teammate's branch; else the branch's.
+// scratch checkout as the teammate's own commands run (process group, timeout, the sandbox:
+// docs/security.md), in the queue's own box. The code tested is the teammate's, so the git
+// folder is read-only to it: it cannot move a branch and land itself. And whose fault a failing
+// test is (testFailure): the environment's or the branch's.
 import type { Failure, MergeEntry } from '../../shared/schemas/merge-queue';
-import type { ProcessRegistry } from '../exec/process-group';
 import { runShell } from '../exec/shell';
-import type { TestSandbox } from './queue-options';
+import type { WorkerOptions } from './queue-options';
 
 /**
  * The sandbox box the queue's tests share (CommandSandbox.launch's `how.box`): their own /tmp,
@@ -27,25 +23,18 @@ export type TestOutcome =
 export const testsOf = (e: Pick<MergeEntry, 'test_command' | 'extra_test_command'>): string[] =>
   [e.test_command, e.extra_test_command].filter((c): c is string => !!c);
 
-export interface TestRun {
-  sandbox: TestSandbox;
-  signal: AbortSignal;
-  timeoutMs?: number;
-  processes?: ProcessRegistry;
-}
-
 /** Runs `commands` in `cwd`, one after the other, until one does not pass. */
-export async function runTests(o: TestRun, commands: readonly string[], cwd: string): Promise<TestOutcome> {
+export async function runTests(o: Pick<WorkerOptions, 'tests' | 'processes'>, signal: AbortSignal, commands: readonly string[], cwd: string): Promise<TestOutcome> {
   for (const command of commands) {
     // As "merge queue" (its network questions say so), in the queue's own box.
-    const plan = await o.sandbox.launch(QUEUE_BOX, cwd, command, { gitReadOnly: true, box: QUEUE_BOX });
+    const plan = await o.tests.launch(QUEUE_BOX, cwd, command, { gitReadOnly: true, box: QUEUE_BOX });
     if ('refused' in plan) return { kind: 'failed', reason: `could not run the test command \`${command}\`: ${plan.refused}`, command, exit_code: null, output: plan.refused };
     const r = await runShell(command, {
-      cwd, timeoutMs: o.timeoutMs ?? 600_000, maxOutputBytes: 30_000, signal: o.signal, plan,
+      cwd, timeoutMs: 600_000, maxOutputBytes: 30_000, signal, plan,
       // Tracked as the queue's, not the teammate's: a teammate idling out must not kill its entry's test.
       ...(o.processes ? { track: { registry: o.processes, owner: QUEUE_BOX } } : {}),
     });
-    if (o.signal.aborted) return { kind: 'aborted' };
+    if (signal.aborted) return { kind: 'aborted' };
     if (r.exitCode === 0) continue;
     const how = r.timedOut ? `timed out after ${Math.round(r.timeoutMs / 1000)} s` : r.error ? `could not start (${r.error})` : r.exitCode !== null ? `exit ${r.exitCode}` : `killed by ${r.signal}`;
     return { kind: 'failed', reason: `failed the test command \`${command}\` on the merge (${how})`, command, exit_code: r.exitCode, output: r.output };

@@ -5,9 +5,8 @@
 // heartbeat; one whose host died or went silent is taken back (recover, below).
 import { isOpen, type MergeEntry } from '../../shared/schemas/merge-queue';
 import { isProcessAlive } from '../util/process-alive';
-import type { GitEnvOptions } from '../worktree/git';
 import { resolveCommit } from '../worktree/repo';
-import { attempt, fail, type QueueRun } from './entry-steps';
+import { attempt, fail, POLL_MS, type QueueRun } from './entry-steps';
 import { changedFiles } from './integrate';
 import type { WorkerOptions } from './queue-options';
 import { nowSeconds } from './queue-store';
@@ -28,7 +27,7 @@ export class QueueWorker {
 
   constructor(private readonly o: WorkerOptions) {
     // Entries added by other processes (the CLI) and hosts that went away are found by polling.
-    this.poll = setInterval(() => this.kick(), o.pollMs ?? 2_000);
+    this.poll = setInterval(() => this.kick(), POLL_MS);
     this.poll.unref();
   }
 
@@ -67,7 +66,7 @@ export class QueueWorker {
 
   /** Works entries until none is left; the run's scratch checkout is removed at its end. */
   private async drain(): Promise<void> {
-    const run: QueueRun = { scratch: new ScratchCheckout(this.o.worktrees.root, this.o.git), repo: null };
+    const run: QueueRun = { scratch: new ScratchCheckout(this.o.worktrees.root), repo: null };
     try {
       for (let e = await this.claim(); e && !this.disposed; e = await this.claim()) await this.work(e, run);
     } finally {
@@ -80,7 +79,7 @@ export class QueueWorker {
     return this.o.store.update(async (entries) => {
       for (const e of entries) {
         if (e.state !== 'testing' || !gone(e, this.o.hostId, this.current?.id)) continue;
-        if (await recover(this.o.worktrees.root, e, this.o.git)) this.o.notify('info', `Merge queue: ${e.teammate}'s entry was being worked by a host that went away; it is tried again.`, e.teammate);
+        if (await recover(this.o.worktrees.root, e)) this.o.notify('info', `Merge queue: ${e.teammate}'s entry was being worked by a host that went away; it is tried again.`, e.teammate);
       }
       const first = entries.find(isOpen);
       if (!first || first.state === 'testing') return null;
@@ -124,14 +123,14 @@ function gone(e: MergeEntry, host: string, working: string | undefined): boolean
  * the branch ref moved nothing of the user's changed: queued again. A fast-forward brings the
  * files along before it moves the ref, so an entry whose branch is at its commit landed whole.
  */
-async function recover(root: string, e: MergeEntry, ctx: GitEnvOptions): Promise<boolean> {
-  const landed = e.commit && e.into && e.base && (await resolveCommit(root, `refs/heads/${e.into}`, ctx)) === e.commit;
+async function recover(root: string, e: MergeEntry): Promise<boolean> {
+  const landed = e.commit && e.into && e.base && (await resolveCommit(root, `refs/heads/${e.into}`, {})) === e.commit;
   Object.assign(e, { worker: null, waiting: null, updated_at: nowSeconds() });
   if (!landed) {
     Object.assign(e, { state: 'queued', commit: null });
     return true;
   }
   e.state = 'merged';
-  if (!e.files?.length) e.files = (await changedFiles(root, e.base!, e.commit!, ctx).catch(() => undefined))?.map((x) => x.path);
+  if (!e.files?.length) e.files = (await changedFiles(root, e.base!, e.commit!).catch(() => undefined))?.map((x) => x.path);
   return false;
 }

@@ -1,16 +1,10 @@
 // The merge queue's scratch checkout (docs/file-formats.md, "Merge queue"): where each entry's
-// test runs, apart from the user's checkout. One detached `git worktree` in a temporary folder
-// per run of the queue, moved from merge commit to merge commit (what the last test left
-// removed first), and removed with git's record of it when the run ends. The folder's name
-// holds the worker's process id: one left by a host that died is removed by the next worker
-// that makes one.
-//
-// It is made ready to test like a teammate's worktree: the `worktree.copy` globs brought over
-// from the main checkout, then the `worktree.setup` commands run there in the queue's sandbox
-// box — once per run, again only when a lockfile changed; what they made is kept between
-// entries. With neither set, the dependency folder git ignores in the main checkout
-// (`node_modules`, for a package.json with a lockfile) is linked in: read-only to the test,
-// which runs in the sandbox where the workspace is read-only.
+// test runs, apart from the user's checkout — one detached `git worktree` in a temporary folder
+// per run of the queue, moved from merge to merge and emptied of what the last test left. The
+// folder names the worker's pid, so one left by a host that died is removed by the next worker
+// that makes one. Prepared like a teammate's worktree (worktree.copy, worktree.setup; again only
+// when a lockfile changed), else the main checkout's ignored node_modules is linked in: read-only
+// to the test, which runs in the sandbox.
 import { lstat, mkdtemp, readdir, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,21 +13,18 @@ import { runShell } from '../exec/shell';
 import { isProcessAlive } from '../util/process-alive';
 import { copyIntoWorktree } from '../worktree/copy-in';
 import { WorktreeError } from '../worktree/errors';
-import { firstLines, git, splitZ, type GitEnvOptions } from '../worktree/git';
+import { firstLines, git, splitZ } from '../worktree/git';
 import type { RepoInfo } from '../worktree/repo';
-import { worktreeSetupFor, type WorktreeSetup } from '../worktree/setup-config';
-import type { TestSandbox } from './queue-options';
+import { worktreeSetupFor } from '../worktree/setup-config';
+import type { WorkerOptions } from './queue-options';
 import { QUEUE_BOX } from './queue-test';
 
 const PREFIX = 'agent-teams-merge-';
 /** Lockfiles whose change makes the setup run again. */
 const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json', 'yarn.lock', 'pnpm-lock.yaml', 'bun.lockb', 'bun.lock'];
 
-export interface PrepEnv {
-  setup: WorktreeSetup | undefined;
-  tests: TestSandbox;
-  signal: AbortSignal;
-}
+/** What preparing the checkout reads of the worker's options: the setup setting, the sandbox its commands run in. */
+type PrepEnv = Pick<WorkerOptions, 'settings' | 'tests'>;
 
 export interface SetupFailed { reason: string; exit_code: number | null; output: string }
 
@@ -48,16 +39,16 @@ export class ScratchCheckout {
   private prep: { key: string; prepared: Prepared; keep: string[] } | null = null;
 
   /** `root`: the main checkout's workspace folder. */
-  constructor(private readonly root: string, private readonly git: GitEnvOptions) {}
+  constructor(private readonly root: string) {}
 
   /** The checkout at `commit`, prepared (again only when its lockfiles differ from what it was prepared for). */
-  async ready(p: RepoInfo, commit: string, env: PrepEnv): Promise<Ready> {
+  async ready(p: RepoInfo, commit: string, env: PrepEnv, signal: AbortSignal): Promise<Ready> {
     const key = await this.lockKey(p, commit);
     // A lockfile changed: what was prepared goes with the emptying below.
     if (this.prep?.key !== key) this.prep = null;
     const workdir = await this.at(p, commit);
     if (this.prep) return { workdir, prepared: this.prep.prepared };
-    const { prepared, keep, failed } = await this.prepare(workdir, env);
+    const { prepared, keep, failed } = await this.prepare(workdir, env, signal);
     if (failed) return { prepared, failed };
     this.prep = { key, prepared, keep };
     return { workdir, prepared };
@@ -74,13 +65,13 @@ export class ScratchCheckout {
   async release(): Promise<void> {
     const dir = this.dir;
     [this.dir, this.prep] = [null, null];
-    if (dir) await removeScratch(this.root, dir, this.git);
+    if (dir) await removeScratch(this.root, dir);
   }
 
   /** The lockfiles of the workspace folder at `commit`, as one string (their blob ids). */
   private async lockKey(p: RepoInfo, commit: string): Promise<string> {
     const paths = LOCKFILES.map((f) => `:(top,literal)${p.subdir ? `${p.subdir}/` : ''}${f}`);
-    return (await git(['ls-tree', '-z', commit, '--', ...paths], { ...this.git, cwd: p.toplevel, allowFail: true })).stdout;
+    return (await git(['ls-tree', '-z', commit, '--', ...paths], { cwd: p.toplevel, allowFail: true })).stdout;
   }
 
   /** The checkout at `commit`: moved there and emptied of what the last test left (what was prepared kept), else made anew. */
@@ -88,7 +79,7 @@ export class ScratchCheckout {
     const sub = (dir: string) => (p.subdir ? join(dir, p.subdir) : dir);
     if (this.dir) {
       // git run there and there only: never in a repository above it, should the checkout be gone.
-      const g = { ...this.git, cwd: this.dir, allowFail: true, extraEnv: { GIT_CEILING_DIRECTORIES: dirname(this.dir) } };
+      const g = { cwd: this.dir, allowFail: true, extraEnv: { GIT_CEILING_DIRECTORIES: dirname(this.dir) } };
       // --detach: no branch a test checked out there is moved.
       if ((await git(['checkout', '--quiet', '--force', '--detach', commit], g).catch(() => null))?.code === 0) {
         const keep = (this.prep?.keep ?? []).map((k) => `/${p.subdir ? `${p.subdir}/` : ''}${k}`);
@@ -97,23 +88,23 @@ export class ScratchCheckout {
       }
       await this.release();
     }
-    await sweep(this.root, this.git);
+    await sweep(this.root);
     const dir = await mkdtemp(join(tmpdir(), `${PREFIX}${process.pid}-`));
-    const r = await git(['worktree', 'add', '--detach', '--quiet', dir, commit], { ...this.git, cwd: p.toplevel, allowFail: true });
+    const r = await git(['worktree', 'add', '--detach', '--quiet', dir, commit], { cwd: p.toplevel, allowFail: true });
     if (r.code !== 0) {
-      await removeScratch(this.root, dir, this.git);
+      await removeScratch(this.root, dir);
       throw new WorktreeError('git-failed', `could not make a scratch checkout: ${firstLines(r.stderr)}`);
     }
     this.dir = dir;
     return sub(dir);
   }
 
-  private async prepare(workdir: string, env: PrepEnv): Promise<{ prepared: Prepared; keep: string[]; failed?: SetupFailed }> {
-    const cfg = await worktreeSetupFor(this.root, env.setup);
+  private async prepare(workdir: string, env: PrepEnv, signal: AbortSignal): Promise<{ prepared: Prepared; keep: string[]; failed?: SetupFailed }> {
+    const cfg = await worktreeSetupFor(this.root, env.settings().worktreeSetup);
     const keep: string[] = [];
     const done: string[] = [];
     if (cfg.copy.length) {
-      const r = await copyIntoWorktree(this.root, workdir, cfg.copy, cfg.timeoutSeconds * 1000, env.signal);
+      const r = await copyIntoWorktree(this.root, workdir, cfg.copy, cfg.timeoutSeconds * 1000, signal);
       keep.push(...r.copied);
       done.push(r.copied.length ? `copied ${r.copied.join(', ')}` : `nothing matched ${cfg.copy.join(', ')}`, ...r.problems);
     }
@@ -121,13 +112,13 @@ export class ScratchCheckout {
       const plan = await env.tests.launch(QUEUE_BOX, workdir, command, { gitReadOnly: true, box: QUEUE_BOX });
       const prepared: Prepared = { mode: 'setup', detail: [...done, `\`${command}\` failed`].join('; ') };
       if ('refused' in plan) return { keep, prepared, failed: { reason: `the setup command \`${command}\` was not run: ${plan.refused}`, exit_code: null, output: '' } };
-      const r = await runShell(command, { cwd: workdir, timeoutMs: cfg.timeoutSeconds * 1000, maxOutputBytes: 30_000, signal: env.signal, plan });
+      const r = await runShell(command, { cwd: workdir, timeoutMs: cfg.timeoutSeconds * 1000, maxOutputBytes: 30_000, signal, plan });
       if (r.exitCode !== 0) return { keep, prepared, failed: { reason: `the setup command \`${command}\` failed (${r.timedOut ? 'timed out' : `exit ${r.exitCode}`})`, exit_code: r.exitCode, output: r.output } };
       done.push(`ran \`${command}\``);
     }
     if (cfg.setup.length) {
       // What the setup made (node_modules, a virtualenv…) is kept between entries.
-      const made = splitZ((await git(['ls-files', '-z', '--others', '--directory'], { ...this.git, cwd: workdir, allowFail: true })).stdout);
+      const made = splitZ((await git(['ls-files', '-z', '--others', '--directory'], { cwd: workdir, allowFail: true })).stdout);
       keep.push(...made.map((p) => p.replace(/\/$/, '')));
     }
     if (cfg.copy.length || cfg.setup.length) return { keep, prepared: { mode: cfg.setup.length ? 'setup' : 'copy', detail: done.join('; ') } };
@@ -141,22 +132,22 @@ export class ScratchCheckout {
     let lock = false;
     for (const f of LOCKFILES) lock ||= await exists(join(workdir, f));
     if (!lock || !(await exists(join(this.root, 'node_modules'))) || (await exists(join(workdir, 'node_modules')))) return [];
-    if ((await git(['check-ignore', '-q', 'node_modules'], { ...this.git, cwd: this.root, allowFail: true })).code !== 0) return [];
+    if ((await git(['check-ignore', '-q', 'node_modules'], { cwd: this.root, allowFail: true })).code !== 0) return [];
     await symlink(join(this.root, 'node_modules'), join(workdir, 'node_modules'), 'dir');
     return ['node_modules'];
   }
 }
 
 /** Removes a scratch checkout's folder and git's record of it; never fails. */
-async function removeScratch(root: string, dir: string, ctx: GitEnvOptions): Promise<void> {
+async function removeScratch(root: string, dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true }).catch(() => undefined);
-  await git(['worktree', 'prune'], { ...ctx, cwd: root, allowFail: true }).catch(() => undefined);
+  await git(['worktree', 'prune'], { cwd: root, allowFail: true }).catch(() => undefined);
 }
 
 /** Removes scratch checkouts (and git's records of them) of workers whose process is gone; never fails. */
-async function sweep(root: string, ctx: GitEnvOptions): Promise<void> {
+async function sweep(root: string): Promise<void> {
   for (const n of await readdir(tmpdir()).catch(() => [] as string[])) {
     const pid = Number(new RegExp(`^${PREFIX}(\\d+)-`).exec(n)?.[1]);
-    if (pid && pid !== process.pid && !isProcessAlive(pid)) await removeScratch(root, join(tmpdir(), n), ctx);
+    if (pid && pid !== process.pid && !isProcessAlive(pid)) await removeScratch(root, join(tmpdir(), n));
   }
 }
