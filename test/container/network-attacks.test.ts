@@ -35,22 +35,30 @@ async function peakGrowth(during: () => Promise<void>): Promise<number> {
 
 const findBridge = 'for p in /proc/[0-9]*; do [ "$(readlink $p/exe 2>/dev/null)" = /tmp/.agent-teams-netbridge ] && b=${p#/proc/}; done; echo bridge=$b';
 
-test('a tunnel whose far end never reads: what the teammate sends is not buffered on the host', async (t) => {
+test('a tunnel whose far end never reads: what the teammate sends is not buffered on the host, and a bridge killed while held is started again', async (t) => {
   const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
-  // An allowed host that accepts and never reads.
+  // An allowed host that accepts and never reads, and one that answers.
   const port = await listening(t, createServer((s) => s.pause()));
-  const h = await containerTeam(t, engine, {}, { network: async (_a, host) => (host === `localhost:${port}` ? 'allow' : 'deny') });
+  const web = await listening(t, httpServer((_req, res) => res.end('ok\n')));
+  const allowed = [`localhost:${port}`, `localhost:${web}`];
+  const h = await containerTeam(t, engine, {}, { network: async (_a, host) => (allowed.includes(host) ? 'allow' : 'deny') });
   h.api.script('eve',
     reply(toolUse('bash', { command: `exec 6<>/dev/tcp/127.0.0.1/3128 && printf 'CONNECT localhost:${port} HTTP/1.1\\r\\n\\r\\n' >&6 && timeout 20 head -c 150000000 /dev/zero >&6; echo pushed` })),
+    // The bridge is held by that tunnel (docs/containers.md): killed, the next command starts another.
+    reply(toolUse('bash', { command: `${findBridge}; kill -9 $b` })),
+    reply(toolUse('bash', { command: `${findBridge}; exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://localhost:${web}/ HTTP/1.0\\r\\n\\r\\n' >&3 && timeout 20 cat <&3` })),
     reply(toolUse('idle', {})),
   );
   const grew = await peakGrowth(async () => {
     await h.rt.spawnTeammate({ name: 'eve', role: 'dev', prompt: 'Push.', isolation: 'container' });
     await waitFor(async () => h.api.requests('eve').length >= 2, 120_000, 'eve pushed');
   });
-  assert.match(JSON.stringify(h.api.requests('eve')[1]!.body.messages.at(-1)), /pushed/);
+  const text = (n: number) => JSON.stringify(h.api.requests('eve')[n]!.body.messages.at(-1));
+  assert.match(text(1), /pushed/);
   assert.ok(grew < 48 * MB, `the host buffered ${Math.round(grew / MB)} MB of the 143 MB sent`);
+  await waitFor(async () => h.api.requests('eve').length >= 4, 120_000, 'eve asked again');
+  assert.match(text(3), /bridge=\d+[\s\S]*HTTP\/1\.1 200 OK[\s\S]*ok/, 'a new bridge carried the next request');
 });
 
 test('forged opens while the bridge reads nothing: the host buffers no replies, the bridge is stopped and started again', async (t) => {

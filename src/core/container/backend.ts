@@ -191,7 +191,7 @@ export class ContainerBackend {
       return fail(`the container of ${agent} is not reachable: ${(e as Error).message}`);
     }
     // A bridge that ended (its program killed in the container, its stream lost) is started again.
-    if (a.net?.bridge && !a.net.bridge.alive) await this.bridgeUp(a.engine.getContainer(a.info.id), a.loop, a.net);
+    if (a.net?.bridge && !(await a.net.bridge.running())) await this.bridgeUp(a.engine.getContainer(a.info.id), a.loop, a.net);
     const cwd = posix.join(WORKDIR, opts.cwd ?? '.');
     const r = await a.loop.run(command, { cwd, timeoutMs: opts.timeoutMs, maxOutputBytes: opts.maxOutputBytes, ...(opts.signal ? { signal: opts.signal } : {}) });
     if (!r.error || a.loop.alive) return r;

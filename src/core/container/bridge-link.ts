@@ -95,6 +95,11 @@ export class BridgeLink {
     return this.endedWhy;
   }
 
+  /** Whether a connection whose reader stalled holds the stream (nothing more is read until it reads). */
+  get held(): boolean {
+    return this.pausedBy !== null;
+  }
+
   get open(): number {
     return this.conns.size;
   }

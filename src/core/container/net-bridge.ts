@@ -23,6 +23,7 @@ const READY_MS = 10_000;
  * bridge's writes block in the container (docs/containers.md: a reader that stalls stalls the bridge).
  */
 const HELD = 1 << 20;
+const RUNNING = `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${INSIDE}) echo running; exit;; esac; done; true`;
 const STOP_OLD = `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${INSIDE}*) kill -9 "\${p#/proc/}";; esac; done; true`;
 
 /** The program for an image's architecture (the engine's names), or null for one we do not build. */
@@ -32,9 +33,13 @@ export function bridgeProgram(architecture: string, dir = join(__dirname, 'netbr
 }
 
 export interface NetBridge {
-  readonly alive: boolean;
   /** Why it ended (null while it runs). */
   readonly ended: string | null;
+  /**
+   * Whether it still runs. While a stalled connection holds its stream (demux, below) its end is
+   * not read, so the container is asked: a bridge killed then would otherwise never be started again.
+   */
+  running(): Promise<boolean>;
   close(): void;
 }
 
@@ -68,7 +73,18 @@ export async function startNetBridge(container: Docker.Container, loop: CommandL
     link.close();
     return { unavailable: `the network bridge did not start: ${said.trim() || why}` };
   }
-  return link;
+  return {
+    get ended() { return link.ended; },
+    close: () => link.close(),
+    running: async () => {
+      if (!link.alive) return false;
+      if (!link.held) return true;
+      // The engine says an exec runs until its output was read: the container is asked.
+      if ((await loop.run(RUNNING, { cwd: '/', timeoutMs: 10_000, maxOutputBytes: 1000 })).output.includes('running')) return true;
+      link.close();
+      return false;
+    },
+  };
 }
 
 /**
