@@ -191,7 +191,7 @@ export class ContainerBackend {
       return fail(`the container of ${agent} is not reachable: ${(e as Error).message}`);
     }
     // A bridge that ended (its program killed in the container, its stream lost) is started again.
-    if (a.net?.bridge && !a.net.bridge.alive) {
+    if (a.net?.bridge && !(await a.net.bridge.running())) {
       const why = await this.bridgeUp(a.engine.getContainer(a.info.id), a.loop, a.net);
       if (why) this.opts.progress?.(agent, `no network: ${why}`);
     }

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PassThrough, type Duplex } from 'node:stream';
+import { PassThrough, Writable, type Duplex, type Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import { NETWORK } from '../sandbox/policy';
 import { BridgeLink } from './bridge-link';
@@ -21,6 +21,13 @@ import { tarOneFile } from './tar';
  */
 const INSIDE = '/tmp/.agent-teams-netbridge';
 const READY_MS = 10_000;
+/**
+ * What the host holds of the bridge's output that no connection has taken yet (per direction of
+ * the PassThrough, so twice this at most): beyond it the engine's stream is no longer read and the
+ * bridge's writes block in the container (docs/containers.md: a reader that stalls stalls the bridge).
+ */
+const HELD = 1 << 20;
+const running = (inside: string) => `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${inside}) echo running; exit;; esac; done; true`;
 const STOP_OLD = `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${INSIDE}-*) kill -9 "\${p#/proc/}";; esac; done; rm -f ${INSIDE}-*; true`;
 
 /** The program for an image's architecture (the engine's names), or null for one we do not build. */
@@ -30,9 +37,13 @@ export function bridgeProgram(architecture: string, dir = join(__dirname, 'netbr
 }
 
 export interface NetBridge {
-  readonly alive: boolean;
   /** Why it ended (null while it runs). */
   readonly ended: string | null;
+  /**
+   * Whether it still runs. While a stalled connection holds its stream (demux, below) its end is
+   * not read, so the container is asked: a bridge killed then would otherwise never be started again.
+   */
+  running(): Promise<boolean>;
   close(): void;
 }
 
@@ -53,11 +64,11 @@ export async function startNetBridge(container: Docker.Container, loop: CommandL
   await container.putArchive(tarOneFile(inside.slice('/tmp/'.length), bytes, 0o755), { path: '/tmp' });
   const exec = await container.exec({ Cmd: [inside, String(NETWORK.proxyPort)], AttachStdin: true, AttachStdout: true, AttachStderr: true, Tty: false });
   const stream = await exec.start({ hijack: true, stdin: true }) as unknown as Duplex;
-  const out = new PassThrough();
+  const out = new PassThrough({ highWaterMark: HELD });
   const err = new PassThrough();
   let said = '';
   err.on('data', (b: Buffer) => { said = (said + b.toString('utf8')).slice(-500); });
-  container.modem.demuxStream(stream, out, err);
+  demux(stream, out, err);
   stream.once('end', () => out.end());
   stream.once('close', () => out.end());
   stream.on('error', (e) => out.destroy(e));
@@ -67,5 +78,43 @@ export async function startNetBridge(container: Docker.Container, loop: CommandL
     link.close();
     return { unavailable: `the network bridge did not start: ${said.trim() || why}` };
   }
-  return link;
+  return {
+    get ended() { return link.ended; },
+    close: () => link.close(),
+    running: async () => {
+      if (!link.alive) return false;
+      if (!link.held) return true;
+      // The engine says an exec runs until its output was read: the container is asked.
+      if ((await loop.run(running(inside), { cwd: '/', timeoutMs: 10_000, maxOutputBytes: 1000 })).output.includes('running')) return true;
+      link.close();
+      return false;
+    },
+  };
+}
+
+/**
+ * The engine's multiplexed exec output (a header of 8 bytes: the stream, 1 stdout or 2 stderr,
+ * then the length as u32 BE at 4) split into `out` and `err`, read only as fast as `out` is taken.
+ * Not the engine client's demuxStream: it writes on whatever `out` says, so a connection whose far
+ * end stopped reading had the host hold everything the container sent after it (700 MB for
+ * 150 MB sent: test/container/network-attacks.test.ts).
+ */
+function demux(stream: Readable, out: Writable, err: Writable): void {
+  let held: Buffer = Buffer.alloc(0);
+  stream.pipe(new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      held = held.length ? Buffer.concat([held, chunk]) : chunk;
+      let full = false;
+      while (held.length >= 8 && held.length >= 8 + held.readUInt32BE(4)) {
+        const body = held.subarray(8, 8 + held.readUInt32BE(4));
+        if (held[0] === 2) err.write(body);
+        else if (!out.writableEnded) full = !out.write(body) || full;
+        held = held.subarray(8 + body.length);
+      }
+      if (!full || out.writableEnded || out.destroyed) { cb(); return; }
+      // Read on once it was taken, or once nobody will take it (the bridge ended).
+      const go = () => { out.off('drain', go); out.off('close', go); cb(); };
+      out.on('drain', go).on('close', go);
+    },
+  }));
 }

@@ -106,8 +106,9 @@ export class NetworkProxy {
       return;
     }
     const headers = endToEnd(req.headers);
-    // A proxy sends the Host of the absolute URL when the request had none (HTTP/1.0 clients).
-    headers.host ??= url.host;
+    // The host judged is the host named: the absolute URL's, whatever Host came with it (RFC 9112
+    // §3.2.2), or a server behind a shared front (a CDN) would route to one nobody allowed.
+    headers.host = url.host;
     const out = request({ host: t.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers, setHost: false }, (r) => {
       res.writeHead(r.statusCode ?? 502, endToEnd(r.headers));
       r.pipe(res);
