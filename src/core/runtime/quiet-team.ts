@@ -22,7 +22,8 @@ export const QUIET_SETTLE_MS = 250;
 export const TIDY_WAIT_MS = 1500;
 
 /**
- * Whether the team is quiet now: nobody working, nothing claimable by a live teammate. One
+ * Whether the team is quiet now: nobody working, no shutdown the lead asked for left to answer,
+ * nothing claimable by a live teammate. One
  * that waits for its plan's answer takes nothing from the board meanwhile (roles/plan-mode.ts).
  */
 export async function teamQuiet(team: Team): Promise<boolean> {
@@ -30,6 +31,10 @@ export async function teamQuiet(team: Team): Promise<boolean> {
   if (members.some((m) => m.status === 'working')) return false;
   const live = new Set(members.filter((m) => m.status !== 'shutdown').map((m) => m.name));
   if (!live.size) return true;
+  // A live teammate asked to shut down has yet to answer (asked again once its fixed branch
+  // landed, say): its answer wakes the lead with everything, so a quiet wake now would be a
+  // call of the lead's spent on half the news.
+  if ((await team.requests.list({ kind: 'shutdown', status: 'pending', from: 'lead' })).some((r) => r.to !== undefined && live.has(r.to))) return false;
   const open = await team.tasks.select((t) => t.status === 'pending' && !t.blockedBy.length && (!t.owner || live.has(t.owner)));
   if (!open.length) return true;
   // Plans are read only when a task is open: most quiet checks end above.
