@@ -70,3 +70,8 @@ export async function containersOf(engine: TestEngine, h: Harness, agent: string
   return engineClient(engine).listContainers({ all: true, filters: { label: [`agent-teams.agent=${agent}`, `agent-teams.workspace=${h.root}`] } });
 }
 
+/** A request through the container's proxy from bash alone (the test image has no curl): its answer, printed. */
+export const viaProxy = (url: string) => `exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET ${url} HTTP/1.0\\r\\n\\r\\n' >&3 && timeout 20 cat <&3`;
+
+/** Sets `$b` to the running network bridge's pid in the container and prints `bridge=<pid>`. */
+export const findBridge = 'for p in /proc/[0-9]*; do case "$(readlink $p/exe 2>/dev/null)" in /tmp/.agent-teams-netbridge-*) b=${p#/proc/};; esac; done; echo bridge=$b';

@@ -10,7 +10,7 @@ import { test, type TestContext } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { waitFor } from '../helpers/tmp';
 import { engineForFile } from './engine-fixture';
-import { containerTeam } from './helpers';
+import { containerTeam, findBridge, viaProxy } from './helpers';
 
 const testEngine = engineForFile();
 const MB = 1 << 20;
@@ -33,8 +33,6 @@ async function peakGrowth(during: () => Promise<void>): Promise<number> {
   return peak;
 }
 
-const findBridge = 'for p in /proc/[0-9]*; do case "$(readlink $p/exe 2>/dev/null)" in /tmp/.agent-teams-netbridge-*) b=${p#/proc/};; esac; done; echo bridge=$b';
-
 test('a tunnel whose far end never reads: what the teammate sends is not buffered on the host, and a bridge killed while held is started again', async (t) => {
   const engine = testEngine();
   if ('skip' in engine) return t.skip(engine.skip);
@@ -47,7 +45,7 @@ test('a tunnel whose far end never reads: what the teammate sends is not buffere
     reply(toolUse('bash', { command: `exec 6<>/dev/tcp/127.0.0.1/3128 && printf 'CONNECT localhost:${port} HTTP/1.1\\r\\n\\r\\n' >&6 && timeout 20 head -c 150000000 /dev/zero >&6; echo pushed` })),
     // The bridge is held by that tunnel (docs/containers.md): killed, the next command starts another.
     reply(toolUse('bash', { command: `${findBridge}; kill -9 $b` })),
-    reply(toolUse('bash', { command: `${findBridge}; exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://localhost:${web}/ HTTP/1.0\\r\\n\\r\\n' >&3 && timeout 20 cat <&3` })),
+    reply(toolUse('bash', { command: `${findBridge}; ${viaProxy(`http://localhost:${web}/`)}` })),
     reply(toolUse('idle', {})),
   );
   const grew = await peakGrowth(async () => {
@@ -71,7 +69,7 @@ test('forged opens while the bridge reads nothing: the host buffers no replies, 
   const flood = `${findBridge}; kill -STOP $b && perl -e 'print pack("aNN","O",$_,0) for 1000..3001000' > /proc/$b/fd/1; echo flooded; sleep 2; kill -CONT $b`;
   h.api.script('eve',
     reply(toolUse('bash', { command: flood })),
-    reply(toolUse('bash', { command: `${findBridge}; exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET http://localhost:${port}/after HTTP/1.0\\r\\n\\r\\n' >&3 && timeout 20 cat <&3` })),
+    reply(toolUse('bash', { command: `${findBridge}; ${viaProxy(`http://localhost:${port}/after`)}` })),
     reply(toolUse('idle', {})),
   );
   const grew = await peakGrowth(async () => {

@@ -15,15 +15,12 @@ import { tempDir, waitFor } from '../helpers/tmp';
 import { engineForFile } from './engine-fixture';
 import { ContainerBackend } from '../../src/core/container/backend';
 import { resolveContainerSettings } from '../../src/core/container/settings';
-import { containerTeam, RUN, userRepo } from './helpers';
+import { containerTeam, findBridge, RUN, userRepo, viaProxy } from './helpers';
 
 const testEngine = engineForFile();
 
-/** A request through the proxy from bash alone (the test image has no curl): its answer, printed. */
-const viaProxy = (url: string) => `exec 3<>/dev/tcp/127.0.0.1/3128 && printf 'GET ${url} HTTP/1.0\\r\\n\\r\\n' >&3 && timeout 20 cat <&3`;
 
 /** Frames written into the running bridge's stdout from inside the container (its pid found by its program). */
-const findBridge = 'for p in /proc/[0-9]*; do case "$(readlink $p/exe 2>/dev/null)" in /tmp/.agent-teams-netbridge-*) b=${p#/proc/};; esac; done; echo bridge=$b';
 const forge = (frames: string) => `${findBridge}; printf '${frames}' > /proc/$b/fd/1 && echo forged`;
 
 /** A frame as printf escapes (every byte \\xHH, so a length is the payload's bytes). */

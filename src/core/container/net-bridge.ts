@@ -27,8 +27,10 @@ const READY_MS = 10_000;
  * bridge's writes block in the container (docs/containers.md: a reader that stalls stalls the bridge).
  */
 const HELD = 1 << 20;
-const running = (inside: string) => `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${inside}) echo running; exit;; esac; done; true`;
-const STOP_OLD = `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${INSIDE}-*) kill -9 "\${p#/proc/}";; esac; done; rm -f ${INSIDE}-*; true`;
+/** A shell loop running `action` (with `$p`, /proc/<pid>) for each process whose program matches `pattern`. */
+const forBridges = (pattern: string, action: string) => `for p in /proc/[0-9]*; do case "$(readlink "$p/exe" 2>/dev/null)" in ${pattern}) ${action};; esac; done`;
+const running = (inside: string) => `${forBridges(inside, 'echo running; exit')}; true`;
+const STOP_OLD = `${forBridges(`${INSIDE}-*`, 'kill -9 "${p#/proc/}"')}; rm -f ${INSIDE}-*; true`;
 
 /** The program for an image's architecture (the engine's names), or null for one we do not build. */
 export function bridgeProgram(architecture: string, dir = join(__dirname, 'netbridge')): string | null {
