@@ -59,3 +59,47 @@ test('CLI: hooks in a core.hooksPath folder and an included config inside the wo
   repl.send('/quit');
   await repl.exited;
 });
+
+test('CLI: a folder above a guarded hooks folder cannot be renamed away and a new one made; a configured path whose folder is absent cannot be made', async (t) => {
+  const e = await detectEngine();
+  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  const api = await fakeApi(t);
+  const root = await tempDir(t);
+  const g = (...a: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...a], { cwd: root });
+  await g('init', '-q', '-b', 'main');
+  // A common set-up: `git config core.hooksPath scripts/git-hooks`; and an include the user
+  // points at a folder the project has not made yet.
+  await mkdir(join(root, 'scripts', 'git-hooks'), { recursive: true });
+  await writeFile(join(root, 'scripts', 'git-hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n');
+  await chmod(join(root, 'scripts', 'git-hooks', 'pre-commit'), 0o755);
+  await writeFile(join(root, 'scripts', 'build.sh'), 'echo build\n');
+  await g('config', 'core.hooksPath', 'scripts/git-hooks');
+  await g('config', 'include.path', '../conf/git/team.gitconfig');
+  await g('add', '.');
+  await g('commit', '-q', '-m', 'base');
+  const ran = join(root, 'ran');
+  const attack = [
+    // The guarded folder is a mount; the folder holding it is not (before the fix: renamed, and a new hook made in its place).
+    `mv scripts scripts.old && mkdir -p scripts/git-hooks && printf '#!/bin/sh\\ntouch ${ran}-hook\\n' > scripts/git-hooks/pre-commit && chmod +x scripts/git-hooks/pre-commit && echo planted-hook`,
+    `mkdir -p conf/git && printf '[core]\\n\\tfsmonitor = "touch ${ran}-monitor; false"\\n' > conf/git/team.gitconfig && echo planted-include`,
+    'echo more >> scripts/build.sh && echo ok > work.txt && echo did-work',
+  ].join('; ');
+  api.script('lead', reply(toolUse('bash', { command: attack })), 'Done.');
+  const repl = await session(t, root, api, ['--bash', 'allow', '--sandbox', 'auto', '--trust']);
+  await repl.ready();
+  repl.send('Go.');
+  await repl.expect(/Done\./, 60_000);
+  const out = toolResults({ api }).join('\n');
+  assert.match(out, /did-work/, 'the rest of the folder stays writable, the pinned one included');
+  assert.doesNotMatch(out, /planted-(hook|include)/);
+  assert.match(out, /Device or resource busy/, 'the folder holding the guard is a mount: it cannot be renamed');
+  assert.equal(await stat(join(root, 'scripts.old')).then(() => 'moved', () => 'in place'), 'in place');
+  assert.equal(await stat(join(root, 'conf')).then(() => 'made', () => 'absent'), 'absent', 'the guard made for the absent folder is gone after the command');
+  await g('add', 'work.txt');
+  await g('commit', '-q', '-m', 'user');
+  for (const what of ['hook', 'monitor']) {
+    assert.equal(await stat(`${ran}-${what}`).then(() => 'ran', () => 'not run'), 'not run', `the planted ${what} ran`);
+  }
+  repl.send('/quit');
+  await repl.exited;
+});

@@ -57,6 +57,7 @@ export function sandboxedArgs(p: SandboxedPlan, command: string): string[] {
   // A folder also bound read-write just below (the workspace, when the agent works in it) is not bound twice.
   for (const r of p.fs.readable) if (!p.fs.writable.includes(r)) a.push('--ro-bind', r, r);
   for (const w of p.fs.writable) a.push('--bind', w, w);
+  for (const d of p.fs.pinned) a.push('--bind', d, d);
   for (const r of p.fs.readOnly) a.push('--ro-bind', r, r);
   for (const c of p.fs.coverFiles) a.push('--ro-bind', p.emptyFile, c);
   for (const g of p.fs.guarded) a.push('--tmpfs', g, '--remount-ro', g);

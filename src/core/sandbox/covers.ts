@@ -33,6 +33,8 @@ let epoch = 0;
 /** The guard paths of one command's policy (fs-policy.ts). */
 export interface GuardPlan {
   readOnly: readonly string[];
+  /** Folders bound onto themselves (fs-policy.ts): counted like read-only paths. */
+  pinned: readonly string[];
   guarded: readonly string[];
   coverFiles: readonly string[];
 }
@@ -61,7 +63,7 @@ export function unchangedSince(mark: number): boolean {
  */
 export function take(plan: GuardPlan): Held {
   const paths: string[] = [];
-  for (const p of plan.readOnly) {
+  for (const p of [...plan.readOnly, ...plan.pinned]) {
     const e = inUse.get(p);
     if (e) { e.n++; paths.push(p); }
   }

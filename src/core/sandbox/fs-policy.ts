@@ -2,8 +2,9 @@
 // docs/security.md): its agent's working folder, and in the repository's git folder only
 // what its commits need — the object store, its own branch's ref and reflog, its own index
 // and worktree admin folder. Nothing of the team's control files inside them. Each guarded
-// path becomes a read-only mount over itself; a mount cannot be renamed or replaced, so
-// neither can a folder that holds one (`mv .git .x` fails). Absent names that host-side git
+// path becomes a read-only mount over itself; a mount cannot be renamed or replaced (`mv .git
+// .x` fails), but a folder holding one can, so the folders between a guard and its writable
+// folder are mounts too (`pinned`). Absent names that host-side git
 // would obey are covered while the command runs (sandbox.ts makes and removes the covers).
 import { lstat, mkdir, readdir, readFile, realpath } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -18,6 +19,12 @@ export interface FsPolicy {
   readable: string[];
   /** Bound read-write, in this order. */
   writable: string[];
+  /**
+   * Folders between a writable folder and a guard inside it, each bound onto itself (after
+   * `writable`, shallowest first): a mount point cannot be renamed, but a folder holding one
+   * can — `mv scripts x; mkdir -p scripts/hooks` would put a new hook where the guarded one was.
+   */
+  pinned: string[];
   /** Existing guarded paths inside a writable folder: bound read-only over themselves. */
   readOnly: string[];
   /** Absent control folders inside a writable folder: an empty read-only folder is mounted there. */
@@ -43,7 +50,7 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
   const [realRoot, realCwd] = await Promise.all([realpath(root).catch(() => resolve(root)), realpath(cwd).catch(() => resolve(cwd))]);
   const git = await findGit(realCwd);
   const writable = [realCwd];
-  const policy: FsPolicy = { readable: [realRoot], writable, readOnly: [], guarded: [], coverFiles: [], ownWritable: [], ownReadOnly: [], gitDir: null, checkout: git?.top ?? realCwd };
+  const policy: FsPolicy = { readable: [realRoot], writable, pinned: [], readOnly: [], guarded: [], coverFiles: [], ownWritable: [], ownReadOnly: [], gitDir: null, checkout: git?.top ?? realCwd };
   const inWritable = (p: string) => writable.some((w) => isInside(w, p));
   // [path, a folder?]; null: read-only as it is (it exists).
   const wanted: Array<[string, boolean | null]> = [];
@@ -52,7 +59,15 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
     for (const name of CONTROL_FILES) wanted.push([join(base, name), false]);
   }
   if (git?.dotGitFile && inWritable(git.dotGitFile)) wanted.push([git.dotGitFile, null]);
-  if (git) for (const c of await configuredGitPaths(git)) if (inWritable(c.path)) wanted.push([c.path, c.folder]);
+  // A configured path whose folder does not exist yet: its first missing folder is guarded
+  // instead, so that no command makes the path for the user's git to obey.
+  if (git) {
+    for (const c of await configuredGitPaths(git)) {
+      if (!inWritable(c.path)) continue;
+      const missing = await firstMissingFolder(dirname(c.path), writable.find((w) => isInside(w, c.path))!);
+      wanted.push(missing ? [missing, true] : [c.path, c.folder]);
+    }
+  }
   if (git && opts.gitWritable !== false) {
     policy.gitDir = git.common;
     await gitFolder(git, policy, wanted);
@@ -67,7 +82,37 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
     else if (kinds[i] === 'guarded') policy.guarded.push(p);
     else if (kinds[i] === 'cover') policy.coverFiles.push(p);
   });
+  policy.pinned = await pins(policy);
   return policy;
+}
+
+/**
+ * The folders to pin (FsPolicy.pinned): those between each read-only guard and the writable
+ * folder it is in, not mounts already. Only real folders: bubblewrap would follow a symbolic
+ * link and bind whatever it leads to read-write.
+ */
+async function pins(policy: FsPolicy): Promise<string[]> {
+  const mounts = [...policy.readable, ...policy.writable, ...policy.readOnly, ...policy.guarded];
+  const rw = new Set(policy.writable);
+  const out = new Set<string>();
+  for (const p of [...policy.readOnly, ...policy.guarded, ...policy.coverFiles]) {
+    // The deepest mount above the guard: only a writable one lets a command rename what is between.
+    const above = mounts.filter((m) => m !== p && isInside(m, p)).sort((a, b) => b.length - a.length)[0];
+    if (!above || !rw.has(above)) continue;
+    for (let d = dirname(p); d !== above && isInside(above, d); d = dirname(d)) if (!mounts.includes(d)) out.add(d);
+  }
+  const real = await Promise.all([...out].map((d) => lstat(d).then((st) => st.isDirectory(), () => false)));
+  return [...out].filter((_, i) => real[i]).sort((a, b) => a.length - b.length);
+}
+
+/** The shallowest folder of `dir` below `top` that does not exist (null: `dir` exists). */
+async function firstMissingFolder(dir: string, top: string): Promise<string | null> {
+  let missing: string | null = null;
+  for (let d = dir; d !== top && isInside(top, d); d = dirname(d)) {
+    if (await lstat(d).then((st) => st.isDirectory(), () => false)) break;
+    missing = d;
+  }
+  return missing;
 }
 
 /** The git folder's part of the policy: see GIT_FOLDER. */
