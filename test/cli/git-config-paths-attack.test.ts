@@ -9,7 +9,7 @@ import { execFile } from 'node:child_process';
 import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { tempDir } from '../helpers/tmp';
 import { toolResults } from '../runtime/harness';
@@ -18,88 +18,88 @@ import { fakeApi, session } from './cli-proc';
 
 const exec = promisify(execFile);
 
-test('CLI: hooks in a core.hooksPath folder and an included config inside the workspace cannot be written by an agent\'s command', async (t) => {
+type Git = (...a: string[]) => Promise<unknown>;
+
+/**
+ * A repository set up by `prepare` (the user's own git settings), a lead whose one command is
+ * `attack(ran)`, then the user's own `git commit`. Returns the command's output; `ran` is the
+ * prefix of the files a planted program would make. Null: no sandbox on this machine.
+ */
+async function attackThenCommit(t: TestContext, prepare: (root: string, g: Git) => Promise<void>, attack: (ran: string) => string): Promise<{ out: string; root: string; ran: string } | null> {
   const e = await detectEngine();
-  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  if (!e.engine) {
+    t.skip(`no sandbox on this machine: ${e.reason}`);
+    return null;
+  }
   const api = await fakeApi(t);
   const root = await tempDir(t);
   const g = (...a: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...a], { cwd: root });
   await g('init', '-q', '-b', 'main');
-  // The project's husky 9 set-up, and a config file the project shares, included by the user.
-  await mkdir(join(root, '.husky', '_'), { recursive: true });
-  await writeFile(join(root, '.husky', '_', 'pre-commit'), '#!/bin/sh\nf="$(dirname "$(dirname "$0")")/pre-commit"\n[ -x "$f" ] && exec "$f"\nexit 0\n');
-  await chmod(join(root, '.husky', '_', 'pre-commit'), 0o755);
-  await writeFile(join(root, 'team.gitconfig'), '[pull]\n\trebase = true\n');
-  await g('config', 'core.hooksPath', '.husky/_');
-  await g('config', 'include.path', '../team.gitconfig');
+  await prepare(root, g);
   await g('add', '.');
   await g('commit', '-q', '-m', 'base');
   const ran = join(root, 'ran');
-  const attack = [
+  api.script('lead', reply(toolUse('bash', { command: attack(ran) })), 'Done.');
+  const repl = await session(t, root, api, ['--bash', 'allow', '--sandbox', 'auto', '--trust']);
+  await repl.ready();
+  repl.send('Go.');
+  await repl.expect(/Done\./, 60_000);
+  const out = toolResults({ api }).join('\n');
+  repl.send('/quit');
+  await repl.exited;
+  // The user commits, with their own git and its configuration.
+  await g('add', 'work.txt');
+  await g('commit', '-q', '-m', 'user');
+  return { out, root, ran };
+}
+
+const notRun = async (ran: string, what: string): Promise<void> => {
+  assert.equal(await stat(`${ran}-${what}`).then(() => 'ran', () => 'not run'), 'not run', `the planted ${what} ran`);
+};
+
+test('CLI: hooks in a core.hooksPath folder and an included config inside the workspace cannot be written by an agent\'s command', async (t) => {
+  const r = await attackThenCommit(t, async (root, g) => {
+    // The project's husky 9 set-up, and a config file the project shares, included by the user.
+    await mkdir(join(root, '.husky', '_'), { recursive: true });
+    await writeFile(join(root, '.husky', '_', 'pre-commit'), '#!/bin/sh\nf="$(dirname "$(dirname "$0")")/pre-commit"\n[ -x "$f" ] && exec "$f"\nexit 0\n');
+    await chmod(join(root, '.husky', '_', 'pre-commit'), 0o755);
+    await writeFile(join(root, 'team.gitconfig'), '[pull]\n\trebase = true\n');
+    await g('config', 'core.hooksPath', '.husky/_');
+    await g('config', 'include.path', '../team.gitconfig');
+  }, (ran) => [
     `printf '#!/bin/sh\\ntouch ${ran}-hook\\n' > .husky/pre-commit && chmod +x .husky/pre-commit && echo wrote-hook`,
     `printf '#!/bin/sh\\ntouch ${ran}-shim\\n' > .husky/_/pre-commit && echo wrote-shim`,
     `printf '[core]\\n\\tfsmonitor = "touch ${ran}-monitor; false"\\n' >> team.gitconfig && echo wrote-include`,
     'echo ok > work.txt && echo did-work',
-  ].join('; ');
-  api.script('lead', reply(toolUse('bash', { command: attack })), 'Done.');
-  const repl = await session(t, root, api, ['--bash', 'allow', '--sandbox', 'auto', '--trust']);
-  await repl.ready();
-  repl.send('Go.');
-  await repl.expect(/Done\./, 60_000);
-  const out = toolResults({ api }).join('\n');
-  assert.match(out, /did-work/, 'the command ran and wrote the workspace');
-  // The user commits, with their own git and its configuration.
-  await g('add', 'work.txt');
-  await g('commit', '-q', '-m', 'user');
-  for (const what of ['hook', 'shim', 'monitor']) {
-    assert.equal(await stat(`${ran}-${what}`).then(() => 'ran', () => 'not run'), 'not run', `the planted ${what} ran`);
-  }
-  assert.doesNotMatch(out, /wrote-(hook|shim|include)/);
-  assert.match(out, /Read-only file system/);
-  repl.send('/quit');
-  await repl.exited;
+  ].join('; '));
+  if (!r) return;
+  assert.match(r.out, /did-work/, 'the command ran and wrote the workspace');
+  for (const what of ['hook', 'shim', 'monitor']) await notRun(r.ran, what);
+  assert.doesNotMatch(r.out, /wrote-(hook|shim|include)/);
+  assert.match(r.out, /Read-only file system/);
 });
 
 test('CLI: a folder above a guarded hooks folder cannot be renamed away and a new one made; a configured path whose folder is absent cannot be made', async (t) => {
-  const e = await detectEngine();
-  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
-  const api = await fakeApi(t);
-  const root = await tempDir(t);
-  const g = (...a: string[]) => exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', ...a], { cwd: root });
-  await g('init', '-q', '-b', 'main');
-  // A common set-up: `git config core.hooksPath scripts/git-hooks`; and an include the user
-  // points at a folder the project has not made yet.
-  await mkdir(join(root, 'scripts', 'git-hooks'), { recursive: true });
-  await writeFile(join(root, 'scripts', 'git-hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n');
-  await chmod(join(root, 'scripts', 'git-hooks', 'pre-commit'), 0o755);
-  await writeFile(join(root, 'scripts', 'build.sh'), 'echo build\n');
-  await g('config', 'core.hooksPath', 'scripts/git-hooks');
-  await g('config', 'include.path', '../conf/git/team.gitconfig');
-  await g('add', '.');
-  await g('commit', '-q', '-m', 'base');
-  const ran = join(root, 'ran');
-  const attack = [
-    // The guarded folder is a mount; the folder holding it is not (before the fix: renamed, and a new hook made in its place).
+  const r = await attackThenCommit(t, async (root, g) => {
+    // A common set-up: `git config core.hooksPath scripts/git-hooks`; and an include the user
+    // points at a folder the project has not made yet.
+    await mkdir(join(root, 'scripts', 'git-hooks'), { recursive: true });
+    await writeFile(join(root, 'scripts', 'git-hooks', 'pre-commit'), '#!/bin/sh\nexit 0\n');
+    await chmod(join(root, 'scripts', 'git-hooks', 'pre-commit'), 0o755);
+    await writeFile(join(root, 'scripts', 'build.sh'), 'echo build\n');
+    await g('config', 'core.hooksPath', 'scripts/git-hooks');
+    await g('config', 'include.path', '../conf/git/team.gitconfig');
+  }, (ran) => [
+    // The guarded folder is a mount; the folder holding it was not (before the fix: renamed, and a new hook made in its place).
     `mv scripts scripts.old && mkdir -p scripts/git-hooks && printf '#!/bin/sh\\ntouch ${ran}-hook\\n' > scripts/git-hooks/pre-commit && chmod +x scripts/git-hooks/pre-commit && echo planted-hook`,
     `mkdir -p conf/git && printf '[core]\\n\\tfsmonitor = "touch ${ran}-monitor; false"\\n' > conf/git/team.gitconfig && echo planted-include`,
     'echo more >> scripts/build.sh && echo ok > work.txt && echo did-work',
-  ].join('; ');
-  api.script('lead', reply(toolUse('bash', { command: attack })), 'Done.');
-  const repl = await session(t, root, api, ['--bash', 'allow', '--sandbox', 'auto', '--trust']);
-  await repl.ready();
-  repl.send('Go.');
-  await repl.expect(/Done\./, 60_000);
-  const out = toolResults({ api }).join('\n');
-  assert.match(out, /did-work/, 'the rest of the folder stays writable, the pinned one included');
-  assert.doesNotMatch(out, /planted-(hook|include)/);
-  assert.match(out, /Device or resource busy/, 'the folder holding the guard is a mount: it cannot be renamed');
-  assert.equal(await stat(join(root, 'scripts.old')).then(() => 'moved', () => 'in place'), 'in place');
-  assert.equal(await stat(join(root, 'conf')).then(() => 'made', () => 'absent'), 'absent', 'the guard made for the absent folder is gone after the command');
-  await g('add', 'work.txt');
-  await g('commit', '-q', '-m', 'user');
-  for (const what of ['hook', 'monitor']) {
-    assert.equal(await stat(`${ran}-${what}`).then(() => 'ran', () => 'not run'), 'not run', `the planted ${what} ran`);
-  }
-  repl.send('/quit');
-  await repl.exited;
+  ].join('; '));
+  if (!r) return;
+  assert.match(r.out, /did-work/, 'the rest of the folder stays writable, the pinned one included');
+  assert.doesNotMatch(r.out, /planted-(hook|include)/);
+  assert.match(r.out, /Device or resource busy/, 'the folder holding the guard is a mount: it cannot be renamed');
+  assert.equal(await stat(join(r.root, 'scripts.old')).then(() => 'moved', () => 'in place'), 'in place');
+  assert.equal(await stat(join(r.root, 'conf')).then(() => 'made', () => 'absent'), 'absent', 'the guard made for the absent folder is gone after the command');
+  for (const what of ['hook', 'monitor']) await notRun(r.ran, what);
 });
