@@ -144,7 +144,7 @@ describe('package.json contributions', () => {
     const commands = new Set(m.contributes.commands.map((c) => c.command));
     // src/vscode/host/walkthrough.ts matches `onContext:<key>` by the key's name (set through its
     // setContext), `onCommand:` by the command that ran, `onView:` for the Team view (surface.ts).
-    const keys = ['agentTeams.hasApiKey', 'agentTeams.hasTeam'];
+    const keys = ['agentTeams.hasApiKey', 'agentTeams.hasTeam', 'agentTeams.canStart'];
     for (const s of m.contributes.walkthroughs![0]!.steps) {
       assert.ok(s.completionEvents?.length, `${s.id} has completion events`);
       for (const e of s.completionEvents!) {

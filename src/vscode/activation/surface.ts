@@ -21,7 +21,7 @@ import { RequestNotifier, showNotice } from '../approvals/notifications';
 import { RuntimeHost } from '../host/runtime-host';
 import { ANSWER_COMMAND, answerCommandHandler, chatHandler } from '../models/chat-participant';
 import { ApiKeyStore } from '../host/secrets';
-import { trackWalkthrough, walkthroughEvent } from '../host/walkthrough';
+import { setContext, trackWalkthrough, walkthroughEvent } from '../host/walkthrough';
 import { onSettingsChange, readSettings } from '../host/settings';
 import { TeamStatusBar } from '../views/status-bar';
 import { SandboxStatus } from '../views/sandbox-status';
@@ -54,6 +54,10 @@ export function startEngine(shell: Shell): Engine {
   const host = new TeamHost(session, log);
   const asks = new BashAsks();
   const runtime = new RuntimeHost(session, keys, createApprover(context.workspaceState, asks, context.subscriptions), log, openaiKeys, context.globalState);
+  // `agentTeams.canStart`: the team's model has what it needs (a key for its provider, none for
+  // a `vscode:` model). The views' welcome and the walkthrough's "key or model" step read it.
+  const readiness = () => void runtime.canStart().then((ok) => setContext('agentTeams.canStart', ok), () => undefined);
+  readiness();
   const defaultModel = () => readSettings().model;
   const sandbox = new SandboxStatus(session, () => host.fire(['activity']), log);
   const agents = {
@@ -122,11 +126,13 @@ export function startEngine(shell: Shell): Engine {
     host, runtime, teamTree, taskTree, statusBar, inbox, notifier, asks, changes, transcripts, change.content, mergeDiffContent(root),
     onSettingsChange((s, baseUrlChanged) => {
       runtime.updateSettings(s);
+      readiness();
       void sandbox.refresh().then(() => statusBar.update());
       if (baseUrlChanged) void runtime.refreshModelConfig();
     }),
     // A new key reaches running agents, or wakes a team that could not resume without one.
     keys.onDidChange(() => void runtime.refreshModelConfig().then(() => resumeTeam(host, runtime, keys, log))),
+    keys.onDidChange(readiness), openaiKeys.onDidChange(readiness),
     // MCP server states live in memory, like activity (docs/mcp.md).
     runtime.onMcpChange(() => host.fire(['activity'])),
     runtime.onEvent((e) => {
