@@ -128,3 +128,47 @@ test('without nsenter each command starts its own bridge, and reaches an allowed
   assert.match(toolResults(h)[0]!, /^hello-allowed\n direct=7/);
   assert.deepEqual(await holders(), [], 'no shared bridge');
 });
+
+test('a command reaching ten hosts at once gets at most 3 questions; the rest are denied unasked and asked when they come back; headless, 5 notices at most', async (t) => {
+  const e = await detectEngine();
+  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  const questions: string[] = [];
+  let waiting = 0;
+  let mostWaiting = 0;
+  const h = await harness(t, { bashPolicy: 'allow', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } }, 'allow', {
+    // The user takes a while over the first three, then answers at once.
+    network: async (_agent, host) => {
+      questions.push(host);
+      mostWaiting = Math.max(mostWaiting, ++waiting);
+      if (questions.length <= 3) await new Promise((r) => setTimeout(r, 1_500));
+      waiting--;
+      return 'deny';
+    },
+  });
+  const hosts = Array.from({ length: 10 }, (_, i) => `h${i + 1}.example`);
+  const each = (sep: string) => hosts.map((x) => `curl -s -m 10 -o /dev/null -w "${x}=%{http_code}\\n" http://${x}/`).join(sep);
+  h.api.script('lead',
+    // A model told to wear the user down with questions: ten hosts at once.
+    reply(toolUse('bash', { command: `${each(' & ')} & wait` })),
+    // The same hosts again, one after another.
+    reply(toolUse('bash', { command: each('; ') })),
+    'Done.',
+  );
+  await h.rt.askLead('Fetch them.');
+  const r = toolResults(h);
+  for (const x of hosts) assert.match(r[0]!, new RegExp(`${x.replace('.', '\\.')}=403`), `${x} refused`);
+  assert.equal(mostWaiting, 3, 'never more than 3 questions waiting');
+  assert.equal(questions.length, 10, `the ones denied unasked are asked when they come back, each host once: ${questions.join(', ')}`);
+  assert.equal(new Set(questions).size, 10);
+  const said = h.events.filter((ev) => ev.type === 'notice' && /not asked: 3 questions about hosts already wait/.test(ev.message));
+  assert.equal(said.length, 5, 'the seven denied unasked are said in five notices, the last saying the rest are not');
+
+  // Headless (nobody to ask): every host denied, said at most five times.
+  const quiet = await harness(t, { bashPolicy: 'allow', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } }, 'allow');
+  quiet.api.script('lead', reply(toolUse('bash', { command: `${each(' & ')} & wait` })), 'Done.');
+  await quiet.rt.askLead('Fetch them.');
+  assert.equal((toolResults(quiet)[0]!.match(/=403/g) ?? []).length, 10);
+  const notices = quiet.events.filter((ev) => ev.type === 'notice' && /wanted to reach h\d+\.example/.test(ev.message));
+  assert.equal(notices.length, 5, notices.map((n) => (n as { message: string }).message).join('\n'));
+  assert.match((notices.at(-1) as { message: string }).message, /Further hosts lead's commands are denied without a question are not said/);
+});

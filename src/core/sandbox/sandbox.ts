@@ -68,6 +68,15 @@ interface AgentBox {
   net?: Promise<NetHolder | null>;
 }
 
+/**
+ * Network questions one agent may have waiting at once: a command reaching many hosts (a
+ * crawler, or a model told to wear the user down) gets the rest denied unasked, not a pile of
+ * questions to click through (docs/security.md, "network").
+ */
+const MAX_OPEN_QUESTIONS = 3;
+/** Denials without a question said per agent in a session. */
+const MAX_DENIAL_NOTICES = 5;
+
 /** Short, private (0700) folder for sockets: a socket's path may not pass 107 bytes. */
 const SOCKETS_BASE = `/tmp/agent-teams-${process.getuid?.() ?? 'u'}`;
 
@@ -94,6 +103,8 @@ export class CommandSandbox {
   private readonly boxes = new Map<string, AgentBox>();
   /** Hosts answered this session (`host` or `host:port` for loopback): asked once each. */
   private readonly answered = new Map<string, Promise<boolean>>();
+  /** Per agent: its network questions waiting now, and the denials said without a question. */
+  private readonly unasked = new Map<string, { open: number; said: number }>();
   private readonly stop = new AbortController();
   private noticed = false;
   /** Checks after commands (afterRun), one at a time per checkout. */
@@ -199,21 +210,36 @@ export class CommandSandbox {
   /**
    * Whether `host:port` may be reached: allowed by setting, answered before, or asked now
    * (once). This machine in any spelling is `localhost:<port>`, asked per port. Nobody to ask
-   * (headless): denied, and said in a notice naming the agent and the host.
+   * (headless), or MAX_OPEN_QUESTIONS of the agent's waiting: denied, and said in a notice
+   * naming the agent and the host (MAX_DENIAL_NOTICES at most).
    */
   allowHost(agent: string, host: string, port: number): Promise<boolean> {
     const h = canonicalHost(host);
     if (!h) return Promise.resolve(false);
     if (this.opts.settings().allowedDomains.some((d) => domainMatches(d, h, port))) return Promise.resolve(true);
     const key = isLoopback(h) ? `localhost:${port}` : h;
-    let answer = this.answered.get(key);
-    if (!answer) {
-      const shown = shownHost(h, port);
-      const ask = this.opts.askNetwork;
-      if (!ask) this.opts.notice('warning', `${agent}'s command wanted to reach ${shown}: denied, nobody to ask. To allow it, add it to agentTeams.sandbox.allowedDomains (--allow-domain).`, agent);
-      answer = (ask?.(agent, shown, this.stop.signal) ?? Promise.resolve<NetworkDecision>('deny')).then((d) => d !== 'deny', () => false);
-      this.answered.set(key, answer);
+    const known = this.answered.get(key);
+    if (known) return known;
+    const shown = shownHost(h, port);
+    const ask = this.opts.askNetwork;
+    const unasked = this.unasked.get(agent) ?? { open: 0, said: 0 };
+    this.unasked.set(agent, unasked);
+    // Nobody to ask, or the agent has MAX_OPEN_QUESTIONS waiting: denied unasked. Said in a
+    // notice up to MAX_DENIAL_NOTICES times per agent (a loop over many hosts is one line, not
+    // thousands); a host denied because questions were waiting is asked when it comes back.
+    if (!ask || unasked.open >= MAX_OPEN_QUESTIONS) {
+      const why = ask ? `not asked: ${MAX_OPEN_QUESTIONS} questions about hosts already wait for you` : 'nobody to ask';
+      if (++unasked.said <= MAX_DENIAL_NOTICES) {
+        const more = unasked.said === MAX_DENIAL_NOTICES ? ` Further hosts ${agent}'s commands are denied without a question are not said.` : '';
+        this.opts.notice('warning', `${agent}'s command wanted to reach ${shown}: denied, ${why}. To allow it, add it to agentTeams.sandbox.allowedDomains (--allow-domain).${more}`, agent);
+      }
+      const denied = Promise.resolve(false);
+      if (!ask) this.answered.set(key, denied);
+      return denied;
     }
+    unasked.open++;
+    const answer = ask(agent, shown, this.stop.signal).then((d) => d !== 'deny', () => false).finally(() => { unasked.open--; });
+    this.answered.set(key, answer);
     return answer;
   }
 
