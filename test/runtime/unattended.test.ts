@@ -39,6 +39,26 @@ test('a lead that asked two teammates to shut down and ended its turn is woken o
   assert.equal(h.api.requests('lead').length, 3, 'woken once');
 });
 
+test('a shutdown answered while another teammate still works does not wake the lead: it is woken once, with the answer and the worker\'s result', async (t) => {
+  const h = await harness(t);
+  h.api.setDefault(approveShutdowns);
+  await h.rt.spawnTeammate({ name: 'amy', role: 'dev', prompt: 'Wait.' });
+  await waitFor(async () => (await partsOf(h.rt).team.roster.get('amy'))?.status === 'idle', 8000, 'amy idle');
+  // bo works on what the lead just sent it while amy answers.
+  h.api.script('bo', reply(toolUse('bash', { command: 'sleep 3' })), reply(toolUse('send_message', { to: 'lead', content: 'bo: the types are fixed.' }), toolUse('idle', {})));
+  h.api.script('lead',
+    reply(toolUse('shutdown_request', { teammate: 'amy' }), toolUse('spawn_teammate', { name: 'bo', role: 'dev', prompt: 'Fix the types.' })),
+    'Asked amy to shut down, bo is on the types; waiting.',
+    'All done.');
+  await h.rt.askLead('Wrap up.');
+  await waitFor(() => h.api.requests('lead').length >= 3, 15_000, 'lead woken');
+  const woke = lastSent(h, 'lead');
+  assert.match(woke, /from=\\"amy\\" type=\\"shutdown_response\\"/, 'the answer');
+  assert.match(woke, /bo: the types are fixed\./, 'and bo\'s result, in the same turn');
+  await sleep(800);
+  assert.equal(h.api.requests('lead').length, 3, 'one wake, not one for the answer and one for the result');
+});
+
 test('a teammate that idled out with its task unfinished: the quiet lead is told which task and that it can respawn or reassign, not "nothing is left to claim"', async (t) => {
   const h = await harness(t, { idleTimeoutSeconds: 1 });
   const task = await partsOf(h.rt).team.tasks.create({ subject: 'port the parser' });

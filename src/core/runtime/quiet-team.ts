@@ -57,7 +57,8 @@ export const SHUTDOWNS_ANSWERED = 'Every shutdown you requested has been answere
 /**
  * The lead's inbox cursor after its unread shutdown answers, when they answer every shutdown
  * it asked for and each teammate that approved has shut down (its worktree is free then);
- * else 0. Other teammates may still work: the lead need not wait for them.
+ * else 0. While another teammate still works, 0: the lead, waiting on it, would only end its
+ * turn (a call spent on half the news); the quiet wake then brings the answers with its result.
  */
 async function shutdownsAnswered(team: Team): Promise<number> {
   const unread = await team.mailbox.unread('lead');
@@ -65,6 +66,7 @@ async function shutdownsAnswered(team: Team): Promise<number> {
   // A refusal wakes the lead by itself (team.ts): this wake is for approvals.
   if (!answers.some((m) => (m as { approve?: boolean }).approve) || (await team.requests.list({ kind: 'shutdown', status: 'pending', from: 'lead' })).length) return 0;
   const members = new Map((await team.roster.list()).map((m) => [m.name, m.status]));
+  if ([...members.values()].includes('working')) return 0;
   const gone = answers.every((m) => !(m as { approve?: boolean }).approve || members.get(m.from) === 'shutdown');
   return gone ? unread.cursor : 0;
 }
