@@ -76,6 +76,34 @@ test('a landed branch whose teammate shut down loses its worktree by itself: the
   assert.ok(!JSON.stringify(h.api.requests('lead').map((r) => r.body.messages)).includes('"name":"worktree_remove"'));
 });
 
+test('after a landing, caches its tests left (node_modules/.cache) do not keep a worktree; a file of its own does, and the lead and the user are told', async (t) => {
+  const h = await harness(t, { mergeTestCommand: 'true' });
+  h.api.setDefault((r) => {
+    const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
+    return reply(m ? toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' }) : toolUse('idle', {}));
+  });
+  await initRepo(h.root, 'base.txt', { '.gitignore': 'node_modules/\n.env\n' });
+  // ann's test run left ava's and xo's caches (find-cache-dir: <package>/node_modules/.cache); ben wrote a .env of its own.
+  const leftovers = { ann: 'mkdir -p node_modules/.cache/ava node_modules/.cache/xo-linter && echo {} > node_modules/.cache/ava/failing-tests.json && echo {} > node_modules/.cache/xo-linter/cache.json', ben: 'echo TOKEN=1 > .env' };
+  for (const [name, file] of [['ann', 'a.txt'], ['ben', 'b.txt']] as const) {
+    h.api.script(name, reply(commit(file, name), toolUse('bash', { command: leftovers[name] })), `Committed ${file}.`);
+    await h.rt.spawnTeammate({ name, role: 'dev', prompt: `Write ${file} and commit.`, isolation: 'worktree' });
+  }
+  await waitFor(async () => (await status(h, 'ann')) === 'idle' && (await status(h, 'ben')) === 'idle' && h.api.requests('ben').length === 2 && h.api.requests('ann').length === 2, 15_000, 'both idle');
+  h.api.script('lead',
+    reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' }),
+      toolUse('shutdown_request', { teammate: 'ann' }), toolUse('shutdown_request', { teammate: 'ben' })),
+    'Queued and asked; waiting.', 'Done.', 'Nothing more.');
+  await h.rt.askLead('Land both and wrap up.');
+  await waitFor(() => merged(h, 2), 30_000, 'both merged');
+  await waitFor(async () => (await partsOf(h.rt).team.mailbox.history('lead')).some((m) => m.content.includes('Kept the worktree of ben')), 15_000, 'the lead told of the kept worktree');
+  await assert.rejects(stat(join(h.root, '.worktrees', 'ann')), 'ann\'s checkout is gone: caches are not its work');
+  assert.equal((await stat(join(h.root, '.worktrees', 'ben', '.env'))).isFile(), true, 'ben\'s own ignored file is kept with its checkout');
+  const told = (await partsOf(h.rt).team.mailbox.history('lead')).find((m) => m.content.includes('Kept the worktree of ben'))!;
+  assert.match(told.content, /\.env/, 'the file is named');
+  assert.ok(h.events.some((e) => e.type === 'notice' && e.level === 'warning' && /Kept the worktree of ben/.test(e.message)), 'the user is told (a warning: headless runs print it)');
+});
+
 test('a worktree whose branch did not land stays, its teammate shut down or not', async (t) => {
   const h = await harness(t);
   await initRepo(h.root, 'base.txt');

@@ -58,11 +58,15 @@ export function worktreeTidier(d: TidyDeps): Tidier {
     const removed: string[] = [];
     for (const w of removable) {
       try {
-        await d.worktrees.remove(w.name);
+        // Dependencies and caches its tests made (node_modules/.cache…) are not its work.
+        await d.worktrees.remove(w.name, { regenerableGo: true });
         removed.push(w.name);
       } catch (err) {
         refused.add(w.name);
-        d.emit({ type: 'notice', level: 'info', agent: w.name, message: `Kept the worktree of ${w.name} (landed, shut down): ${(err as Error).message}.` });
+        // Said where it is read: a warning (a headless run prints it) and one notice to the lead, which does not wake it.
+        const why = `Kept the worktree of ${w.name} (landed, shut down): ${(err as Error).message}.`;
+        d.emit({ type: 'notice', level: 'warning', agent: w.name, message: why });
+        await d.team.mailbox.send({ from: 'team', to: 'lead', type: 'message', content: `[worktrees] ${why} Only the user can remove it now (agent-teams worktree remove ${w.name} --force); say so in your summary.`, notice: true }).catch(() => undefined);
       }
     }
     if (!removed.length) return removed;

@@ -71,6 +71,19 @@ export function withoutCopied(entries: IgnoredEntry[], copied: readonly string[]
   });
 }
 
+/**
+ * What tools make and make again, never a teammate's work: dependencies (`node_modules/`) and
+ * caches (`.cache/`, `__pycache__/`, `.pytest_cache/`, `.mypy_cache/`, `.ruff_cache/`,
+ * `.eslintcache`, `*.tsbuildinfo`). ava and xo write `node_modules/.cache/` into a checkout
+ * whose tests ran, which kept every landed worktree of a bridge run.
+ */
+const REGENERABLE = /(^|\/)(node_modules|\.cache|__pycache__|\.pytest_cache|\.mypy_cache|\.ruff_cache)(\/|$)|(^|\/)\.eslintcache$|\.tsbuildinfo$/;
+
+/** Leaves out what tools make again (REGENERABLE): for the removal after a landing (worktree-tidy.ts). */
+export function withoutRegenerable(entries: IgnoredEntry[]): IgnoredEntry[] {
+  return entries.filter((e) => !REGENERABLE.test(e.path));
+}
+
 export function describeIgnored(entries: readonly IgnoredEntry[], max = 8): string {
   const words = entries.map((e) => (e.files !== undefined ? `${e.path} (${e.files}${e.capped ? '+' : ''} files)` : e.path));
   const shown = words.slice(0, max).join(', ');

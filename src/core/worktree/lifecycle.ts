@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { branchOf, exists, type EventLogger, type WorktreeContext } from './context';
 import { WorktreeError } from './errors';
-import { ignoredEntries, refuseIgnored, withoutCopied, type IgnoredEntry } from './ignored';
+import { ignoredEntries, refuseIgnored, withoutCopied, withoutRegenerable, type IgnoredEntry } from './ignored';
 import { firstLines, git } from './git';
 import { branchExists, commitAll, dirtyFiles, refuseDirty, resolveCommit, type RepoInfo } from './repo';
 import { nowSeconds, writeIndex, type WorktreeIndex, type WorktreeRecord } from './store';
@@ -162,6 +162,8 @@ export async function keepWorktree(env: OpEnv, name: string, opts: KeepOptions):
 export interface RemoveOptions {
   /** Discard uncommitted changes and commits not merged into the current branch. */
   force?: boolean;
+  /** Dependencies and caches (ignored.ts REGENERABLE) are not counted as ignored files the teammate made: the removal after a landing. */
+  regenerableGo?: boolean;
 }
 
 export interface RemoveResult {
@@ -186,7 +188,8 @@ export async function removeWorktree(env: OpEnv, name: string, opts: RemoveOptio
     branchExists(ctx.root, rec.branch, ctx.git),
     hasCheckout ? ignoredEntries(path, ctx.git) : Promise.resolve([]),
   ]);
-  const ignored = withoutCopied(found, rec.copied, rec.subdir);
+  const mine = withoutCopied(found, rec.copied, rec.subdir);
+  const ignored = opts.regenerableGo ? withoutRegenerable(mine) : mine;
   if (pending.length && !opts.force) {
     refuseDirty('dirty-worktree', pending, `worktree "${name}"`, 'merge or keep it, or remove with force to discard them');
   }
