@@ -21,6 +21,12 @@ const status = async (h: Harness, name: string) => (await partsOf(h.rt).team.ros
 const lastMsg = (h: Harness, agent: string, i = -1) => JSON.stringify(h.api.requests(agent).at(i)?.body.messages.at(-1) ?? '');
 const merged = async (h: Harness, n: number) => (await h.rt.mergeQueue.list()).filter((e) => e.state === 'merged').length === n;
 
+/** Teammates' model: approves a shutdown request, else goes idle. */
+const approveShutdowns = (r: { body: { messages: unknown[] } }) => {
+  const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
+  return reply(m ? toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' }) : toolUse('idle', {}));
+};
+
 /** Two worktree teammates, each with one commit of its own file, idle. */
 async function twoBranches(h: Harness): Promise<void> {
   await initRepo(h.root, 'base.txt');
@@ -49,10 +55,7 @@ test('the lead queues two branches in one reply: woken once, after both landed, 
 
 test('a landed branch whose teammate shut down loses its worktree by itself: the lead is told in one notice, woken once, and calls no worktree_remove', async (t) => {
   const h = await harness(t, { mergeTestCommand: 'sleep 1' });
-  h.api.setDefault((r) => {
-    const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
-    return reply(m ? toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' }) : toolUse('idle', {}));
-  });
+  h.api.setDefault(approveShutdowns);
   await twoBranches(h);
   h.api.script('lead',
     reply(toolUse('queue_merge', { teammate: 'ann' }), toolUse('queue_merge', { teammate: 'ben' }),
@@ -78,10 +81,7 @@ test('a landed branch whose teammate shut down loses its worktree by itself: the
 
 test('after a landing, caches its tests left (node_modules/.cache) do not keep a worktree; a file of its own does, and the lead and the user are told', async (t) => {
   const h = await harness(t, { mergeTestCommand: 'true' });
-  h.api.setDefault((r) => {
-    const m = /type=\\"shutdown_request\\" request_id=\\"([^"\\]+)\\"/.exec(JSON.stringify(r.body.messages.at(-1)));
-    return reply(m ? toolUse('shutdown_response', { request_id: m[1], approve: true, reason: 'done' }) : toolUse('idle', {}));
-  });
+  h.api.setDefault(approveShutdowns);
   await initRepo(h.root, 'base.txt', { '.gitignore': 'node_modules/\n.env\n' });
   // ann's test run left ava's and xo's caches (find-cache-dir: <package>/node_modules/.cache); ben wrote a .env of its own.
   const leftovers = { ann: 'mkdir -p node_modules/.cache/ava node_modules/.cache/xo-linter && echo {} > node_modules/.cache/ava/failing-tests.json && echo {} > node_modules/.cache/xo-linter/cache.json', ben: 'echo TOKEN=1 > .env' };
