@@ -130,6 +130,33 @@ test('the configured test command cannot be skipped or replaced by the lead: "" 
   assert.equal((await git(h.root, 'rev-parse', 'main')).stdout.trim(), before);
 });
 
+test('the lead\'s test command is the test when none is configured (a failing one lands nothing); the same command as the configured one runs once', async (t) => {
+  const h = await harness(t);
+  await initRepo(h.root, 'shared.txt');
+  const wt = await h.rt.worktrees.create('ann');
+  await writeFile(join(wt.path, 'shared.txt'), 'from ann\n');
+  await git(wt.path, 'commit', '-qam', 'ann change');
+  const before = (await git(h.root, 'rev-parse', 'main')).stdout.trim();
+  h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann', test_command: 'grep -q never shared.txt' })), 'ok');
+  await h.rt.askLead('Queue ann.');
+  const e = await settled(h, 'ann');
+  assert.equal(e.state, 'failed', 'tested with the lead\'s command: no untested landing');
+  assert.equal(e.test_command, null);
+  assert.match(e.reason ?? '', /failed the test command `grep -q never shared\.txt`/);
+  assert.equal((await git(h.root, 'rev-parse', 'main')).stdout.trim(), before);
+  // The lead names the command the user configured: it runs once, as the configured one.
+  const same = await h.rt.mergeQueue.retry('ann');
+  assert.equal(same.entry.extra_test_command, 'grep -q never shared.txt', 'a retry keeps the lead\'s command');
+  await settled(h, 'ann');
+  h.rt.updateSettings({ ...h.rt.settings(), mergeTestCommand: 'true' });
+  h.api.script('lead', reply(toolUse('queue_merge', { teammate: 'ann', test_command: 'true' })), 'ok');
+  await h.rt.askLead('Queue ann again.');
+  const once = await settled(h, 'ann');
+  assert.equal(once.test_command, 'true');
+  assert.equal(once.extra_test_command ?? null, null, 'not run twice');
+  assert.equal(once.state, 'merged');
+});
+
 test('control paths: the listed ones at any depth and case; ordinary files not', () => {
   for (const p of ['.claude/settings.json', '.team/settings.json', '.tasks/1.json', '.mcp.json', '.vscode/tasks.json', '.gitattributes', '.gitmodules',
     '.gitignore', '.github/workflows/ci.yml', '.devcontainer/devcontainer.json', 'AGENTS.md', 'CLAUDE.md', 'pkg/.claude/settings.json', 'sub/.gitattributes', '.CLAUDE/x', 'docs/CLAUDE.md', '.claude', '.vscode', '.husky/pre-commit', '.husky/_/h', '.devcontainer.json']) {

@@ -83,7 +83,8 @@ export class MergeQueue {
    */
   async add(teammate: string, o: AddOptions): Promise<{ entry: MergeEntry; position: number }> {
     const test = o.testCommand == null ? (await this.settings()).testCommand : o.testCommand.trim() || null;
-    const extra = o.extraTest?.trim() || null;
+    // The lead's command, unless it is the configured one (run once).
+    const extra = (o.extraTest?.trim() || null) === test ? null : o.extraTest?.trim() || null;
     // Refused before preflight commits the teammate's work; asked again under the lock (another process may queue it meanwhile).
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
     if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);

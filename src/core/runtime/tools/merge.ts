@@ -33,10 +33,10 @@ function testWords(e: { test_command: string | null; extra_test_command?: string
 
 export const queueMerge = defineTool({
   name: 'queue_merge',
-  description: 'Merge a teammate\'s branch in a scratch checkout; it lands if the test passes, else goes back to the teammate.',
+  description: 'Merge a teammate\'s branch in a scratch checkout; it lands if the tests pass, else goes back to the teammate.',
   input: z.object({
     teammate: z.string().min(1),
-    test_command: z.string().nullish().describe('Also run, after the configured test (which always runs).'),
+    test_command: z.string().nullish().describe('The project\'s test command, run on the merge after any configured one.'),
   }),
   agents: ['lead'],
   changesWorkspace: true,
