@@ -117,7 +117,7 @@ export function taskLines(t: Task, how: TaskArrival): string {
     arrival(t, how),
     t.description ? `Details: ${t.description}` : '',
     t.worktree ? `This task is bound to git worktree "${t.worktree}": your file tools and bash now work there. ${branchNote(`wt/${t.worktree}`)}` : '',
-    'Mark it completed with task_update when done, then report to the lead.',
+    'Mark it completed with task_update when done; your last words then reach the lead.',
   ].filter(Boolean).join('\n');
 }
 
