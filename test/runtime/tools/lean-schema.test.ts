@@ -3,11 +3,13 @@
 // judged by the zod input; and the first request of each agent kind stays within its budget
 // (issue 27: lead ≤ 9,000 characters, teammate ≤ 7,000), measured as the fake API receives it.
 import assert from 'node:assert/strict';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { BUILTIN_TOOLS } from '../../../src/core/runtime/tools';
 import { reply, systemText, toolUse } from '../../fake-api';
 import { waitFor } from '../../helpers/tmp';
-import { harness } from '../harness';
+import { harness, toolResults } from '../harness';
 
 test('the schemas carry no null alternatives or default bounds; the input still accepts null and refuses what it always refused', () => {
   for (const t of BUILTIN_TOOLS) {
@@ -37,4 +39,18 @@ test('the first request of the lead is at most 9,000 characters and a teammate\'
     const total = systemText(body).length + JSON.stringify(body.tools ?? []).length + JSON.stringify(body.messages).length;
     assert.ok(total <= limit, `${agent}'s first request is ${total} characters (budget ${limit})`);
   }
+});
+
+test('a call with another agent\'s field names (edit_file old_string/new_string) is refused naming the unknown fields and this tool\'s own; the model fixes it at once', async (t) => {
+  const h = await harness(t);
+  await writeFile(join(h.root, 'a.txt'), 'one\n');
+  h.api.script('lead',
+    reply(toolUse('edit_file', { path: 'a.txt', old_string: 'one', new_string: 'two' })),
+    reply(toolUse('edit_file', { path: 'a.txt', old_text: 'one', new_text: 'two' })),
+    'Done.');
+  await h.rt.askLead('Change one to two.');
+  const [first, second] = toolResults(h);
+  assert.match(first!, /unknown field\(s\) old_string, new_string: this tool's fields are path, old_text, new_text/);
+  assert.doesNotMatch(second!, /unknown field/);
+  assert.equal(await readFile(join(h.root, 'a.txt'), 'utf8'), 'two\n');
 });

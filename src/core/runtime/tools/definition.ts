@@ -178,11 +178,22 @@ export function defineTool<S extends z.ZodType, K extends keyof ToolHost = keyof
       const r = def.input.safeParse(input);
       return r.success
         ? { ok: true, data: r.data }
-        : { ok: false, error: r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') };
+        : { ok: false, error: r.error.issues.map((i) => `${i.path.join('.') || 'input'}: ${i.message}`).join('; ') + unknownFields(def.input, input) };
     },
     run: (input, a, h) => def.run(input as z.output<S>, a, h),
     ...(before ? { beforeReply: (inputs: unknown[], a: AgentHandle, h: ToolHost) => before(inputs as z.output<S>[], a, h) } : {}),
   };
+}
+
+/**
+ * For an input that failed: the fields it gave that the tool does not have, and the ones it
+ * does — a model used to another agent's names (`old_string` for `old_text`) fixes its call at once.
+ */
+function unknownFields(schema: z.ZodType, input: unknown): string {
+  if (!(schema instanceof z.ZodObject) || !input || typeof input !== 'object') return '';
+  const fields = Object.keys(schema.shape as Record<string, unknown>);
+  const unknown = Object.keys(input).filter((k) => !fields.includes(k));
+  return unknown.length ? `; unknown field(s) ${unknown.join(', ')}: this tool's fields are ${fields.join(', ')}` : '';
 }
 
 /**
