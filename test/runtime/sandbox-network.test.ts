@@ -3,7 +3,7 @@
 // agentTeams.sandbox.allowedDomains lists it or the user allows it; the user is asked once
 // per host; nothing gets out around the proxy.
 import assert from 'node:assert/strict';
-import { mkdir, readdir, readFile, readlink, symlink } from 'node:fs/promises';
+import { mkdir, readdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { reply, toolUse } from '../fake-api';
 import { harness, toolResults } from './harness';
 import { freePort } from '../helpers/ports';
+import { sleep } from '../helpers/tmp';
 import { detectEngine } from '../../src/core/sandbox/engine';
 import type { NetworkDecision } from '../../src/core/sandbox/sandbox';
 
@@ -171,4 +172,23 @@ test('a command reaching ten hosts at once gets at most 3 questions; the rest ar
   const notices = quiet.events.filter((ev) => ev.type === 'notice' && /wanted to reach h\d+\.example/.test(ev.message));
   assert.equal(notices.length, 5, notices.map((n) => (n as { message: string }).message).join('\n'));
   assert.match((notices.at(-1) as { message: string }).message, /Further hosts lead's commands are denied without a question are not said/);
+});
+
+test('a plain `npm test` in the sandbox asks about no host: update checks are off in every command\'s environment', async (t) => {
+  const e = await detectEngine();
+  if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
+  const questions: string[] = [];
+  const h = await harness(t, { bashPolicy: 'allow', sandbox: { mode: 'auto', allowedDomains: [], autoAllow: true } }, 'allow', {
+    network: async (_agent, host) => (questions.push(host), 'deny'),
+  });
+  await writeFile(join(h.root, 'package.json'), JSON.stringify({ name: 'p', version: '1.0.0', scripts: { test: 'echo tests-ran' } }));
+  h.api.script('lead',
+    reply(toolUse('bash', { command: 'env -u CI npm test; echo "notifier=$npm_config_update_notifier no_update=$NO_UPDATE_NOTIFIER"' })),
+    'Done.');
+  await h.rt.askLead('Run the tests.');
+  const [out] = toolResults(h);
+  assert.match(out!, /tests-ran/);
+  assert.match(out!, /notifier=false no_update=1/);
+  await sleep(1_000); // an update check runs beside the command
+  assert.deepEqual(questions, [], 'no question about the registry');
 });

@@ -39,6 +39,7 @@ test('the policy table and docs/security.md name the same guarded paths, variabl
   const net = row('network');
   assert.ok(net.includes(`127.0.0.1:${NETWORK.proxyPort}`), 'the proxy port on the page');
   assert.deepEqual(net.filter((n) => /^[A-Za-z_]+$/.test(n)).sort(), [...NETWORK.proxyVariables].sort());
+  for (const [k, v] of Object.entries(NETWORK.quietVariables)) assert.ok(net.includes(`${k}=${v}`), `${k}=${v} on the page`);
   assert.deepEqual(row("agents' git"), AGENT_GIT_CONFIG.map(([k, v]) => `${k}=${v}`));
   const hostGit = row("the product's git").filter((n) => n.includes('='));
   assert.deepEqual(hostGit, HOST_GIT_CONFIG.map(([k, v]) => `${k}=${v}`));

@@ -76,12 +76,17 @@ export const NETWORK = {
   proxyPort: 3128,
   proxyVariables: ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'http_proxy', 'https_proxy', 'all_proxy',
     'npm_config_proxy', 'npm_config_https_proxy', 'YARN_HTTP_PROXY', 'YARN_HTTPS_PROXY', 'GLOBAL_AGENT_HTTP_PROXY'],
+  /**
+   * Update checks off (npm's own, the update-notifier package's): each would ask the user about
+   * the registry's host in the middle of an `npm test` that reaches nothing else.
+   */
+  quietVariables: { npm_config_update_notifier: 'false', NO_UPDATE_NOTIFIER: '1' } as Readonly<Record<string, string>>,
 } as const;
 
-/** The proxy variables of a command's environment (NETWORK). */
+/** The network variables of a command's environment (NETWORK): the proxy's, and update checks off. */
 export function proxyVariables(): Record<string, string> {
   const url = `http://127.0.0.1:${NETWORK.proxyPort}`;
-  return Object.fromEntries(NETWORK.proxyVariables.map((k) => [k, url]));
+  return { ...Object.fromEntries(NETWORK.proxyVariables.map((k) => [k, url])), ...NETWORK.quietVariables };
 }
 
 /** Removed from every command's environment: the keys the product's model clients use. */
