@@ -103,6 +103,8 @@ export class CommandSandbox {
   private readonly boxes = new Map<string, AgentBox>();
   /** Hosts answered this session (`host` or `host:port` for loopback): asked once each. */
   private readonly answered = new Map<string, Promise<boolean>>();
+  /** Guards being taken down after commands that ended (launch's release). */
+  private readonly releasing = new Set<Promise<void>>();
   /** Per agent: its network questions waiting now, and the denials said without a question. */
   private readonly unasked = new Map<string, { open: number; said: number }>();
   private readonly stop = new AbortController();
@@ -169,10 +171,15 @@ export class CommandSandbox {
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     fs.readOnly.push(...(await held.covers));
     fs.coverFiles = [];
+    // Off the command's way back, as the check after it: its result does not wait for the
+    // guards' mount points to go (the next command's policy does, covers.ts quiet()); settled()
+    // and dispose() wait for both.
     const release = async () => {
-      await releaseGuards(held.paths);
-      // Off the command's path (its result is not held for it); dispose() waits for it.
-      if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.checks.request(agent, fs.checkout);
+      const done = releaseGuards(held.paths).then(() => {
+        if (AFTER_RUN.neutraliseNestedRepos && fs.gitDir) this.checks.request(agent, fs.checkout);
+      });
+      this.releasing.add(done);
+      void done.finally(() => this.releasing.delete(done));
     };
     const forwarder = how.background && net ? new PortForwarder({ nsenter: st.engine.nsenter!, socat: st.engine.socat! }, net, (port, ok) => this.opts.notice('info', ok
       ? `${agent}'s background job listens on port ${port}: reach it at localhost:${port} on this machine.`
@@ -255,15 +262,17 @@ export class CommandSandbox {
     }
   }
 
-  /** Resolves once the checks after the commands that have ended are done. */
-  settled(): Promise<void> {
-    return this.checks.settled();
+  /** Resolves once the commands that have ended are cleaned up after and checked. */
+  async settled(): Promise<void> {
+    while (this.releasing.size) await Promise.all([...this.releasing]);
+    await this.checks.settled();
   }
 
   /** Stops the proxies; commands still running lose the network. */
   async dispose(): Promise<void> {
-    await this.settled();
+    // No box is made from here on; then what ended is cleaned up after and checked.
     this.stop.abort();
+    await this.settled();
     const boxes = [...this.boxes.values()];
     this.boxes.clear();
     await Promise.all(boxes.map(async (b) => {
