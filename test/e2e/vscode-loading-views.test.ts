@@ -4,7 +4,6 @@
 // What the page shows is watched from its first script, through the first open and a reload
 // of a window on a seeded team.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ import type { Team } from '../../src/core/team/team';
 import { seedTeam } from '../vscode/seed-team';
 import { openWorkbench, type Workbench } from './harness/browser';
 import { startCodeServer, type CodeServer } from './harness/code-server';
-import { repoRoot } from './harness/paths';
+import { packagedVsix, type PackagedVsix } from './harness/package';
 
 const CONTAINER = 'agentTeams';
 const NO_PROVIDER = 'no data provider registered';
@@ -42,14 +41,14 @@ describe('VS Code: views while the extension loads', () => {
   let team: Team;
   let server: CodeServer | undefined;
   let wb: Workbench | undefined;
-  let vsix = '';
+  let vsix: PackagedVsix | undefined;
 
   before(async () => {
     workspace = await mkdtemp(join(tmpdir(), 'agent-teams-loading-'));
     ({ team } = await seedTeam(workspace, { plan: false }));
-    vsix = join(tmpdir(), `agent-teams-loading-${process.pid}.vsix`);
-    execFileSync(process.execPath, [join(repoRoot(), 'scripts', 'package.mjs'), '--out', vsix], { stdio: ['ignore', 2, 2] });
-    server = await startCodeServer({ vsixPath: vsix, workspace });
+    // The test command's one package for the run (harness/package.ts), or this suite's own.
+    vsix = packagedVsix('loading');
+    server = await startCodeServer({ vsixPath: vsix.path, workspace });
   });
 
   after(async () => {
@@ -57,7 +56,8 @@ describe('VS Code: views while the extension loads', () => {
     await wb?.close();
     await server?.stop();
     team?.dispose();
-    for (const p of [workspace, vsix]) if (p) await rm(p, { recursive: true, force: true });
+    await vsix?.dispose();
+    if (workspace) await rm(workspace, { recursive: true, force: true });
   });
 
   it('never show "There is no data provider registered" on the first open (and not once rows are drawn after a reload)', async () => {
