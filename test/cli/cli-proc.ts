@@ -127,6 +127,11 @@ export class ReplProcess {
     return match;
   }
 
+  /** Everything printed so far, standard output then standard error. */
+  output(): string {
+    return `${this.out}\n${this.err}`;
+  }
+
   /** Whether `re` appears anywhere in the output so far (consumed or not). */
   saw(re: RegExp): boolean {
     return re.test(this.out);

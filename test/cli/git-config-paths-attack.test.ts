@@ -6,7 +6,7 @@
 // guarded like control folders (docs/security.md, "The policy table").
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { chmod, mkdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test, type TestContext } from 'node:test';
@@ -25,7 +25,7 @@ type Git = (...a: string[]) => Promise<unknown>;
  * `attack(ran)`, then the user's own `git commit`. Returns the command's output; `ran` is the
  * prefix of the files a planted program would make. Null: no sandbox on this machine.
  */
-async function attackThenCommit(t: TestContext, prepare: (root: string, g: Git) => Promise<void>, attack: (ran: string) => string): Promise<{ out: string; root: string; ran: string } | null> {
+async function attackThenCommit(t: TestContext, prepare: (root: string, g: Git) => Promise<void>, attack: (ran: string) => string): Promise<{ out: string; root: string; ran: string; printed: string } | null> {
   const e = await detectEngine();
   if (!e.engine) {
     t.skip(`no sandbox on this machine: ${e.reason}`);
@@ -47,10 +47,11 @@ async function attackThenCommit(t: TestContext, prepare: (root: string, g: Git) 
   const out = toolResults({ api }).join('\n');
   repl.send('/quit');
   await repl.exited;
+  const printed = `${repl.output()}`;
   // The user commits, with their own git and its configuration.
   await g('add', 'work.txt');
   await g('commit', '-q', '-m', 'user');
-  return { out, root, ran };
+  return { out, root, ran, printed };
 }
 
 const notRun = async (ran: string, what: string): Promise<void> => {
@@ -102,4 +103,33 @@ test('CLI: a folder above a guarded hooks folder cannot be renamed away and a ne
   assert.equal(await stat(join(r.root, 'scripts.old')).then(() => 'moved', () => 'in place'), 'in place');
   assert.equal(await stat(join(r.root, 'conf')).then(() => 'made', () => 'absent'), 'absent', 'the guard made for the absent folder is gone after the command');
   for (const what of ['hook', 'monitor']) await notRun(r.ran, what);
+});
+
+test('CLI: an optional include that does not exist yet, a script named by a later word of a filter, a python -m module: none can be written; a hooks folder reached through a link is said to be unguardable', async (t) => {
+  const r = await attackThenCommit(t, async (root, g) => {
+    await mkdir(join(root, 'config'), { recursive: true });
+    await writeFile(join(root, 'config', 'README'), 'local settings go here\n');
+    await mkdir(join(root, 'scripts'), { recursive: true });
+    await writeFile(join(root, 'scripts', 'clean.sh'), 'cat\n');
+    await writeFile(join(root, 'nb.ipynb'), '{}\n');
+    await writeFile(join(root, '.gitattributes'), '*.ipynb filter=nbs diff=nbd\n');
+    await mkdir(join(root, 'tools', 'hooks'), { recursive: true });
+    await symlink('tools/hooks', join(root, '.githooks'));
+    // An optional local include (config/ exists, the file does not); nbstripout's shape of filter; a textconv through sh.
+    await g('config', 'include.path', '../config/local.gitconfig');
+    await g('config', 'filter.nbs.clean', 'python3 -m nbstrip');
+    await g('config', 'diff.nbd.textconv', 'sh scripts/clean.sh');
+    await g('config', 'core.hooksPath', '.githooks');
+  }, (ran) => [
+    `printf '[core]\\n\\tfsmonitor = "touch ${ran}-include; false"\\n' > config/local.gitconfig && echo planted-include`,
+    `printf 'import pathlib,sys\\npathlib.Path("${ran}-module").touch()\\nsys.stdout.write(sys.stdin.read())\\n' > nbstrip.py && echo planted-module`,
+    `printf 'touch ${ran}-script; cat\\n' > scripts/clean.sh && echo planted-script`,
+    'echo "{ }" > nb.ipynb; echo ok > work.txt && echo did-work',
+  ].join('; '));
+  if (!r) return;
+  assert.match(r.out, /did-work/);
+  assert.doesNotMatch(r.out, /planted-(include|module|script)/);
+  for (const what of ['include', 'module', 'script']) await notRun(r.ran, what);
+  assert.equal(await stat(join(r.root, 'config', 'local.gitconfig')).then(() => 'left', () => 'absent'), 'absent', 'the cover is gone after the command');
+  assert.match(r.printed, /Your git settings name \S+\.githooks \(a symbolic link\)[^\n]*cannot keep your own git from running what an agent writes there/);
 });

@@ -39,6 +39,11 @@ export interface FsPolicy {
   gitDir: string | null;
   /** The top of the checkout the command runs in (its working folder when not in a repository). */
   checkout: string;
+  /**
+   * Paths the user's git settings name that a command can still replace: a symbolic link is on
+   * the way (no mount can be put on a link itself), said to the user (sandbox.ts).
+   */
+  unguardable: string[];
 }
 
 /**
@@ -50,7 +55,7 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
   const [realRoot, realCwd] = await Promise.all([realpath(root).catch(() => resolve(root)), realpath(cwd).catch(() => resolve(cwd))]);
   const git = await findGit(realCwd);
   const writable = [realCwd];
-  const policy: FsPolicy = { readable: [realRoot], writable, pinned: [], readOnly: [], guarded: [], coverFiles: [], ownWritable: [], ownReadOnly: [], gitDir: null, checkout: git?.top ?? realCwd };
+  const policy: FsPolicy = { readable: [realRoot], writable, pinned: [], readOnly: [], guarded: [], coverFiles: [], ownWritable: [], ownReadOnly: [], gitDir: null, checkout: git?.top ?? realCwd, unguardable: [] };
   const inWritable = (p: string) => writable.some((w) => isInside(w, p));
   // [path, a folder?]; null: read-only as it is (it exists).
   const wanted: Array<[string, boolean | null]> = [];
@@ -61,11 +66,18 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
   if (git?.dotGitFile && inWritable(git.dotGitFile)) wanted.push([git.dotGitFile, null]);
   // A configured path whose folder does not exist yet: its first missing folder is guarded
   // instead, so that no command makes the path for the user's git to obey.
+  // Files the user's git settings name: covered while absent, like the git folder's (an
+  // include the user keeps optional would otherwise be written, and obeyed by the next `git status`).
+  const coverable = new Set<string>();
   if (git) {
     for (const c of await configuredGitPaths(git)) {
       if (!inWritable(c.path)) continue;
-      const missing = await firstMissingFolder(dirname(c.path), writable.find((w) => isInside(w, c.path))!);
+      const base = writable.find((w) => isInside(w, c.path))!;
+      const link = await linkOnTheWay(c.path, base);
+      if (link) policy.unguardable.push(`${c.path} (${link === c.path ? 'a symbolic link' : `through the symbolic link ${link}`})`);
+      const missing = await firstMissingFolder(dirname(c.path), base);
       wanted.push(missing ? [missing, true] : [c.path, c.folder]);
+      if (!missing && !c.folder) coverable.add(c.path);
     }
   }
   if (git && opts.gitWritable !== false) {
@@ -76,7 +88,7 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
     wanted.push([git.common, null]);
   }
   const names = listings();
-  const kinds = await Promise.all(wanted.map(([p, folder]) => (folder === null ? 'readOnly' : guard(p, realCwd, folder, names))));
+  const kinds = await Promise.all(wanted.map(([p, folder]) => (folder === null ? 'readOnly' : guard(p, realCwd, folder, names, coverable.has(p)))));
   wanted.forEach(([p], i) => {
     if (kinds[i] === 'readOnly') policy.readOnly.push(p);
     else if (kinds[i] === 'guarded') policy.guarded.push(p);
@@ -103,6 +115,14 @@ async function pins(policy: FsPolicy): Promise<string[]> {
   }
   const real = await Promise.all([...out].map((d) => lstat(d).then((st) => st.isDirectory(), () => false)));
   return [...out].filter((_, i) => real[i]).sort((a, b) => a.length - b.length);
+}
+
+/** The first symbolic link on the way from `top` (exclusive) down to `p` (inclusive), or null. */
+async function linkOnTheWay(p: string, top: string): Promise<string | null> {
+  const way: string[] = [];
+  for (let d = p; d !== top && isInside(top, d); d = dirname(d)) way.unshift(d);
+  for (const d of way) if ((await lstat(d).catch(() => null))?.isSymbolicLink()) return d;
+  return null;
 }
 
 /** The shallowest folder of `dir` below `top` that does not exist (null: `dir` exists). */
@@ -191,7 +211,7 @@ function listings(): Listings {
 }
 
 /** An existing guarded path is bound read-only; an absent folder gets an empty read-only one, an absent git file a cover. */
-async function guard(p: string, cwd: string, folder: boolean, names: Listings): Promise<GuardKind> {
+async function guard(p: string, cwd: string, folder: boolean, names: Listings, coverable = false): Promise<GuardKind> {
   if (isInside(p, cwd)) return null; // the agent's own checkout under .worktrees/
   const listed = await names(dirname(p));
   if (listed === null) return null;
@@ -202,9 +222,9 @@ async function guard(p: string, cwd: string, folder: boolean, names: Listings): 
   if (st) return 'readOnly';
   if (!listed && !(await lstat(dirname(p)).then((s) => s.isDirectory(), () => false))) return null;
   if (folder) return 'guarded';
-  // An absent control file of the workspace (`.mcp.json`) cannot be covered without leaving
-  // one the user would see; an absent git-folder file can (sandbox.ts removes it after).
-  return isGitFolderFile(p) ? 'cover' : null;
+  // An absent control file of the workspace (`.mcp.json`) is not covered: the user would see
+  // one appear; an absent git-folder file, or a file the user's git settings name, is (sandbox.ts removes it after).
+  return coverable || isGitFolderFile(p) ? 'cover' : null;
 }
 
 function isGitFolderFile(p: string): boolean {

@@ -7,7 +7,7 @@
 // while the config files it came from are unchanged, so a command's start costs two stats.
 import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { git, splitZ } from '../worktree/git';
 import type { GitPaths } from '../worktree/git-folders';
 import { GIT_CONFIG_PATH_KEYS } from './policy';
@@ -40,25 +40,40 @@ export async function configuredGitPaths(g: GitPaths): Promise<ConfiguredPath[]>
     const name = nl < 0 ? kv : kv.slice(0, nl);
     const value = nl < 0 ? '' : kv.slice(nl + 1);
     if (!KEYS.test(name) || !value) continue;
-    const p = pathOf(name, value, g.top, origin);
-    if (!p) continue;
     const hooks = /^core\.hookspath$/i.test(name);
-    paths.push({ path: p, folder: hooks });
-    // husky 9's `.husky/_` holds shims that run the scripts one folder up.
-    if (hooks && basename(p) === '_') paths.push({ path: dirname(p), folder: true });
+    for (const { path: p, folder } of pathsOf(name, value, g.top, origin)) {
+      paths.push({ path: p, folder: hooks || folder });
+      // husky 9's `.husky/_` holds shims that run the scripts one folder up.
+      if (hooks && basename(p) === '_') paths.push({ path: dirname(p), folder: true });
+    }
   }
   cache.set(g.top, { key, paths });
   return paths;
 }
 
-/** The path a setting names: a folder or file for paths, a program's path (with a slash) for commands. */
-function pathOf(name: string, value: string, top: string, origin: string): string | null {
-  const isPath = /^(core\.hookspath|include\.path|includeif\..+\.path)$/i.test(name);
-  let v = isPath ? value : (/^\s*(?:!\s*)?("[^"]+"|'[^']+'|\S+)/.exec(value)?.[1] ?? '').replace(/^["']|["']$/g, '');
-  if (!v || (!isPath && !v.includes('/')) || /^(true|false)$/i.test(v)) return null;
-  if (v.startsWith('~/')) v = join(homedir(), v.slice(2));
-  if (isAbsolute(v)) return v;
-  // An include is relative to the file that includes it; a hook folder or a program to the checkout.
-  const from = name.toLowerCase().startsWith('include') && origin.startsWith('file:') ? dirname(resolve(top, origin.slice(5))) : top;
-  return resolve(from, v);
+/**
+ * The paths a setting names. A path setting: its folder or file (an include relative to the
+ * file that includes it). A command: every word of it with a slash (`sh scripts/x.sh`,
+ * `node tools/t.js`, `./bin/clean`, `--config=tools/c.json`), and the module of a `-m` (python
+ * runs `<checkout>/<module>.py` or its package folder first) — relative to the checkout.
+ */
+function pathsOf(name: string, value: string, top: string, origin: string): ConfiguredPath[] {
+  const expand = (v: string) => (v.startsWith('~/') ? join(homedir(), v.slice(2)) : v);
+  if (/^(core\.hookspath|include\.path|includeif\..+\.path)$/i.test(name)) {
+    if (!value || /^(true|false)$/i.test(value)) return [];
+    // An include is relative to the file that includes it; a hook folder to the checkout.
+    const from = name.toLowerCase().startsWith('include') && origin.startsWith('file:') ? dirname(resolve(top, origin.slice(5))) : top;
+    return [{ path: resolve(from, expand(value)), folder: false }];
+  }
+  const words = [...value.replace(/^\s*!/, '').matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3] ?? '');
+  const out: ConfiguredPath[] = [];
+  words.forEach((w, i) => {
+    const v = expand(w.replace(/^-[^=]*=/, ''));
+    if (v.includes('/') && !/^[a-z]+:\/\//i.test(v)) out.push({ path: resolve(top, v), folder: false });
+    else if (words[i - 1] === '-m' && /^[\w.]+$/.test(v)) {
+      const mod = v.split('.');
+      out.push({ path: resolve(top, `${mod.join('/')}.py`), folder: false }, { path: resolve(top, mod[0]!), folder: true });
+    }
+  });
+  return out;
 }

@@ -103,6 +103,8 @@ export class CommandSandbox {
   private readonly boxes = new Map<string, AgentBox>();
   /** Hosts answered this session (`host` or `host:port` for loopback): asked once each. */
   private readonly answered = new Map<string, Promise<boolean>>();
+  /** Unguardable configured paths (fs-policy.ts) already said. */
+  private readonly saidUnguardable = new Set<string>();
   /** Guards being taken down after commands that ended (launch's release). */
   private readonly releasing = new Set<Promise<void>>();
   /** Per agent: its network questions waiting now, and the denials said without a question. */
@@ -168,6 +170,10 @@ export class CommandSandbox {
     });
     if (hidden.capped) this.opts.notice('warning', `The folder has over ${hidden.files.length} entries: Read deny rules hide only what was found before the walk stopped.`, agent);
     void this.gitExposure.check(this.opts.root, [...hidden.files, ...hidden.dirs], (m) => this.opts.notice('warning', m));
+    for (const u of fs.unguardable.filter((x) => !this.saidUnguardable.has(x))) {
+      this.saidUnguardable.add(u);
+      this.opts.notice('warning', `Your git settings name ${u} inside the folder agents write: a command can replace a link, so the sandbox cannot keep your own git from running what an agent writes there. Make it a real folder or file, or point the setting outside the workspace (docs/security.md, "The policy table").`);
+    }
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     fs.readOnly.push(...(await held.covers));
     fs.coverFiles = [];
