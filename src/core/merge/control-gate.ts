@@ -8,11 +8,28 @@
 import picomatch from 'picomatch';
 import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { QUEUE_CONTROL_PATHS } from '../sandbox/policy';
+import { isAbsolute, relative } from 'node:path';
+import { configuredGitPaths } from '../sandbox/git-config-paths';
 import { git } from '../worktree/git';
+import { findGit } from '../worktree/git-folders';
 
 const matches = picomatch(QUEUE_CONTROL_PATHS.map((g) => `**/${g}`), { dot: true, nocase: true });
 
 export const isControlPath = (path: string): boolean => matches(path);
+
+/**
+ * The paths the user's git settings name inside the repository at `top` (docs/security.md,
+ * "The policy table": a hooks folder, an include, a filter's script), relative to its top:
+ * control paths too — a branch that changes one would make the user's own git run it.
+ */
+export async function configuredControlPaths(top: string): Promise<string[]> {
+  const g = await findGit(top);
+  if (!g) return [];
+  return (await configuredGitPaths(g)).map((c) => relative(g.top, c.path)).filter((r) => r && !r.startsWith('..') && !isAbsolute(r));
+}
+
+/** Whether `path` (relative to the top) is one of `configured` or inside one. */
+export const inConfigured = (path: string, configured: readonly string[]): boolean => configured.some((c) => path === c || path.startsWith(`${c}/`));
 
 /** Whether every change is one the user approved, to the byte and the mode (a link is not a file of the same text). */
 export function approvedAll(changes: readonly ControlChange[], approved: readonly ControlChange[] | null | undefined): boolean {

@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ControlChange, MergeEntry } from '../../shared/schemas/merge-queue';
 import { fileList } from '../worktree/errors';
 import { resolveCommit } from '../worktree/repo';
-import { approvedAll, askControl, isControlPath } from './control-gate';
+import { approvedAll, askControl, configuredControlPaths, inConfigured, isControlPath } from './control-gate';
 import { changedFiles, headState, land, mergeCommit, repoFacts, type RepoFacts } from './integrate';
 import type { WorkerOptions } from './queue-options';
 import { tellFailed, tellMerged } from './queue-notes';
@@ -100,7 +100,8 @@ async function tested(c: EntryCtx, p: RepoFacts, m: Made, tests: string[]): Prom
  * yes. Else the entry is held: failed with the changes listed, for `queue approve`.
  */
 async function gate(c: EntryCtx, p: RepoFacts, m: Made): Promise<boolean> {
-  const pending = m.changes.filter((x) => isControlPath(x.path) && !approvedAll([x], c.e.approved));
+  const configured = await configuredControlPaths(p.toplevel).catch(() => []);
+  const pending = m.changes.filter((x) => (isControlPath(x.path) || inConfigured(x.path, configured)) && !approvedAll([x], c.e.approved));
   if (!pending.length) return true;
   const list = fileList(pending.map((x) => x.path));
   const ask = c.w.askChange;
