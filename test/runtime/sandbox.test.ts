@@ -103,6 +103,25 @@ test('a Read deny rule hides the file from bash too: by name, through a symlink,
   assert.equal(await readFile(join(h.root, '.env'), 'utf8'), 'TOKEN=hunter2-top\n', 'the file itself is untouched');
 });
 
+test('a Read deny rule holds across commands: the folder holding the hidden file cannot be renamed to read it under a new name (red team B5)', async (t) => {
+  if (!(await needsSandbox(t))) return;
+  const h = await harness(t, { ...sandboxed(), permissions: { allow: [], ask: [], deny: ['Read(./docs/key.txt)'] } }, 'deny');
+  await mkdir(join(h.root, 'docs'));
+  await writeFile(join(h.root, 'docs', 'key.txt'), 'KEY=hunter2-docs\n');
+  await writeFile(join(h.root, 'docs', 'guide.md'), '# guide\n');
+  h.api.script('lead',
+    reply(toolUse('bash', { command: 'mv docs d2; echo moved=$?' })),
+    reply(toolUse('bash', { command: 'cat d2/key.txt docs/key.txt; echo more >> docs/guide.md; echo end' }), toolUse('read_file', { path: 'd2/key.txt' })),
+    'Done.',
+  );
+  await h.rt.askLead('Tidy the docs.');
+  const r = toolResults(h);
+  assert.match(r[0]!, /Device or resource busy[\s\S]*moved=1/);
+  assert.match(r[1]!, /end/);
+  assert.doesNotMatch(r.join('\n'), /hunter2/);
+  assert.equal(await readFile(join(h.root, 'docs', 'guide.md'), 'utf8'), '# guide\nmore\n', 'the folder stays writable');
+});
+
 test('a daemon started with setsid -f ends with its command, and with its job on job_kill', async (t) => {
   if (!(await needsSandbox(t))) return;
   const h = await harness(t, sandboxed());

@@ -94,20 +94,20 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
     else if (kinds[i] === 'guarded') policy.guarded.push(p);
     else if (kinds[i] === 'cover') policy.coverFiles.push(p);
   });
-  policy.pinned = await pins(policy);
+  policy.pinned = await pinsFor(policy, [...policy.readOnly, ...policy.guarded, ...policy.coverFiles]);
   return policy;
 }
 
 /**
- * The folders to pin (FsPolicy.pinned): those between each read-only guard and the writable
- * folder it is in, not mounts already. Only real folders: bubblewrap would follow a symbolic
- * link and bind whatever it leads to read-write.
+ * The folders to pin (FsPolicy.pinned): those between each of `covered` (read-only guards,
+ * files Read deny rules hide) and the writable folder it is in, not mounts already. Only real
+ * folders: bubblewrap would follow a symbolic link and bind whatever it leads to read-write.
  */
-async function pins(policy: FsPolicy): Promise<string[]> {
+export async function pinsFor(policy: FsPolicy, covered: readonly string[]): Promise<string[]> {
   const mounts = [...policy.readable, ...policy.writable, ...policy.readOnly, ...policy.guarded];
   const rw = new Set(policy.writable);
   const out = new Set<string>();
-  for (const p of [...policy.readOnly, ...policy.guarded, ...policy.coverFiles]) {
+  for (const p of covered) {
     // The deepest mount above the guard: only a writable one lets a command rename what is between.
     const above = mounts.filter((m) => m !== p && isInside(m, p)).sort((a, b) => b.length - a.length)[0];
     if (!above || !rw.has(above)) continue;

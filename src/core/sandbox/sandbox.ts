@@ -15,7 +15,7 @@ import { PortForwarder } from './port-forward';
 import { detectEngine, type EngineStatus } from './engine';
 import { NetHolder } from './net-holder';
 import { quiet, release as releaseGuards, take, unchangedSince, type Held } from './covers';
-import { fsPolicy, type FsPolicy } from './fs-policy';
+import { fsPolicy, pinsFor, type FsPolicy } from './fs-policy';
 import { DISABLED_NAME, neutraliseNestedRepos } from './nested-repos';
 import { AfterRunChecks } from './after-run';
 import { AFTER_RUN, AGENT_GIT_CONFIG } from './policy';
@@ -177,6 +177,8 @@ export class CommandSandbox {
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     fs.readOnly.push(...(await held.covers));
     fs.coverFiles = [];
+    // A hidden file's folders are pinned too: renamed by one command, the next would read it under the new name.
+    if (hidden.files.length || hidden.dirs.length) fs.pinned = await pinsFor(fs, [...fs.readOnly, ...fs.guarded, ...hidden.files, ...hidden.dirs]);
     // Off the command's way back, as the check after it: its result does not wait for the
     // guards' mount points to go (the next command's policy does, covers.ts quiet()); settled()
     // and dispose() wait for both.
