@@ -16,18 +16,18 @@ import { tempDir, waitFor } from '../helpers/tmp';
 import { git, initRepo } from './git-helpers';
 
 /** An npm project: package.json + lockfile tracked, node_modules/dep ignored and present only in the main checkout. */
-async function npmProject(root: string): Promise<void> {
+async function npmProject(root: string, lockfile = true): Promise<void> {
   await initRepo(root, 'shared.txt', {
-    'package.json': '{"name":"p","version":"1.0.0"}\n', 'package-lock.json': '{"lockfileVersion":3}\n', '.gitignore': 'node_modules/\n.env\n',
+    'package.json': '{"name":"p","version":"1.0.0"}\n', ...(lockfile ? { 'package-lock.json': '{"lockfileVersion":3}\n' } : {}), '.gitignore': 'node_modules/\n.env\n',
   });
   await mkdir(join(root, 'node_modules', 'dep'), { recursive: true });
   await writeFile(join(root, 'node_modules', 'dep', 'index.js'), 'module.exports = "dep-ok";\n');
   await writeFile(join(root, '.env'), 'SECRET=local\n');
 }
 
-async function setup(t: Parameters<typeof tempDir>[0], worktreeSetup?: WorktreeSetup) {
+async function setup(t: Parameters<typeof tempDir>[0], worktreeSetup?: WorktreeSetup, lockfile = true) {
   const root = await tempDir(t);
-  await npmProject(root);
+  await npmProject(root, lockfile);
   const wm = new WorktreeManager(root);
   const team = await new Team(root).init();
   const q = new MergeQueue({ team, worktrees: wm, hostId: 'test', settings: () => ({ sandbox: { ...DEFAULT_SANDBOX, mode: 'off' }, ...(worktreeSetup ? { worktreeSetup } : {}) }) });
@@ -54,6 +54,16 @@ test('nothing configured: the test of an npm project finds the main checkout\'s 
   assert.equal(e.state, 'merged', `${e.reason}\n${e.output_tail}`);
   assert.equal(e.prepared?.mode, 'shared');
   assert.match(e.prepared?.detail ?? '', /node_modules/);
+});
+
+test('a library that commits no lockfile (sindresorhus\' packages): its test finds the main checkout\'s node_modules too (bridge run C15: xo not found, blamed on the environment)', async (t) => {
+  const s = await setup(t, undefined, false);
+  s.q.start();
+  await s.branch('ann');
+  await s.q.add('ann', { by: 'user', testCommand: 'node -e "if (require(\'dep\') !== \'dep-ok\') process.exit(1)"' });
+  const e = (await s.settled(['ann'])).get('ann')!;
+  assert.equal(e.state, 'merged', `${e.reason}\n${e.output_tail}`);
+  assert.equal(e.prepared?.mode, 'shared');
 });
 
 test('worktree.copy and worktree.setup: copied and run once per run of the queue, again when the lockfile changes', async (t) => {

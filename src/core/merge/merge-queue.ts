@@ -87,7 +87,7 @@ export class MergeQueue {
     const extra = (o.extraTest?.trim() || null) === test ? null : o.extraTest?.trim() || null;
     // Refused before preflight commits the teammate's work; asked again under the lock (another process may queue it meanwhile).
     const open = (await this.list()).find((e) => e.teammate === teammate && isOpen(e));
-    if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state})`);
+    if (open) throw new MergeQueueError(`${teammate} is already in the merge queue (${open.state}); its outcome reaches you, and a branch at fault comes back to its teammate by itself`);
     const [branch, task] = await Promise.all([
       preflight(this.opts.team, this.opts.worktrees, teammate, [test, extra]),
       o.task ?? this.taskOf(teammate),

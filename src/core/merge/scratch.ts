@@ -126,12 +126,14 @@ export class ScratchCheckout {
     return { keep: shared, prepared: shared.length ? { mode: 'shared', detail: `${shared.join(', ')} of the main checkout, linked read-only` } : { mode: 'none', detail: 'a plain checkout' } };
   }
 
-  /** The main checkout's dependency folders that git ignores, linked in where the checkout has none: `node_modules` for a package.json with a lockfile. */
+  /**
+   * The main checkout's dependency folders that git ignores, linked in where the checkout has
+   * none: `node_modules` for a package.json (a library often commits no lockfile; the lockfiles
+   * only decide when the checkout is prepared again).
+   */
   private async shareDeps(workdir: string): Promise<string[]> {
     if (!(await exists(join(workdir, 'package.json')))) return [];
-    let lock = false;
-    for (const f of LOCKFILES) lock ||= await exists(join(workdir, f));
-    if (!lock || !(await exists(join(this.root, 'node_modules'))) || (await exists(join(workdir, 'node_modules')))) return [];
+    if (!(await exists(join(this.root, 'node_modules'))) || (await exists(join(workdir, 'node_modules')))) return [];
     if ((await git(['check-ignore', '-q', 'node_modules'], { cwd: this.root, allowFail: true })).code !== 0) return [];
     await symlink(join(this.root, 'node_modules'), join(workdir, 'node_modules'), 'dir');
     return ['node_modules'];

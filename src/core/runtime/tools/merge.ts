@@ -27,7 +27,8 @@ async function commandRefusal(command: string, a: AgentHandle, h: MergeToolHost)
 
 /** How the result names the entry's test gate: the configured command first, then the lead's own. */
 function testWords(e: { test_command: string | null; extra_test_command?: string | null }): string {
-  const configured = e.test_command ? `test: \`${e.test_command}\` (the configured test command)` : 'no test command configured (merge.testCommand): merge only';
+  if (!e.test_command) return e.extra_test_command ? `test: yours, \`${e.extra_test_command}\` (none configured)` : 'no test command configured (merge.testCommand) and none given: merge only, untested';
+  const configured = `test: \`${e.test_command}\` (the configured test command)`;
   return e.extra_test_command ? `${configured}, then yours: \`${e.extra_test_command}\`` : configured;
 }
 
