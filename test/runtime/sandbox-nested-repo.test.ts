@@ -19,7 +19,7 @@ import { waitFor } from '../helpers/tmp';
 
 const exec = promisify(execFile);
 
-for (const how of ['committed as a link', 'left untracked, two folders down'] as const) {
+for (const how of ['committed as a link', 'left untracked, two folders down', 'made in a folder of tracked files'] as const) {
   test(`a nested repository planted from the sandbox (${how}) is disabled before any git runs it, and reported`, async (t) => {
     const e = await detectEngine();
     if (!e.engine) return t.skip(`no sandbox on this machine: ${e.reason}`);
@@ -28,7 +28,12 @@ for (const how of ['committed as a link', 'left untracked, two folders down'] as
     await exec('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'base'], { cwd: h.root });
     const marker = join(h.root, 'fsmonitor-ran');
     const id = '-c user.name=a -c user.email=a@a';
-    const sub = how === 'committed as a link' ? 'sub' : 'a/b/sub';
+    const sub = how === 'committed as a link' ? 'sub' : how === 'made in a folder of tracked files' ? 'src' : 'a/b/sub';
+    if (how === 'made in a folder of tracked files') {
+      // Red team B7: git lists such a repository nowhere (its files are the outer repository's).
+      await exec('mkdir', ['-p', join(h.root, 'src')]);
+      await exec('sh', ['-c', 'echo app > src/app.js && git add src && git -c user.name=t -c user.email=t@t commit -qm src'], { cwd: h.root });
+    }
     const plant = [
       `mkdir -p ${sub} && git init -q ${sub} && git -C ${sub} ${id} commit -q --allow-empty -m s`,
       `git -C ${sub} config core.fsmonitor "touch ${marker}; false"`,

@@ -17,17 +17,27 @@ const SKIP = new Set(['node_modules', '.git', '.worktrees', DISABLED_NAME]);
 /**
  * Finds the repositories under `checkout` that git does not track as its own files: untracked
  * folders holding a `.git` (listed by git, collapsed), a `.git` deeper inside them (a bounded
- * walk), and folders committed or staged as a repository link (mode 160000).
+ * walk), a `.git` made in a folder of tracked files (`git init src`: each such folder looked
+ * at, up to WALK_CAP), and folders committed or staged as a repository link (mode 160000).
  */
 export async function findNestedRepos(checkout: string): Promise<string[]> {
   // One git: untracked folders collapsed (`dir/`), and the index with modes (links are 160000).
   const r = await git(['ls-files', '-z', '--others', '--directory', '--stage'], { cwd: checkout, allowFail: true, timeoutMs: 30_000 });
   const folders: string[] = [];
+  /** Folders holding tracked files: a `git init` there makes a repository git lists nowhere. */
+  const tracked = new Set<string>();
   for (const e of splitZ(r.stdout)) {
     const staged = /^(\d{6}) [0-9a-f]+ \d\t(.*)$/s.exec(e);
-    if (staged) { if (staged[1] === '160000') folders.push(staged[2]!); } else if (e.endsWith('/')) folders.push(e.slice(0, -1));
+    if (staged) {
+      if (staged[1] === '160000') folders.push(staged[2]!);
+      else for (let d = staged[2]!; d.includes('/') && tracked.size < WALK_CAP;) tracked.add((d = d.slice(0, d.lastIndexOf('/'))));
+    } else if (e.endsWith('/')) folders.push(e.slice(0, -1));
   }
   const found = new Set<string>();
+  await Promise.all([...tracked].filter((f) => !f.split('/').some((p) => SKIP.has(p))).map(async (f) => {
+    const dir = join(checkout, ...f.split('/'));
+    if ((await lstat(join(dir, '.git')).catch(() => null)) !== null) found.add(dir);
+  }));
   let budget = WALK_CAP;
   const walk = async (dir: string, depth: number): Promise<void> => {
     if ((await lstat(join(dir, '.git')).catch(() => null)) !== null) { found.add(dir); return; }
