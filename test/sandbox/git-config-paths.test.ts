@@ -2,7 +2,7 @@
 // what fs-policy guards so that the user's own git never runs what an agent's command wrote.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdir, realpath } from 'node:fs/promises';
+import { mkdir, realpath, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { test } from 'node:test';
@@ -33,4 +33,15 @@ test('hooks folders, includes and program paths the configuration names are foun
   await exec('git', ['config', '--unset', 'core.hooksPath'], { cwd: root });
   const again = await configuredGitPaths((await findGit(root))!);
   assert.ok(!again.some((p) => p.folder), 'read again after the config changed');
+});
+
+test('a control folder or file that is a symbolic link is named as unguardable (red team B9: a command replaced the committed .vscode link)', async (t) => {
+  const root = await realpath(await tempDir(t));
+  await exec('git', ['init', '-q'], { cwd: root });
+  await mkdir(join(root, 'config', 'vscode'), { recursive: true });
+  await symlink('config/vscode', join(root, '.vscode'));
+  await mkdir(join(root, '.claude'));
+  const policy = await fsPolicy(root, root);
+  assert.deepEqual(policy.unguardable, [`${join(root, '.vscode')} (a symbolic link)`], 'the link is named; a real .claude is not');
+  assert.ok(policy.readOnly.includes(join(root, '.vscode')), 'what it leads to is still read-only');
 });

@@ -62,6 +62,11 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
   for (const base of [...new Set([realCwd, realRoot])].filter(inWritable)) {
     for (const name of CONTROL_DIRS) wanted.push([join(base, name), true]);
     for (const name of CONTROL_FILES) wanted.push([join(base, name), false]);
+    // A control path that is a symbolic link (a committed `.vscode -> config/vscode`) is guarded
+    // at what it leads to, but the link itself can be replaced: said (sandbox.ts).
+    for (const name of [...CONTROL_DIRS, ...CONTROL_FILES]) {
+      if ((await lstat(join(base, name)).catch(() => null))?.isSymbolicLink()) policy.unguardable.push(`${join(base, name)} (a symbolic link)`);
+    }
   }
   if (git?.dotGitFile && inWritable(git.dotGitFile)) wanted.push([git.dotGitFile, null]);
   // A configured path whose folder does not exist yet: its first missing folder is guarded

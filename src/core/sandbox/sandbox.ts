@@ -172,7 +172,7 @@ export class CommandSandbox {
     void this.gitExposure.check(this.opts.root, [...hidden.files, ...hidden.dirs], (m) => this.opts.notice('warning', m));
     for (const u of fs.unguardable.filter((x) => !this.saidUnguardable.has(x))) {
       this.saidUnguardable.add(u);
-      this.opts.notice('warning', `Your git settings name ${u} inside the folder agents write: a command can replace a link, so the sandbox cannot keep your own git from running what an agent writes there. Make it a real folder or file, or point the setting outside the workspace (docs/security.md, "The policy table").`);
+      this.opts.notice('warning', `${u} is a control path or one your git settings name, reached through a link inside the folder agents write: a command can replace the link, so the sandbox cannot keep what an agent writes there from being obeyed (by your git, VS Code, the product). Make it a real folder or file, or point the setting outside the workspace (docs/security.md, "The policy table").`);
     }
     for (const k of ['NO_PROXY', 'no_proxy']) delete env[k];
     fs.readOnly.push(...(await held.covers));
