@@ -57,6 +57,7 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
   const writable = [realCwd];
   const policy: FsPolicy = { readable: [realRoot], writable, pinned: [], readOnly: [], guarded: [], coverFiles: [], ownWritable: [], ownReadOnly: [], gitDir: null, checkout: git?.top ?? realCwd, unguardable: [] };
   const inWritable = (p: string) => writable.some((w) => isInside(w, p));
+  const names = listings();
   // [path, a folder?]; null: read-only as it is (it exists).
   const wanted: Array<[string, boolean | null]> = [];
   for (const base of [...new Set([realCwd, realRoot])].filter(inWritable)) {
@@ -64,9 +65,10 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
     for (const name of CONTROL_FILES) wanted.push([join(base, name), false]);
     // A control path that is a symbolic link (a committed `.vscode -> config/vscode`) is guarded
     // at what it leads to, but the link itself can be replaced: said (sandbox.ts).
-    for (const name of [...CONTROL_DIRS, ...CONTROL_FILES]) {
-      if ((await lstat(join(base, name)).catch(() => null))?.isSymbolicLink()) policy.unguardable.push(`${join(base, name)} (a symbolic link)`);
-    }
+    const present = await names(base);
+    const control = [...CONTROL_DIRS, ...CONTROL_FILES].filter((n) => present?.has(n) ?? true);
+    const links = await Promise.all(control.map((n) => lstat(join(base, n)).then((st) => st.isSymbolicLink(), () => false)));
+    control.forEach((n, i) => { if (links[i]) policy.unguardable.push(`${join(base, n)} (a symbolic link)`); });
   }
   if (git?.dotGitFile && inWritable(git.dotGitFile)) wanted.push([git.dotGitFile, null]);
   // A configured path whose folder does not exist yet: its first missing folder is guarded
@@ -92,7 +94,6 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
     // The checkout's own `.git` folder stays read-only whole (a mount: it cannot be moved away).
     wanted.push([git.common, null]);
   }
-  const names = listings();
   const kinds = await Promise.all(wanted.map(([p, folder]) => (folder === null ? 'readOnly' : guard(p, realCwd, folder, names, coverable.has(p)))));
   wanted.forEach(([p], i) => {
     if (kinds[i] === 'readOnly') policy.readOnly.push(p);
@@ -109,15 +110,17 @@ export async function fsPolicy(root: string, cwd: string, opts: { gitWritable?: 
  * folders: bubblewrap would follow a symbolic link and bind whatever it leads to read-write.
  */
 export async function pinsFor(policy: FsPolicy, covered: readonly string[]): Promise<string[]> {
-  const mounts = [...policy.readable, ...policy.writable, ...policy.readOnly, ...policy.guarded];
+  const mounts = new Set([...policy.readable, ...policy.writable, ...policy.readOnly, ...policy.guarded]);
   const rw = new Set(policy.writable);
   const out = new Set<string>();
   for (const p of covered) {
-    // The deepest mount above the guard: only a writable one lets a command rename what is between.
-    const above = mounts.filter((m) => m !== p && isInside(m, p)).sort((a, b) => b.length - a.length)[0];
-    if (!above || !rw.has(above)) continue;
-    for (let d = dirname(p); d !== above && isInside(above, d); d = dirname(d)) if (!mounts.includes(d)) out.add(d);
+    // Up to the deepest mount above the guard: only a writable one lets a command rename what is between.
+    const between: string[] = [];
+    let d = dirname(p);
+    for (; !mounts.has(d) && d !== dirname(d); d = dirname(d)) between.push(d);
+    if (rw.has(d)) for (const b of between) out.add(b);
   }
+  if (!out.size) return [];
   const real = await Promise.all([...out].map((d) => lstat(d).then((st) => st.isDirectory(), () => false)));
   return [...out].filter((_, i) => real[i]).sort((a, b) => a.length - b.length);
 }
