@@ -104,6 +104,20 @@ test('after a landing, caches its tests left (node_modules/.cache) do not keep a
   assert.ok(h.events.some((e) => e.type === 'notice' && e.level === 'warning' && /Kept the worktree of ben/.test(e.message)), 'the user is told (a warning: headless runs print it)');
 });
 
+test('a teammate whose branch is in the merge queue does not idle out while it is tested (bridge runs C15, C16: it shut down mid-test and the lead was told to respawn it)', async (t) => {
+  const h = await harness(t, { mergeTestCommand: 'sleep 4', idleTimeoutSeconds: 2, idlePollSeconds: 1 });
+  await initRepo(h.root, 'base.txt');
+  h.api.script('ann', reply(commit('a.txt', 'ann')), 'Committed a.txt.');
+  await h.rt.spawnTeammate({ name: 'ann', role: 'dev', prompt: 'Write a.txt and commit.', isolation: 'worktree' });
+  await waitFor(async () => (await status(h, 'ann')) === 'idle' && h.api.requests('ann').length === 2, 10_000, 'ann idle');
+  await h.rt.mergeQueue.add('ann', { by: 'user' });
+  h.rt.mergeQueue.start();
+  await sleep(3_000);
+  assert.equal(await status(h, 'ann'), 'idle', 'past its 2 s idle timeout, still there while its branch is tested');
+  await waitFor(() => merged(h, 1), 20_000, 'landed');
+  await waitFor(async () => (await status(h, 'ann')) === 'shutdown', 10_000, 'idles out once its branch has landed');
+});
+
 test('a worktree whose branch did not land stays, its teammate shut down or not', async (t) => {
   const h = await harness(t);
   await initRepo(h.root, 'base.txt');

@@ -2,6 +2,7 @@
 // Idle is event-driven: mail or a task-board change wakes it within milliseconds (file
 // watching), a slow poll is only the fallback, and an idle teammate makes no model calls.
 import type { Message, Task } from '../../shared/schemas';
+import { isOpen } from '../../shared/schemas/merge-queue';
 import type { Disposable } from '../team/dir-watcher';
 import { isDiskFull } from '../util/io-faults';
 import { LockLostError } from '../util/file-lock';
@@ -317,7 +318,8 @@ export class Teammate extends Agent {
       const s = this.env.settings();
       // A background job it started (a long test) is work it waits for: its end is mail that
       // wakes it. The idle clock starts again when the job ends (jobs.ts JOB_WAITED_FOR_MS).
-      if (this.env.jobs.waitedFor((o) => o === this.name)) started = Date.now();
+      // So is its branch in the merge queue: a failure comes back to it to fix, a landing asks it to shut down (queue-notes.ts).
+      if (this.env.jobs.waitedFor((o) => o === this.name) || (await this.branchQueued())) started = Date.now();
       const timeoutMs = s.idleTimeoutSeconds * 1000;
       const left = timeoutMs > 0 ? timeoutMs - (Date.now() - started) : Infinity;
       if (left <= 0) return { kind: 'timeout' };
@@ -332,6 +334,12 @@ export class Teammate extends Agent {
       });
       this.wake = null;
     }
+  }
+
+  /** Whether its branch has an entry in the merge queue not settled yet. */
+  private async branchQueued(): Promise<boolean> {
+    if (this.env.settings().idleTimeoutSeconds <= 0) return false;
+    return (await this.env.mergeQueue.list().catch(() => [])).some((e) => e.teammate === this.name && isOpen(e));
   }
 
   /** Shutdown or stop: in-progress tasks go back to pending; the roster says shutdown. */
