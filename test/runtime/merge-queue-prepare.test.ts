@@ -45,26 +45,19 @@ async function setup(t: Parameters<typeof tempDir>[0], worktreeSetup?: WorktreeS
   return { root, q, branch, settled };
 }
 
-test('nothing configured: the test of an npm project finds the main checkout\'s ignored node_modules; `prepared` says it was shared', async (t) => {
-  const s = await setup(t);
-  s.q.start();
-  await s.branch('ann');
-  await s.q.add('ann', { by: 'user', testCommand: 'node -e "if (require(\'dep\') !== \'dep-ok\') process.exit(1)"' });
-  const e = (await s.settled(['ann'])).get('ann')!;
-  assert.equal(e.state, 'merged', `${e.reason}\n${e.output_tail}`);
-  assert.equal(e.prepared?.mode, 'shared');
-  assert.match(e.prepared?.detail ?? '', /node_modules/);
-});
-
-test('a library that commits no lockfile (sindresorhus\' packages): its test finds the main checkout\'s node_modules too (bridge run C15: xo not found, blamed on the environment)', async (t) => {
-  const s = await setup(t, undefined, false);
-  s.q.start();
-  await s.branch('ann');
-  await s.q.add('ann', { by: 'user', testCommand: 'node -e "if (require(\'dep\') !== \'dep-ok\') process.exit(1)"' });
-  const e = (await s.settled(['ann'])).get('ann')!;
-  assert.equal(e.state, 'merged', `${e.reason}\n${e.output_tail}`);
-  assert.equal(e.prepared?.mode, 'shared');
-});
+// With a lockfile, and without (a library often commits none: bridge run C15's `xo: not found`, blamed on the environment).
+for (const lockfile of [true, false]) {
+  test(`nothing configured: the test of an npm project ${lockfile ? 'with' : 'without'} a lockfile finds the main checkout's ignored node_modules; \`prepared\` says it was shared`, async (t) => {
+    const s = await setup(t, undefined, lockfile);
+    s.q.start();
+    await s.branch('ann');
+    await s.q.add('ann', { by: 'user', testCommand: 'node -e "if (require(\'dep\') !== \'dep-ok\') process.exit(1)"' });
+    const e = (await s.settled(['ann'])).get('ann')!;
+    assert.equal(e.state, 'merged', `${e.reason}\n${e.output_tail}`);
+    assert.equal(e.prepared?.mode, 'shared');
+    assert.match(e.prepared?.detail ?? '', /node_modules/);
+  });
+}
 
 test('worktree.copy and worktree.setup: copied and run once per run of the queue, again when the lockfile changes', async (t) => {
   const counter = join(await tempDir(t), 'setup-runs');
