@@ -58,6 +58,9 @@ describe('VS Code: the Chat view with Agent Teams models only', () => {
       const picker = chat.locator('.chat-input-toolbars .action-label', { hasText: /Models|claude/ }).first();
       // The picker lists the models the key reaches, as Agent Teams'; the team's model is found by search.
       await until('an Agent Teams model picked', async () => {
+        // A menu left open by an earlier try (its block takes every click) is closed first.
+        const block = page.locator('.context-view-block').first();
+        if (await block.isVisible().catch(() => false)) await block.click({ position: { x: 5, y: 5 }, timeout: 2_000 }).catch(() => page.keyboard.press('Escape'));
         await picker.click({ timeout: 5_000 });
         const search = page.getByPlaceholder('Search models');
         if (!(await search.isVisible({ timeout: 3_000 }).catch(() => false))) {
